@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "fcm-bridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "fcm-bridge", targets: ["FCMBridge"]),
+        .library(name: "Kafka", targets: ["Kafka"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+    ],
+    targets: [
+        // The C module: librdkafka's API, found through pkg-config.
+        .systemLibrary(
+            name: "CRDKafka",
+            pkgConfig: "rdkafka",
+            providers: [.apt(["librdkafka-dev"])]
+        ),
+        // A small Swift Kafka layer over librdkafka. Knows nothing of FCM.
+        .target(
+            name: "Kafka",
+            dependencies: [
+                "CRDKafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        // The `fcm-bridge` executable.
+        .executableTarget(
+            name: "FCMBridge",
+            dependencies: [
+                "Kafka",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Throughput of the Kafka layer against raw librdkafka on the same broker.
+        .executableTarget(
+            name: "KafkaBenchmark",
+            dependencies: [
+                "Kafka",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/KafkaBenchmark"
+        ),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
+        .testTarget(
+            name: "KafkaIntegrationTests",
+            dependencies: ["Kafka", .product(name: "Logging", package: "swift-log")]
+        ),
+    ]
+)

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import Kafka
+import Logging
+
+/// `fcm-bridge smoke`: sends records through the Kafka layer and reads them back, printing each.
+/// A newcomer's first look at the Kafka layer working against a broker.
+struct SmokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "smoke",
+        abstract: "Round-trip records through a Kafka broker with the Kafka layer."
+    )
+
+    @Option(help: "Kafka bootstrap servers (host:port,...).")
+    var bootstrapServers: String = ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? "127.0.0.1:9092"
+
+    @Option(help: "How many records to send.")
+    var count: Int = 10
+
+    func run() async throws {
+        var logger = Logger(label: "fcm-bridge.smoke")
+        logger.logLevel = .info
+        try Librdkafka.requireMinimumVersion()
+        logger.info("librdkafka \(Librdkafka.version)")
+
+        let kafka = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: "fcm-bridge-smoke")
+        let topic = "fcm-bridge.smoke.\(UUID().uuidString.prefix(8))"
+        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
+        try await admin.createTopics([NewTopic(name: topic, partitions: 1)])
+        await admin.close()
+
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
+        let records = (0..<count).map { index in
+            ProducerRecord(
+                topic: topic,
+                key: Array("device-\(index % 3)".utf8),
+                value: Array(#"{"n": \#(index)}"#.utf8),
+                headers: [KafkaHeader(key: "kind", value: "smoke")]
+            )
+        }
+        let reports = try await producer.send(records)
+        try reports.throwFirstError()
+        try await producer.close()
+        logger.info("sent \(reports.count) records to \(topic)")
+
+        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
+        configuration.reportsEndOfPartition = true
+        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
+        try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
+        var received = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        reading: while ContinuousClock.now < deadline {
+            for event in try await consumer.poll() {
+                switch event {
+                case .record(let record):
+                    received += 1
+                    let key = record.key.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+                    let value = record.value.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+                    print("\(record.topicPartition)@\(record.offset) key=\(key) value=\(value) headers=\(record.headers.map(\.key))")
+                case .endOfPartition where received >= count:
+                    break reading
+                case .endOfPartition:
+                    continue
+                }
+            }
+        }
+        try await consumer.close()
+        guard received == count else {
+            throw ValidationError("read back \(received) of \(count) records")
+        }
+        logger.info("read back all \(received) records")
+    }
+}

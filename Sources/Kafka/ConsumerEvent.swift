@@ -1,0 +1,18 @@
+/// What a ``KafkaConsumer/poll(maxRecords:timeout:)`` returns, in the order it happened.
+public enum ConsumerEvent: Sendable, Hashable {
+    /// A record.
+    case record(ConsumerRecord)
+    /// The consumer has read everything in the partition so far; `offset` is the next offset
+    /// (the partition's end). Only with ``KafkaConsumerConfiguration/reportsEndOfPartition``.
+    case endOfPartition(TopicPartition, offset: Int64)
+}
+
+/// Special offsets for ``KafkaConsumer/assign(_:)`` and ``KafkaConsumer/seek(_:timeout:)``.
+public enum KafkaOffset {
+    /// The partition's first record.
+    public static let beginning: Int64 = -2
+    /// The partition's end: only records written from now on.
+    public static let end: Int64 = -1
+    /// The group's committed offset (else `auto.offset.reset`).
+    public static let committed: Int64 = -1000
+}

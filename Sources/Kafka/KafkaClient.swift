@@ -1,0 +1,141 @@
+import CRDKafka
+import Logging
+import NIOConcurrencyHelpers
+import NIOPosix
+
+/// What librdkafka's callbacks reach through the client's opaque pointer.
+class ClientContext: @unchecked Sendable {
+    let logger: Logger
+    init(logger: Logger) { self.logger = logger }
+
+    static func from(_ opaque: UnsafeMutableRawPointer?) -> ClientContext? {
+        opaque.map { Unmanaged<ClientContext>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// One librdkafka client (`rd_kafka_t`) and the threads that make its blocking calls.
+///
+/// librdkafka's blocking calls run on the client's own threads, never on Swift's cooperative
+/// pool: `blocking` has one thread per long-running loop plus one for calls like commit.
+final class KafkaClient: @unchecked Sendable {
+    let handle: OpaquePointer
+    let context: ClientContext
+    let logger: Logger
+    private let threads: NIOThreadPool
+    private let loopsRun = NIOLockedValueBox(true)
+    private let retainedContext: Unmanaged<ClientContext>
+
+    /// - Parameters:
+    ///   - configure: sets callbacks on the `rd_kafka_conf_t` before the client is created.
+    ///   - threadCount: threads for blocking calls (add one for each long-running loop).
+    init(
+        type: rd_kafka_type_t,
+        properties: [String: String],
+        context: ClientContext,
+        threadCount: Int = 1,
+        configure: (OpaquePointer) -> Void = { _ in }
+    ) throws {
+        try Librdkafka.requireMinimumVersion()
+        let conf = try NativeConfiguration.make(properties)
+        self.context = context
+        self.logger = context.logger
+        self.retainedContext = Unmanaged.passRetained(context)
+        rd_kafka_conf_set_opaque(conf, retainedContext.toOpaque())
+        rd_kafka_conf_set_log_cb(conf) { rk, level, facility, message in
+            guard let context = ClientContext.from(rd_kafka_opaque(rk)) else { return }
+            let text = message.map { String(cString: $0) } ?? ""
+            let name = facility.map { String(cString: $0) } ?? ""
+            context.logger.log(level: Logger.Level(syslog: level), "\(text)", metadata: ["librdkafka": "\(name)"])
+        }
+        rd_kafka_conf_set_error_cb(conf) { rk, err, reason, _ in
+            guard let context = ClientContext.from(rd_kafka_opaque(rk)) else { return }
+            let error = KafkaError(rd_kafka_resp_err_t(rawValue: err), message: reason.map { String(cString: $0) })
+            // Transport errors are retried by librdkafka: worth a warning, not an error.
+            let level: Logger.Level = err == RD_KAFKA_RESP_ERR__FATAL.rawValue ? .critical : .warning
+            context.logger.log(level: level, "librdkafka: \(error)")
+        }
+        configure(conf)
+
+        var errorText = [CChar](repeating: 0, count: 512)
+        guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {
+            rd_kafka_conf_destroy(conf)
+            retainedContext.release()
+            let text = String(cBuffer: errorText)
+            throw KafkaError.invalidArgument("cannot create Kafka client: \(text)")
+        }
+        self.handle = handle
+        self.threads = NIOThreadPool(numberOfThreads: threadCount)
+        threads.start()
+    }
+
+    /// Runs a blocking librdkafka call on one of the client's threads.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable (OpaquePointer) throws -> T) async throws -> T {
+        let handle = SendableHandle(pointer: self.handle)
+        return try await threads.runIfActive { try body(handle.pointer) }
+    }
+
+    /// Runs `body` again and again on a thread of its own until ``stopLoops()``.
+    /// `body` should block for a short while (a poll with a timeout of ~100 ms).
+    func startLoop(_ body: @escaping @Sendable (OpaquePointer) -> Void) {
+        let handle = SendableHandle(pointer: self.handle)
+        let loopsRun = self.loopsRun
+        threads.submit { state in
+            guard state == .active else { return }
+            while loopsRun.withLockedValue({ $0 }) { body(handle.pointer) }
+        }
+    }
+
+    /// Makes the loops end after their current round.
+    func stopLoops() {
+        loopsRun.withLockedValue { $0 = false }
+    }
+
+    /// The client's fatal error, if it has had one.
+    var fatalError: KafkaError? {
+        var errorText = [CChar](repeating: 0, count: 512)
+        let err = rd_kafka_fatal_error(handle, &errorText, errorText.count)
+        guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+        let text = String(cBuffer: errorText)
+        return KafkaError(code: err.rawValue, message: text, isFatal: true)
+    }
+
+    /// Ends the loops and waits for the threads to stop.
+    func shutDownThreads() async {
+        stopLoops()
+        try? await threads.shutdownGracefully()
+    }
+
+    deinit {
+        // No thread may use the handle once it is destroyed.
+        stopLoops()
+        try? threads.syncShutdownGracefully()
+        rd_kafka_destroy(handle)
+        retainedContext.release()
+    }
+}
+
+/// librdkafka's client handle is thread-safe; this lets it cross into the client's threads.
+private struct SendableHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+extension Logger.Level {
+    /// Maps a syslog level (librdkafka's log levels) to a swift-log level.
+    init(syslog level: Int32) {
+        switch level {
+        case ...2: self = .critical
+        case 3: self = .error
+        case 4: self = .warning
+        case 5: self = .notice
+        case 6: self = .info
+        default: self = .debug
+        }
+    }
+}
+
+extension String {
+    /// Decodes a NUL-terminated C buffer.
+    init(cBuffer: [CChar]) {
+        self.init(decoding: cBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

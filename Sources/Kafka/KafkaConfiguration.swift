@@ -1,0 +1,66 @@
+/// Settings every Kafka client shares: where the cluster is, who the client is, and any
+/// librdkafka property (SASL, TLS, tuning) passed through as is.
+///
+/// `properties` are applied last, so they win over the typed settings of every client
+/// configuration. Values of secret properties never appear in `description` or in errors.
+public struct KafkaConfiguration: Sendable, Hashable, CustomStringConvertible {
+    /// Comma-separated `host:port` list (librdkafka's `bootstrap.servers`).
+    public var bootstrapServers: String
+    /// The client id the brokers see in their logs (`client.id`).
+    public var clientID: String
+    /// Any librdkafka configuration property, by its librdkafka name.
+    public var properties: [String: String]
+
+    /// Creates a configuration for the given cluster.
+    public init(bootstrapServers: String, clientID: String = "fcm-bridge", properties: [String: String] = [:]) {
+        self.bootstrapServers = bootstrapServers
+        self.clientID = clientID
+        self.properties = properties
+    }
+
+    var commonProperties: [String: String] {
+        ["bootstrap.servers": bootstrapServers, "client.id": clientID]
+    }
+
+    /// The configuration with secret values replaced by `[redacted]`.
+    public var description: String {
+        let shown = commonProperties.merging(properties) { $1 }
+        return Self.redactedDescription(of: shown)
+    }
+
+    /// True for librdkafka properties whose values are secrets (passwords, keys, tokens).
+    public static func isSensitive(_ property: String) -> Bool {
+        let name = property.lowercased()
+        if ["sasl.username", "sasl.oauthbearer.config", "ssl_key", "ssl.key.location"].contains(name) { return true }
+        return ["password", "secret", ".pem", "token", "credential"].contains { name.contains($0) }
+    }
+
+    static func redactedDescription(of properties: [String: String]) -> String {
+        let pairs = properties.keys.sorted().map { key in
+            "\(key)=\(isSensitive(key) ? "[redacted]" : properties[key] ?? "")"
+        }
+        return "[" + pairs.joined(separator: ", ") + "]"
+    }
+}
+
+/// Where a consumer starts in a partition that has no committed offset.
+public enum AutoOffsetReset: String, Sendable, Hashable {
+    case earliest
+    case latest
+    /// Fail with an error instead.
+    case error
+}
+
+/// Whether a consumer sees records of aborted transactions.
+public enum IsolationLevel: String, Sendable, Hashable {
+    case readCommitted = "read_committed"
+    case readUncommitted = "read_uncommitted"
+}
+
+extension Duration {
+    /// Whole milliseconds, for librdkafka's `*.ms` properties and timeouts.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

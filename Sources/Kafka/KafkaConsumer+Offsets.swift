@@ -1,0 +1,65 @@
+import CRDKafka
+
+/// Offsets, positions and flow control.
+extension KafkaConsumer {
+    /// Commits offsets for the group and waits for the broker's answer. Each offset is that of the
+    /// next record to read (last processed + 1).
+    public func commit(_ offsets: [TopicPartitionOffset]) async throws {
+        guard !offsets.isEmpty else { return }
+        let list = NativePartitionList(offsets)
+        try await client.blocking { handle in
+            try KafkaError.check(rd_kafka_commit(handle, list.pointer, 0), "commit")
+            try list.checkErrors("commit")
+        }
+    }
+
+    /// The group's committed offsets for the partitions (``KafkaOffset/committed`` where none).
+    public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws -> [TopicPartitionOffset] {
+        let list = NativePartitionList(partitions)
+        let ms = Int32(timeout.milliseconds)
+        return try await client.blocking { handle in
+            try KafkaError.check(rd_kafka_committed(handle, list.pointer, ms), "committed offsets")
+            return list.entries.map { TopicPartitionOffset($0.partition, offset: $0.offset) }
+        }
+    }
+
+    /// Moves the read position of assigned partitions.
+    public func seek(_ offsets: [TopicPartitionOffset], timeout: Duration = .seconds(10)) async throws {
+        let list = NativePartitionList(offsets)
+        let ms = Int32(timeout.milliseconds)
+        try await client.blocking { handle in
+            try KafkaError.check(rd_kafka_seek_partitions(handle, list.pointer, ms))
+            try list.checkErrors("seek")
+        }
+    }
+
+    /// Stops fetching from the partitions until ``resume(_:)``; their position is kept.
+    public func pause(_ partitions: [TopicPartition]) throws {
+        let list = NativePartitionList(partitions)
+        try KafkaError.check(rd_kafka_pause_partitions(client.handle, list.pointer), "pause")
+        try list.checkErrors("pause")
+    }
+
+    /// Fetches again from paused partitions.
+    public func resume(_ partitions: [TopicPartition]) throws {
+        let list = NativePartitionList(partitions)
+        try KafkaError.check(rd_kafka_resume_partitions(client.handle, list.pointer), "resume")
+        try list.checkErrors("resume")
+    }
+
+    /// The partitions currently assigned to this consumer.
+    public func assignment() throws -> [TopicPartition] {
+        var pointer: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        try KafkaError.check(rd_kafka_assignment(client.handle, &pointer), "assignment")
+        guard let pointer else { return [] }
+        return NativePartitionList(owning: pointer).partitions.sorted()
+    }
+
+    /// The group metadata to pass to ``KafkaProducer/sendOffsetsToTransaction(_:groupMetadata:timeout:)``.
+    public func groupMetadata() throws -> ConsumerGroupMetadata {
+        guard let pointer = rd_kafka_consumer_group_metadata(client.handle) else {
+            throw KafkaError.invalidArgument("the consumer has no group metadata (no group.id?)")
+        }
+        return ConsumerGroupMetadata(owning: pointer)
+    }
+}

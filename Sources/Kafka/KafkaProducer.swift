@@ -1,0 +1,132 @@
+import CRDKafka
+import Logging
+
+/// Sends records to Kafka. Sending is asynchronous: records are handed to librdkafka at once,
+/// many are in flight together, and each completes with librdkafka's delivery report.
+///
+/// Call ``close(timeout:)`` when done: it delivers what is still in flight.
+public final class KafkaProducer: Sendable {
+    let client: KafkaClient
+
+    /// Creates a producer. Throws for an invalid configuration, naming the property.
+    public init(configuration: KafkaProducerConfiguration, logger: Logger) throws {
+        client = try KafkaClient(
+            type: RD_KAFKA_PRODUCER,
+            properties: configuration.librdkafkaProperties,
+            context: ClientContext(logger: logger),
+            threadCount: 2
+        ) { conf in
+            rd_kafka_conf_set_dr_msg_cb(conf) { _, message, _ in
+                guard let message, let opaque = message.pointee._private else { return }
+                DeliverySlot.complete(opaque, message: message)
+            }
+        }
+        // Serves delivery reports; one thread of the client's own.
+        client.startLoop { handle in _ = rd_kafka_poll(handle, 100) }
+    }
+
+    /// Sends one record and waits for its delivery report. Throws when it was not delivered.
+    @discardableResult
+    public func send(_ record: ProducerRecord) async throws -> DeliveryReport {
+        let reports = try await send([record])
+        try reports.throwFirstError()
+        return reports[0]
+    }
+
+    /// Sends records and waits until each is delivered or failed; reports are in record order.
+    public func send(_ records: [ProducerRecord]) async throws -> [DeliveryReport] {
+        try await enqueue(records).reports()
+    }
+
+    /// Hands records to librdkafka and returns without waiting for delivery, so that many
+    /// batches can be in flight. Waits only while librdkafka's local queue is full.
+    /// Throws only for a fatal producer error; a record that cannot be sent gets an error report.
+    public func enqueue(_ records: [ProducerRecord]) async throws -> PendingDeliveries {
+        let pending = PendingDeliveries(count: records.count)
+        for (index, record) in records.enumerated() {
+            while true {
+                let error = produce(record, opaque: DeliverySlot.allocate(pending, index))
+                guard let error else { break }
+                if error.code == RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue {
+                    try await Task.sleep(for: .milliseconds(1))
+                    continue
+                }
+                if error.isFatal { throw error }
+                let partition: Int32 = if case .explicit(let p) = record.partition { p } else { -1 }
+                pending.complete(index, with: DeliveryReport(topic: record.topic, partition: partition, offset: -1, error: error))
+                break
+            }
+        }
+        return pending
+    }
+
+    /// Waits until every record in flight is delivered or failed.
+    public func flush(timeout: Duration) async throws {
+        let ms = Int32(timeout.milliseconds)
+        try await client.blocking { handle in
+            try KafkaError.check(rd_kafka_flush(handle, ms), "flush")
+        }
+    }
+
+    /// Delivers what is in flight, then stops the producer's thread.
+    public func close(timeout: Duration = .seconds(30)) async throws {
+        defer { client.stopLoops() }
+        try await flush(timeout: timeout)
+        await client.shutDownThreads()
+    }
+
+    /// Calls `rd_kafka_produceva`; frees the opaque slot and returns the error when it fails.
+    private func produce(_ record: ProducerRecord, opaque: UnsafeMutableRawPointer) -> KafkaError? {
+        let headers = record.headers.isEmpty ? nil : Self.nativeHeaders(record.headers)
+        let error: OpaquePointer? = record.topic.withCString { topic in
+            withOptionalBytes(record.key) { key in
+                withOptionalBytes(record.value) { value in
+                    var values = [rd_kafka_vu_t](repeating: rd_kafka_vu_t(), count: 8)
+                    var count = 0
+                    func add(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t) -> Void) {
+                        values[count].vtype = type
+                        set(&values[count])
+                        count += 1
+                    }
+                    add(RD_KAFKA_VTYPE_TOPIC) { $0.u.cstr = topic }
+                    let partition: Int32 = if case .explicit(let p) = record.partition { p } else { RD_KAFKA_PARTITION_UA }
+                    add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition }
+                    add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
+                    add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque }
+                    if let key { add(RD_KAFKA_VTYPE_KEY) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: key.baseAddress), size: key.count) } }
+                    if let value { add(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: value.baseAddress), size: value.count) } }
+                    if let headers { add(RD_KAFKA_VTYPE_HEADERS) { $0.u.headers = headers } }
+                    if let timestamp = record.timestamp { add(RD_KAFKA_VTYPE_TIMESTAMP) { $0.u.i64 = timestamp } }
+                    return rd_kafka_produceva(client.handle, values, count)
+                }
+            }
+        }
+        guard let error else { return nil }
+        // On failure librdkafka keeps neither the headers nor the opaque.
+        if let headers { rd_kafka_headers_destroy(headers) }
+        DeliverySlot.release(opaque)
+        return KafkaError(consuming: error)
+    }
+
+    private static func nativeHeaders(_ headers: [KafkaHeader]) -> OpaquePointer {
+        let native = rd_kafka_headers_new(headers.count)!
+        for header in headers {
+            if let value = header.value {
+                value.withUnsafeBytes { _ = rd_kafka_header_add(native, header.key, -1, $0.baseAddress, $0.count) }
+            } else {
+                _ = rd_kafka_header_add(native, header.key, -1, nil, 0)
+            }
+        }
+        return native
+    }
+}
+
+/// Runs `body` with the bytes' buffer, or with nil for nil bytes. An empty array still yields a
+/// non-nil (empty) buffer, so that an empty value stays distinct from a null one.
+func withOptionalBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+    guard let bytes else { return body(nil) }
+    return bytes.withUnsafeBytes { buffer in
+        if buffer.baseAddress != nil { return body(buffer) }
+        return withUnsafeBytes(of: UInt8(0)) { body(UnsafeRawBufferPointer(rebasing: $0[0..<0])) }
+    }
+}

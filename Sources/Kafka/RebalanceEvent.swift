@@ -1,0 +1,70 @@
+import CRDKafka
+import Synchronization
+
+/// A rebalance as librdkafka's callback reported it, waiting for the caller's listener.
+struct RebalanceEvent: Sendable {
+    enum Kind: Sendable { case assign, revoke, failure(KafkaError) }
+
+    let kind: Kind
+    let partitions: NativePartitionList
+    let lost: Bool
+    let cooperative: Bool
+
+    /// Gives librdkafka the partitions (assign) or takes them back (revoke, failure).
+    func apply(to handle: OpaquePointer) throws {
+        switch (kind, cooperative) {
+        case (.assign, true):
+            try KafkaError.check(rd_kafka_incremental_assign(handle, partitions.pointer))
+        case (.assign, false):
+            try KafkaError.check(rd_kafka_assign(handle, partitions.pointer), "assign")
+        case (.revoke, true):
+            try KafkaError.check(rd_kafka_incremental_unassign(handle, partitions.pointer))
+        case (.revoke, false), (.failure, _):
+            try KafkaError.check(rd_kafka_assign(handle, nil), "unassign")
+        }
+    }
+}
+
+/// The consumer's callback context: rebalances reported by librdkafka, in order, until the
+/// consumer hands them to the caller's listener.
+final class ConsumerContext: ClientContext, @unchecked Sendable {
+    private let pending = Mutex<[RebalanceEvent]>([])
+    /// Once closing, rebalances are applied at once: nobody polls for them any more.
+    let closing = Atomic<Bool>(false)
+
+    func takePendingRebalances() -> [RebalanceEvent] {
+        pending.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+
+    /// The `rebalance_cb`. It runs inside librdkafka's poll on the consumer's thread.
+    static let rebalanceCallback: @convention(c) (
+        OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?
+    ) -> Void = { handle, err, partitions, opaque in
+        guard let handle, let partitions, let context = ClientContext.from(opaque) as? ConsumerContext else { return }
+        let kind: RebalanceEvent.Kind = switch err {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS: .assign
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS: .revoke
+        default: .failure(KafkaError(err))
+        }
+        let event = RebalanceEvent(
+            kind: kind,
+            partitions: NativePartitionList.copy(of: partitions),
+            lost: rd_kafka_assignment_lost(handle) != 0,
+            cooperative: String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        )
+        if context.closing.load(ordering: .acquiring) {
+            do { try event.apply(to: handle) } catch {
+                context.logger.error("rebalance while closing failed: \(error)")
+            }
+            return
+        }
+        context.pending.withLock { $0.append(event) }
+        // Make the batch poll in progress return, so the caller sees the rebalance promptly.
+        let queue = rd_kafka_queue_get_consumer(handle)
+        rd_kafka_queue_yield(queue)
+        rd_kafka_queue_destroy(queue)
+    }
+}

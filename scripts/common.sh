@@ -1,0 +1,29 @@
+# Shared by the scripts in this folder: paths and small helpers. Source it; do not run it.
+# Everything the project installs lives under $DEPS (git-ignored), so a clone is self-contained.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEPS="${FCM_BRIDGE_DEPS:-$ROOT/.deps}"
+RUN_DIR="$DEPS/run"
+mkdir -p "$DEPS" "$RUN_DIR"
+
+log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# Version "a.b.c" to a comparable integer.
+version_number() {
+  local IFS=.
+  # shellcheck disable=SC2086
+  set -- $1
+  echo $(( ${1:-0} * 1000000 + ${2:-0} * 1000 + ${3:-0} ))
+}
+
+# Runs apt-get update once per script run, only when an install is needed.
+apt_updated=""
+apt_install() {
+  if [ -z "$apt_updated" ]; then
+    apt-get update -qq >&2 || die "apt-get update failed"
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 \
+    || die "apt-get install $* failed"
+}
