@@ -48,7 +48,7 @@ let package = Package(
             ],
             path: "Benchmarks/KafkaBenchmark"
         ),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "KafkaIntegrationTests",
             dependencies: ["Kafka", .product(name: "Logging", package: "swift-log")]

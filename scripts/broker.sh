@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Starts or stops a local tansu broker on a free loopback port.
-#   scripts/broker.sh start   starts it (if not running), waits until it answers, prints
-#                             KAFKA_BOOTSTRAP_SERVERS=host:port (also kept in $DEPS/run/broker.env)
-#   scripts/broker.sh stop    stops it
+#   scripts/broker.sh start [NAME]   starts broker NAME (default: dev) unless it runs, waits until it
+#                                    answers, prints KAFKA_BOOTSTRAP_SERVERS=host:port
+#                                    (also kept in $DEPS/run/NAME.env)
+#   scripts/broker.sh stop [NAME]    stops it
 # Storage is in memory: a broker restart loses everything, which is what tests want.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-PID_FILE="$RUN_DIR/tansu.pid"
-ENV_FILE="$RUN_DIR/broker.env"
-LOG_FILE="$RUN_DIR/tansu.log"
+NAME="${2:-dev}"
+PID_FILE="$RUN_DIR/$NAME.pid"
+ENV_FILE="$RUN_DIR/$NAME.env"
+LOG_FILE="$RUN_DIR/$NAME.log"
 
 running() { [ -f "$PID_FILE" ] && kill -0 "$(cat "$PID_FILE")" 2>/dev/null; }
 
@@ -26,7 +28,7 @@ start() {
   local tansu port
   tansu=$(bash "$ROOT/scripts/ensure-tansu.sh")
   port=$(free_port)
-  log "starting tansu on 127.0.0.1:$port (log: $LOG_FILE)"
+  log "starting tansu ($NAME) on 127.0.0.1:$port (log: $LOG_FILE)"
   nohup "$tansu" broker \
     --listener-url "tcp://127.0.0.1:$port" \
     --advertised-listener-url "tcp://127.0.0.1:$port" \
@@ -52,7 +54,7 @@ stop() {
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
-    log "stopped tansu"
+    log "stopped tansu ($NAME)"
   fi
   rm -f "$PID_FILE" "$ENV_FILE"
 }
@@ -60,5 +62,5 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  *) die "usage: $0 start|stop" ;;
+  *) die "usage: $0 start|stop [NAME]" ;;
 esac

@@ -36,7 +36,7 @@ public final class KafkaAdmin: Sendable {
     /// Creates an admin client.
     public init(configuration: KafkaConfiguration, logger: Logger) throws {
         let properties = configuration.commonProperties.merging(configuration.properties) { $1 }
-        client = try KafkaClient(type: RD_KAFKA_PRODUCER, properties: properties, context: ClientContext(logger: logger))
+        client = try KafkaClient(type: RD_KAFKA_PRODUCER, properties: properties, context: ClientContext(logger: logger, properties: properties))
     }
 
     /// Creates topics. Topics that exist already are left as they are when `ignoreExisting`;

@@ -6,7 +6,18 @@ import NIOPosix
 /// What librdkafka's callbacks reach through the client's opaque pointer.
 class ClientContext: @unchecked Sendable {
     let logger: Logger
-    init(logger: Logger) { self.logger = logger }
+    /// Secret property values, which librdkafka's log lines and errors must not carry.
+    let secrets: [String: String]
+
+    init(logger: Logger, properties: [String: String]) {
+        self.logger = logger
+        self.secrets = properties.filter { KafkaConfiguration.isSensitive($0.key) }
+    }
+
+    /// `text` with secret values replaced by `[redacted]`.
+    func redact(_ text: String) -> String {
+        secrets.isEmpty ? text : KafkaConfiguration.redact(text, properties: secrets)
+    }
 
     static func from(_ opaque: UnsafeMutableRawPointer?) -> ClientContext? {
         opaque.map { Unmanaged<ClientContext>.fromOpaque($0).takeUnretainedValue() }
@@ -26,6 +37,7 @@ final class KafkaClient: @unchecked Sendable {
     private let retainedContext: Unmanaged<ClientContext>
 
     /// - Parameters:
+    ///   - context: built from the same `properties`, so that it knows the secrets.
     ///   - configure: sets callbacks on the `rd_kafka_conf_t` before the client is created.
     ///   - threadCount: threads for blocking calls (add one for each long-running loop).
     init(
@@ -43,13 +55,13 @@ final class KafkaClient: @unchecked Sendable {
         rd_kafka_conf_set_opaque(conf, retainedContext.toOpaque())
         rd_kafka_conf_set_log_cb(conf) { rk, level, facility, message in
             guard let context = ClientContext.from(rd_kafka_opaque(rk)) else { return }
-            let text = message.map { String(cString: $0) } ?? ""
+            let text = context.redact(message.map { String(cString: $0) } ?? "")
             let name = facility.map { String(cString: $0) } ?? ""
             context.logger.log(level: Logger.Level(syslog: level), "\(text)", metadata: ["librdkafka": "\(name)"])
         }
         rd_kafka_conf_set_error_cb(conf) { rk, err, reason, _ in
             guard let context = ClientContext.from(rd_kafka_opaque(rk)) else { return }
-            let error = KafkaError(rd_kafka_resp_err_t(rawValue: err), message: reason.map { String(cString: $0) })
+            let error = KafkaError(rd_kafka_resp_err_t(rawValue: err), message: reason.map { context.redact(String(cString: $0)) })
             // Transport errors are retried by librdkafka: worth a warning, not an error.
             let level: Logger.Level = err == RD_KAFKA_RESP_ERR__FATAL.rawValue ? .critical : .warning
             context.logger.log(level: level, "librdkafka: \(error)")
@@ -60,7 +72,7 @@ final class KafkaClient: @unchecked Sendable {
         guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {
             rd_kafka_conf_destroy(conf)
             retainedContext.release()
-            let text = String(cBuffer: errorText)
+            let text = context.redact(String(cBuffer: errorText))
             throw KafkaError.invalidArgument("cannot create Kafka client: \(text)")
         }
         self.handle = handle

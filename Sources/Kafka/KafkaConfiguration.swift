@@ -1,3 +1,5 @@
+import Foundation
+
 /// Settings every Kafka client shares: where the cluster is, who the client is, and any
 /// librdkafka property (SASL, TLS, tuning) passed through as is.
 ///
@@ -33,6 +35,13 @@ public struct KafkaConfiguration: Sendable, Hashable, CustomStringConvertible {
         let name = property.lowercased()
         if ["sasl.username", "sasl.oauthbearer.config", "ssl_key", "ssl.key.location"].contains(name) { return true }
         return ["password", "secret", ".pem", "token", "credential"].contains { name.contains($0) }
+    }
+
+    /// `text` with the value of every secret property in `properties` replaced by `[redacted]`.
+    static func redact(_ text: String, properties: [String: String]) -> String {
+        properties
+            .filter { isSensitive($0.key) && !$0.value.isEmpty }
+            .reduce(text) { $0.replacingOccurrences(of: $1.value, with: "[redacted]") }
     }
 
     static func redactedDescription(of properties: [String: String]) -> String {

@@ -18,12 +18,13 @@ public final class KafkaConsumer: Sendable {
         rebalanceListener: (any KafkaRebalanceListener)? = nil,
         logger: Logger
     ) throws {
-        let context = ConsumerContext(logger: logger)
+        let properties = configuration.librdkafkaProperties
+        let context = ConsumerContext(logger: logger, properties: properties)
         self.context = context
         self.listener = rebalanceListener
         self.client = try KafkaClient(
             type: RD_KAFKA_CONSUMER,
-            properties: configuration.librdkafkaProperties,
+            properties: properties,
             context: context
         ) { conf in
             if configuration.groupID != nil {

@@ -10,10 +10,11 @@ public final class KafkaProducer: Sendable {
 
     /// Creates a producer. Throws for an invalid configuration, naming the property.
     public init(configuration: KafkaProducerConfiguration, logger: Logger) throws {
+        let properties = configuration.librdkafkaProperties
         client = try KafkaClient(
             type: RD_KAFKA_PRODUCER,
-            properties: configuration.librdkafkaProperties,
-            context: ClientContext(logger: logger),
+            properties: properties,
+            context: ClientContext(logger: logger, properties: properties),
             threadCount: 2
         ) { conf in
             rd_kafka_conf_set_dr_msg_cb(conf) { _, message, _ in

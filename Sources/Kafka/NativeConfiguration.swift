@@ -14,9 +14,7 @@ enum NativeConfiguration {
             let result = rd_kafka_conf_set(conf, key, value, &errorText, errorText.count)
             guard result == RD_KAFKA_CONF_OK else {
                 rd_kafka_conf_destroy(conf)
-                let reason = KafkaConfiguration.isSensitive(key)
-                    ? (result == RD_KAFKA_CONF_UNKNOWN ? "unknown property" : "invalid value")
-                    : String(cBuffer: errorText)
+                let reason = KafkaConfiguration.redact(String(cBuffer: errorText), properties: properties)
                 throw KafkaError.invalidArgument("configuration property \"\(key)\": \(reason)")
             }
         }

@@ -1,0 +1,53 @@
+import Foundation
+import Kafka
+import Testing
+
+@Suite("Produce and consume on a real broker")
+struct RoundTripTests {
+    @Test("keys, values, headers and explicit timestamps survive the round trip")
+    func roundTrip() async throws {
+        let topic = try await TestCluster.createTopic("roundtrip", partitions: 2)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let fortyDaysAgo = now - 40 * 24 * 3600 * 1000
+        let sent = [
+            ProducerRecord(topic: topic, partition: .explicit(0), key: Array("token-a".utf8), value: Array(#"{"a":1}"#.utf8),
+                           headers: [KafkaHeader(key: "kind", value: "message"), KafkaHeader(key: "message-id", value: "m-1")],
+                           timestamp: fortyDaysAgo),
+            ProducerRecord(topic: topic, partition: .explicit(0), key: nil, value: Array("no key".utf8), timestamp: now),
+            ProducerRecord(topic: topic, partition: .explicit(1), key: Array("token-b".utf8), value: nil,
+                           headers: [KafkaHeader(key: "empty", value: nil), KafkaHeader(key: "dup", value: "1"), KafkaHeader(key: "dup", value: "2")],
+                           timestamp: now - 1),
+            ProducerRecord(topic: topic, partition: .explicit(1), key: [], value: [], timestamp: now - 2),
+        ]
+        let producer = try TestCluster.producer()
+        let reports = try await producer.send(sent)
+        try await producer.close()
+        try reports.throwFirstError()
+        #expect(reports.map(\.partition) == [0, 0, 1, 1])
+        #expect(reports.map(\.offset) == [0, 1, 0, 1])
+        #expect(reports.allSatisfy { $0.topic == topic })
+
+        let received = try await TestCluster.readAll([TopicPartition(topic, 0), TopicPartition(topic, 1)])
+            .sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
+        try #require(received.count == sent.count)
+        for (record, original) in zip(received, sent) {
+            #expect(record.topic == topic)
+            #expect(record.key == original.key)
+            #expect(record.value == original.value)
+            #expect(record.headers == original.headers)
+            #expect(record.timestamp == KafkaTimestamp(milliseconds: original.timestamp ?? -1, kind: .createTime))
+        }
+    }
+
+    @Test("keyed records land where the Java client's murmur2 partitioner puts them")
+    func keyPartitioning() async throws {
+        let topic = try await TestCluster.createTopic("murmur2", partitions: 4)
+        // Partitions the Java client computes: Utils.toPositive(Utils.murmur2(key)) % 4.
+        let expected: [(String, Int32)] = [("a", 0), ("b", 0), ("token-1", 1), ("device-42", 1), ("", 1)]
+        let producer = try TestCluster.producer()
+        let reports = try await producer.send(expected.map { ProducerRecord(topic: topic, key: Array($0.0.utf8), value: []) })
+        try await producer.close()
+        try reports.throwFirstError()
+        #expect(reports.map(\.partition) == expected.map(\.1))
+    }
+}

@@ -1,0 +1,35 @@
+import Kafka
+import Testing
+
+@Suite("Transactions on a real broker")
+struct TransactionTests {
+    @Test("a committed transaction's records and consumer offsets are both visible")
+    func commit() async throws {
+        let input = try await TestCluster.createTopic("tx-in")
+        let output = try await TestCluster.createTopic("tx-out")
+        let group = TestCluster.uniqueName("tx")
+        let plain = try TestCluster.producer()
+        try await plain.send((0..<5).map { ProducerRecord(topic: input, value: Array("in-\($0)".utf8)) }).throwFirstError()
+        try await plain.close()
+
+        let consumer = try KafkaConsumer(configuration: try TestCluster.consumerConfiguration(group: group), logger: TestCluster.logger)
+        try consumer.subscribe([input])
+        let records = try await consumer.pollRecords(count: 5)
+        try #require(records.count == 5)
+
+        let producer = try TestCluster.producer(transactionalID: TestCluster.uniqueName("tx-id"))
+        try await producer.initTransactions()
+        try producer.beginTransaction()
+        let outputs = records.map { ProducerRecord(topic: output, value: Array("out-".utf8) + ($0.value ?? [])) }
+        try await producer.send(outputs).throwFirstError()
+        let next = TopicPartitionOffset(TopicPartition(input, 0), offset: (records.last?.offset ?? 0) + 1)
+        try await producer.sendOffsetsToTransaction([next], groupMetadata: try consumer.groupMetadata())
+        try await producer.commitTransaction()
+        try await producer.close()
+
+        #expect(try await consumer.committed([TopicPartition(input, 0)]) == [next])
+        try await consumer.close()
+        let visible = try await TestCluster.readAll([TopicPartition(output, 0)], isolation: .readCommitted)
+        #expect(visible.map { String(decoding: $0.value ?? [], as: UTF8.self) } == (0..<5).map { "out-in-\($0)" })
+    }
+}

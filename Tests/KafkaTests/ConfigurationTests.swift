@@ -1,0 +1,131 @@
+import Logging
+import Testing
+
+@testable import Kafka
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    let kafka = KafkaConfiguration(bootstrapServers: "127.0.0.1:9092", clientID: "test")
+
+    @Test("consumer settings map onto librdkafka properties; offsets are never auto-committed")
+    func consumerProperties() {
+        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: "group-1")
+        configuration.sessionTimeout = .milliseconds(6000)
+        configuration.fetchWaitMax = .milliseconds(10)
+        configuration.reportsEndOfPartition = true
+        configuration.autoOffsetReset = .latest
+        let properties = configuration.librdkafkaProperties
+        let expected: [(String, String)] = [
+            ("bootstrap.servers", "127.0.0.1:9092"), ("client.id", "test"), ("group.id", "group-1"),
+            ("enable.auto.commit", "false"), ("enable.auto.offset.store", "false"),
+            ("session.timeout.ms", "6000"), ("fetch.wait.max.ms", "10"), ("enable.partition.eof", "true"),
+            ("auto.offset.reset", "latest"), ("isolation.level", "read_committed"),
+        ]
+        for (key, value) in expected {
+            #expect(properties[key] == value, "\(key)")
+        }
+    }
+
+    @Test("a consumer without a group still gets a group.id, which it never joins")
+    func consumerWithoutGroup() {
+        let properties = KafkaConsumerConfiguration(kafka: kafka, groupID: nil).librdkafkaProperties
+        #expect(properties["group.id"] == "test.unsubscribed")
+    }
+
+    @Test("pass-through properties win over typed settings")
+    func passThroughWins() {
+        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: "g")
+        configuration.kafka.properties = ["session.timeout.ms": "7000", "security.protocol": "SASL_SSL"]
+        let properties = configuration.librdkafkaProperties
+        #expect(properties["session.timeout.ms"] == "7000")
+        #expect(properties["security.protocol"] == "SASL_SSL")
+    }
+
+    @Test("producers partition keys like the Java client; transactions cap the message timeout")
+    func producerProperties() {
+        var configuration = KafkaProducerConfiguration(kafka: kafka, transactionalID: "tx-1")
+        configuration.transactionTimeout = .seconds(10)
+        let properties = configuration.librdkafkaProperties
+        #expect(properties["partitioner"] == "murmur2_random")
+        #expect(properties["transactional.id"] == "tx-1")
+        #expect(properties["enable.idempotence"] == "true")
+        #expect(properties["message.timeout.ms"] == "10000")
+        #expect(KafkaProducerConfiguration(kafka: kafka).librdkafkaProperties["transactional.id"] == nil)
+    }
+
+    @Test("secret values never appear in descriptions", arguments: [
+        "sasl.password", "sasl.username", "ssl.key.password", "ssl.key.pem", "sasl.oauthbearer.client.secret",
+    ])
+    func redaction(property: String) {
+        let configuration = KafkaConfiguration(bootstrapServers: "b:9092", properties: [property: "hunter2"])
+        #expect(!configuration.description.contains("hunter2"))
+        #expect(configuration.description.contains("\(property)=[redacted]"))
+    }
+
+    @Test("ordinary values stay visible in descriptions")
+    func visibleValues() {
+        let configuration = KafkaConfiguration(bootstrapServers: "b:9092", properties: ["linger.ms": "7"])
+        #expect(configuration.description.contains("linger.ms=7"))
+        #expect(configuration.description.contains("bootstrap.servers=b:9092"))
+    }
+
+    @Test("an unknown property is an error naming it")
+    func unknownProperty() {
+        let error = #expect(throws: KafkaError.self) {
+            _ = try NativeConfiguration.make(["no.such.property": "1"])
+        }
+        #expect(error?.code == KafkaError.invalidArgument)
+        #expect(error?.message.contains("\"no.such.property\"") == true)
+    }
+
+    @Test("an invalid value is an error naming the property and librdkafka's reason")
+    func invalidValue() {
+        let error = #expect(throws: KafkaError.self) {
+            _ = try NativeConfiguration.make(["linger.ms": "soon"])
+        }
+        #expect(error?.message.contains("\"linger.ms\"") == true)
+        #expect(error?.message.contains("Invalid value") == true)
+    }
+
+    @Test("neither errors nor librdkafka's log lines carry secret values")
+    func secretsStayOutOfErrorsAndLogs() {
+        let logs = CapturedLogs()
+        let error = #expect(throws: KafkaError.self) {
+            _ = try KafkaProducer(
+                configuration: KafkaProducerConfiguration(kafka: KafkaConfiguration(
+                    bootstrapServers: "127.0.0.1:1",
+                    properties: [
+                        "security.protocol": "SSL",
+                        "ssl.key.location": "/no/such/dir/hunter2.key",
+                        "ssl.key.password": "hunter2",
+                    ]
+                )),
+                logger: logs.logger
+            )
+        }
+        #expect(error?.description.contains("hunter2") == false)
+        // librdkafka logs the failing fopen() of the key file; the path must come out redacted.
+        #expect(logs.lines.contains { $0.contains("[redacted]") })
+        #expect(!logs.lines.contains { $0.contains("hunter2") })
+    }
+
+    @Test("client creation with a bad property fails, naming the property")
+    func badClient() {
+        let error = #expect(throws: KafkaError.self) {
+            _ = try KafkaProducer(
+                configuration: KafkaProducerConfiguration(kafka: KafkaConfiguration(
+                    bootstrapServers: "127.0.0.1:1", properties: ["acks": "several"]
+                )),
+                logger: Logger(label: "test")
+            )
+        }
+        #expect(error?.message.contains("\"acks\"") == true)
+    }
+
+    @Test("durations become whole milliseconds")
+    func durations() {
+        #expect(Duration.milliseconds(1500).milliseconds == 1500)
+        #expect(Duration.seconds(2).milliseconds == 2000)
+        #expect(Duration.microseconds(2500).milliseconds == 2)
+    }
+}
