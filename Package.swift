@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The `fcm-bridge` executable.
@@ -35,6 +36,7 @@ let package = Package(
             name: "FCMBridge",
             dependencies: [
                 "Kafka",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -44,6 +46,7 @@ let package = Package(
             name: "KafkaBenchmark",
             dependencies: [
                 "Kafka",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/KafkaBenchmark"
@@ -51,7 +54,11 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "KafkaIntegrationTests",
-            dependencies: ["Kafka", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Kafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
     ]
 )

@@ -1,3 +1,4 @@
+import NIOCore
 import ArgumentParser
 import Foundation
 import Kafka
@@ -54,8 +55,8 @@ struct SmokeCommand: AsyncParsableCommand {
                 switch event {
                 case .record(let record):
                     received += 1
-                    let key = record.key.map { String(decoding: $0, as: UTF8.self) } ?? "null"
-                    let value = record.value.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+                    let key = record.key.map { String(buffer: $0) } ?? "null"
+                    let value = record.value.map { String(buffer: $0) } ?? "null"
                     print("\(record.topicPartition)@\(record.offset) key=\(key) value=\(value) headers=\(record.headers.map(\.key))")
                 case .endOfPartition where received >= count:
                     break reading

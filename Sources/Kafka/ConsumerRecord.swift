@@ -1,13 +1,18 @@
+import NIOCore
+
 /// A record read from Kafka.
+///
+/// Key and value are slices of a buffer shared by the records of one poll; a record kept for
+/// long keeps that buffer alive, so copy out what you keep.
 public struct ConsumerRecord: Sendable, Hashable {
     /// Where the record is.
     public var topicPartition: TopicPartition
     /// Its offset in the partition.
     public var offset: Int64
     /// The key; nil for a null key.
-    public var key: [UInt8]?
+    public var key: ByteBuffer?
     /// The value; nil for a null value (a tombstone).
-    public var value: [UInt8]?
+    public var value: ByteBuffer?
     /// The record's headers, in order.
     public var headers: [KafkaHeader]
     /// The timestamp, when the record has one.
@@ -17,8 +22,8 @@ public struct ConsumerRecord: Sendable, Hashable {
     public init(
         topicPartition: TopicPartition,
         offset: Int64,
-        key: [UInt8]?,
-        value: [UInt8]?,
+        key: ByteBuffer?,
+        value: ByteBuffer?,
         headers: [KafkaHeader] = [],
         timestamp: KafkaTimestamp? = nil
     ) {

@@ -64,18 +64,13 @@ public final class KafkaConsumer: Sendable {
             defer { messages.deallocate() }
             let count = rd_kafka_consume_batch_queue(queue, ms, messages, maxRecords)
             guard count >= 0 else { throw KafkaError(rd_kafka_last_error(), message: "consume") }
-            var converter = NativeMessageConverter()
-            var events: [ConsumerEvent] = []
-            events.reserveCapacity(count)
+            let batch = UnsafeMutableBufferPointer(start: messages, count: count)
+            defer { batch.forEach { $0.map(rd_kafka_message_destroy) } }
+            var converter = NativeMessageConverter(batch)
+            let (events, errors) = converter.convert()
             var fatal: KafkaError?
-            for index in 0..<count {
-                guard let message = messages[index] else { continue }
-                defer { rd_kafka_message_destroy(message) }
-                switch converter.event(for: message) {
-                case .success(let event): events.append(event)
-                case .failure(let error) where error.code == RD_KAFKA_RESP_ERR__FATAL.rawValue: fatal = error
-                case .failure(let error): logger.warning("consumer: \(error)")
-                }
+            for error in errors {
+                if error.code == RD_KAFKA_RESP_ERR__FATAL.rawValue { fatal = error } else { logger.warning("consumer: \(error)") }
             }
             if let fatal {
                 var text = [CChar](repeating: 0, count: 512)

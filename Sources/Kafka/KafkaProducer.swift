@@ -7,6 +7,7 @@ import Logging
 /// Call ``close(timeout:)`` when done: it delivers what is still in flight.
 public final class KafkaProducer: Sendable {
     let client: KafkaClient
+    private let topics = TopicHandles()
 
     /// Creates a producer. Throws for an invalid configuration, naming the property.
     public init(configuration: KafkaProducerConfiguration, logger: Logger) throws {
@@ -19,7 +20,7 @@ public final class KafkaProducer: Sendable {
         ) { conf in
             rd_kafka_conf_set_dr_msg_cb(conf) { _, message, _ in
                 guard let message, let opaque = message.pointee._private else { return }
-                DeliverySlot.complete(opaque, message: message)
+                PendingDeliveries.complete(opaque: opaque, message: message)
             }
         }
         // Serves delivery reports; one thread of the client's own.
@@ -41,23 +42,33 @@ public final class KafkaProducer: Sendable {
 
     /// Hands records to librdkafka and returns without waiting for delivery, so that many
     /// batches can be in flight. Waits only while librdkafka's local queue is full.
-    /// Throws only for a fatal producer error; a record that cannot be sent gets an error report.
+    /// A record that cannot be sent gets an error report. After a fatal producer error, every
+    /// record not yet sent gets that error too, and the error is thrown.
     public func enqueue(_ records: [ProducerRecord]) async throws -> PendingDeliveries {
-        let pending = PendingDeliveries(count: records.count)
+        let pending = PendingDeliveries(topics: records.map(\.topic))
+        var lastTopic: TopicHandle?
+        var fatal: KafkaError?
         for (index, record) in records.enumerated() {
-            while true {
-                let error = produce(record, opaque: DeliverySlot.allocate(pending, index))
-                guard let error else { break }
-                if error.code == RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue {
-                    try await Task.sleep(for: .milliseconds(1))
-                    continue
+            let partition: Int32 = if case .explicit(let p) = record.partition { p } else { -1 }
+            if let fatal {
+                pending.complete(index, partition: partition, offset: -1, error: fatal)
+                continue
+            }
+            do {
+                let topic = try lastTopic.flatMap { $0.name == record.topic ? $0 : nil }
+                    ?? topics.handle(for: record.topic, producer: client.handle)
+                lastTopic = topic
+                while let error = produce(record, topic: topic, opaque: pending.opaque(for: index)) {
+                    guard error.code == RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue else { throw error }
+                    // Delivery frees room; cancellation does not, so the wait goes on regardless.
+                    try? await Task.sleep(for: .milliseconds(1))
                 }
-                if error.isFatal { throw error }
-                let partition: Int32 = if case .explicit(let p) = record.partition { p } else { -1 }
-                pending.complete(index, with: DeliveryReport(topic: record.topic, partition: partition, offset: -1, error: error))
-                break
+            } catch let error as KafkaError {
+                pending.complete(index, partition: partition, offset: -1, error: error)
+                if error.isFatal { fatal = error }
             }
         }
+        if let fatal { throw fatal }
         return pending
     }
 
@@ -76,20 +87,24 @@ public final class KafkaProducer: Sendable {
         await client.shutDownThreads()
     }
 
-    /// Calls `rd_kafka_produceva`; frees the opaque slot and returns the error when it fails.
-    private func produce(_ record: ProducerRecord, opaque: UnsafeMutableRawPointer) -> KafkaError? {
+    deinit {
+        topics.destroyAll()
+    }
+
+    /// Calls `rd_kafka_produceva`; returns the error when it fails.
+    private func produce(_ record: ProducerRecord, topic: TopicHandle, opaque: UnsafeMutableRawPointer) -> KafkaError? {
         let headers = record.headers.isEmpty ? nil : Self.nativeHeaders(record.headers)
-        let error: OpaquePointer? = record.topic.withCString { topic in
-            withOptionalBytes(record.key) { key in
-                withOptionalBytes(record.value) { value in
-                    var values = [rd_kafka_vu_t](repeating: rd_kafka_vu_t(), count: 8)
+        let error: OpaquePointer? = withOptionalBytes(record.key) { key in
+            withOptionalBytes(record.value) { value in
+                withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 8) { values in
                     var count = 0
                     func add(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t) -> Void) {
+                        values[count] = rd_kafka_vu_t()
                         values[count].vtype = type
                         set(&values[count])
                         count += 1
                     }
-                    add(RD_KAFKA_VTYPE_TOPIC) { $0.u.cstr = topic }
+                    add(RD_KAFKA_VTYPE_RKT) { $0.u.rkt = topic.pointer }
                     let partition: Int32 = if case .explicit(let p) = record.partition { p } else { RD_KAFKA_PARTITION_UA }
                     add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition }
                     add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
@@ -98,14 +113,13 @@ public final class KafkaProducer: Sendable {
                     if let value { add(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: value.baseAddress), size: value.count) } }
                     if let headers { add(RD_KAFKA_VTYPE_HEADERS) { $0.u.headers = headers } }
                     if let timestamp = record.timestamp { add(RD_KAFKA_VTYPE_TIMESTAMP) { $0.u.i64 = timestamp } }
-                    return rd_kafka_produceva(client.handle, values, count)
+                    return rd_kafka_produceva(client.handle, values.baseAddress, count)
                 }
             }
         }
         guard let error else { return nil }
-        // On failure librdkafka keeps neither the headers nor the opaque.
+        // On failure librdkafka does not keep the headers.
         if let headers { rd_kafka_headers_destroy(headers) }
-        DeliverySlot.release(opaque)
         return KafkaError(consuming: error)
     }
 

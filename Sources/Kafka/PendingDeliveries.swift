@@ -3,24 +3,35 @@ import Synchronization
 
 /// The delivery reports of records handed to ``KafkaProducer/enqueue(_:)``, which arrive one by one
 /// from librdkafka's delivery callback.
+///
+/// Each record's opaque pointer is a slot in one array per batch that points back here, so a
+/// record costs no allocation of its own: its index is its slot's place in the array.
 public final class PendingDeliveries: Sendable {
     private struct State {
-        var reports: [DeliveryReport?]
+        var reports: [DeliveryReport]
         var remaining: Int
         var waiter: CheckedContinuation<[DeliveryReport], Never>?
     }
 
     private let state: Mutex<State>
+    private let topics: [String]
+    private let slots: SlotArray
 
-    init(count: Int) {
-        state = Mutex(State(reports: Array(repeating: nil, count: count), remaining: count, waiter: nil))
+    /// - Parameter topics: each record's topic, in order.
+    init(topics: [String]) {
+        self.topics = topics
+        let placeholder = DeliveryReport(topic: "", partition: -1, offset: -1, error: nil)
+        state = Mutex(State(reports: Array(repeating: placeholder, count: topics.count), remaining: topics.count, waiter: nil))
+        slots = SlotArray(count: topics.count)
+        // Kept alive by librdkafka's references until the last report arrives.
+        if !topics.isEmpty { slots.fill(with: Unmanaged.passRetained(self).toOpaque()) }
     }
 
     /// Waits until every record has its report; the reports are in the order the records were given.
     public func reports() async -> [DeliveryReport] {
         await withCheckedContinuation { continuation in
             let ready: [DeliveryReport]? = state.withLock { state in
-                if state.remaining == 0 { return state.reports.compactMap { $0 } }
+                if state.remaining == 0 { return state.reports }
                 state.waiter = continuation
                 return nil
             }
@@ -28,46 +39,50 @@ public final class PendingDeliveries: Sendable {
         }
     }
 
-    /// Records the report of record `index`.
-    func complete(_ index: Int, with report: DeliveryReport) {
-        let finished: (CheckedContinuation<[DeliveryReport], Never>, [DeliveryReport])? = state.withLock { state in
+    /// The opaque pointer for record `index`.
+    func opaque(for index: Int) -> UnsafeMutableRawPointer { slots.slot(index) }
+
+    /// Records the outcome of record `index`.
+    func complete(_ index: Int, partition: Int32, offset: Int64, error: KafkaError?) {
+        let report = DeliveryReport(topic: topics[index], partition: partition, offset: offset, error: error)
+        let finished: (CheckedContinuation<[DeliveryReport], Never>?, [DeliveryReport])? = state.withLock { state in
             state.reports[index] = report
             state.remaining -= 1
-            guard state.remaining == 0, let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            return (waiter, state.reports.compactMap { $0 })
+            guard state.remaining == 0 else { return nil }
+            defer { state.waiter = nil }
+            return (state.waiter, state.reports)
         }
-        if let (waiter, reports) = finished { waiter.resume(returning: reports) }
+        guard let (waiter, reports) = finished else { return }
+        Unmanaged.passUnretained(self).release()  // the last report: librdkafka is done with us
+        waiter?.resume(returning: reports)
+    }
+
+    /// Completes a record from librdkafka's delivery report.
+    static func complete(opaque: UnsafeMutableRawPointer, message: UnsafePointer<rd_kafka_message_t>) {
+        let owner = Unmanaged<PendingDeliveries>.fromOpaque(opaque.load(as: UnsafeMutableRawPointer.self)).takeUnretainedValue()
+        let m = message.pointee
+        owner.complete(
+            owner.slots.index(of: opaque),
+            partition: m.partition,
+            offset: m.offset,
+            error: m.err == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(m.err)
+        )
     }
 }
 
-/// What a record carries through librdkafka as its opaque pointer: where its report goes.
-struct DeliverySlot {
-    let pending: PendingDeliveries
-    let index: Int
+/// One pointer-sized slot per record, each holding its batch's address.
+private final class SlotArray: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private let count: Int
 
-    /// A slot on the heap, to pass as the message opaque; ``complete(_:message:)`` frees it.
-    static func allocate(_ pending: PendingDeliveries, _ index: Int) -> UnsafeMutableRawPointer {
-        let slot = UnsafeMutablePointer<DeliverySlot>.allocate(capacity: 1)
-        slot.initialize(to: DeliverySlot(pending: pending, index: index))
-        return UnsafeMutableRawPointer(slot)
+    init(count: Int) {
+        self.count = count
+        base = .allocate(capacity: max(count, 1))
     }
 
-    /// Frees a slot whose record never reached librdkafka.
-    static func release(_ opaque: UnsafeMutableRawPointer) {
-        let slot = opaque.assumingMemoryBound(to: DeliverySlot.self)
-        slot.deinitialize(count: 1)
-        slot.deallocate()
-    }
+    func fill(with owner: UnsafeMutableRawPointer) { base.initialize(repeating: owner, count: count) }
+    func slot(_ index: Int) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(base + index) }
+    func index(of slot: UnsafeMutableRawPointer) -> Int { slot.assumingMemoryBound(to: UnsafeMutableRawPointer?.self) - base }
 
-    /// Completes the slot's record from librdkafka's delivery report and frees the slot.
-    static func complete(_ opaque: UnsafeMutableRawPointer, message: UnsafePointer<rd_kafka_message_t>) {
-        let slot = opaque.assumingMemoryBound(to: DeliverySlot.self)
-        let (pending, index) = (slot.pointee.pending, slot.pointee.index)
-        release(opaque)
-        let m = message.pointee
-        let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
-        let error = m.err == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(m.err)
-        pending.complete(index, with: DeliveryReport(topic: topic, partition: m.partition, offset: m.offset, error: error))
-    }
+    deinit { base.deallocate() }
 }
