@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "fcm-bridge", targets: ["FCMBridge"]),
         .library(name: "Kafka", targets: ["Kafka"]),
+        .library(name: "FCMTranslation", targets: ["FCMTranslation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -31,11 +32,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // FCM request decoding and APNs translation: pure, no Kafka.
+        .target(name: "FCMTranslation"),
         // The `fcm-bridge` executable.
         .executableTarget(
             name: "FCMBridge",
             dependencies: [
                 "Kafka",
+                "FCMTranslation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
