@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         // The C module: librdkafka's API, found through pkg-config.
@@ -56,6 +57,10 @@ let package = Package(
             path: "Benchmarks/KafkaBenchmark"
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "FCMTranslationTests",
+            dependencies: ["FCMTranslation", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(
             name: "KafkaIntegrationTests",
             dependencies: [

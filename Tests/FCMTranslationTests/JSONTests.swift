@@ -1,0 +1,46 @@
+@testable import FCMTranslation
+import Testing
+
+@Suite("JSON")
+struct JSONTests {
+    @Test("valid documents parse", arguments: [
+        (#"{"a":[1,-2.5e3,true,false,null,"s"]}"#, JSONValue.object(["a": .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null, .string("s")])])),
+        (#" "esc \" \\ \/ \n \u00e9 \ud83d\ude00" "#, .string("esc \" \\ / \n é 😀")),
+        ("0", .number("0")),
+        ("{}", .object([:])),
+    ])
+    func parses(text: String, expected: JSONValue) throws {
+        #expect(try JSONParser.parse(Array(text.utf8)) == expected)
+    }
+
+    @Test("invalid documents are rejected", arguments: [
+        "", "{", "[1,]", "{\"a\":}", "01", "1.", "-", "\"\\ud800\"", "\"\\x\"", "\"a\u{01}\"", "tru", "{} x", "{\"a\" 1}",
+        String(repeating: "[", count: 101) + String(repeating: "]", count: 101),
+    ])
+    func rejects(text: String) {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(Array(text.utf8)) }
+    }
+
+    @Test("invalid UTF-8 is rejected")
+    func invalidUTF8() {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
+    }
+
+    @Test("nesting up to the limit parses")
+    func depthLimit() throws {
+        let text = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        _ = try JSONParser.parse(Array(text.utf8))
+    }
+
+    @Test("writing escapes what JSON requires and sorts members")
+    func writes() {
+        let value = JSONValue.object(["b": .string("q\"\\\n\u{01}é"), "a": .array([.integer(1), .null, .bool(true)])])
+        #expect(value.jsonString == #"{"a":[1,null,true],"b":"q\"\\\n\u0001é"}"#)
+    }
+
+    @Test("what is written parses back to the same value")
+    func roundTrip() throws {
+        let value = JSONValue.object(["k": .array([.string("\u{7f}\t/"), .number("1.50"), .object(["x": .null])])])
+        #expect(try JSONParser.parse(value.jsonBytes) == value)
+    }
+}

@@ -1,0 +1,85 @@
+@testable import FCMTranslation
+import Testing
+
+struct RejectionCase: CustomTestStringConvertible, Sendable {
+    let name: String
+    let request: String
+    let reason: Rejection.Reason
+    /// The detail must start with this (it names the field).
+    let detail: String
+    var undecodable = false
+    var limit = 4096
+
+    var testDescription: String { name }
+}
+
+@Suite("Rejections")
+struct RejectionTests {
+    static let registrationIDs1001 = (0...1000).map { "\"t\($0)\"" }.joined(separator: ",")
+    static let longKey = String(repeating: "k", count: 65)
+
+    static let cases: [RejectionCase] = [
+        RejectionCase(name: "not JSON", request: "{nope", reason: .invalidArgument, detail: "not JSON", undecodable: true),
+        RejectionCase(name: "empty input", request: "", reason: .invalidArgument, detail: "not JSON", undecodable: true),
+        RejectionCase(name: "JSON but not an object", request: "[1,2]", reason: .invalidArgument, detail: "the request must be a JSON object", undecodable: true),
+        RejectionCase(name: "no target at all (legacy)", request: #"{"notification":{"title":"x"}}"#, reason: .invalidArgument, detail: "no target", undecodable: true),
+        RejectionCase(name: "no target at all (v1)", request: #"{"message":{"notification":{"title":"x"}}}"#, reason: .invalidArgument, detail: "no target", undecodable: true),
+        RejectionCase(name: "v1 topic target", request: #"{"message":{"topic":"news"}}"#, reason: .unsupportedTarget, detail: "message.topic:"),
+        RejectionCase(name: "v1 condition target", request: #"{"message":{"condition":"'a' in topics"}}"#, reason: .unsupportedTarget, detail: "message.condition:"),
+        RejectionCase(name: "legacy topic target", request: #"{"to":"/topics/news"}"#, reason: .unsupportedTarget, detail: "to:"),
+        RejectionCase(name: "legacy condition target", request: #"{"condition":"'a' in topics"}"#, reason: .unsupportedTarget, detail: "condition:"),
+        RejectionCase(name: "data key from", request: #"{"message":{"token":"t","data":{"from":"x"}}}"#, reason: .invalidDataKey, detail: "message.data.from: reserved key"),
+        RejectionCase(name: "data key message_type", request: #"{"to":"t","data":{"message_type":"x"}}"#, reason: .invalidDataKey, detail: "data.message_type: reserved key"),
+        RejectionCase(name: "data key starting with google", request: #"{"to":"t","data":{"google.c.a":"x"}}"#, reason: .invalidDataKey, detail: "data.google.c.a: reserved key"),
+        RejectionCase(name: "data key starting with gcm", request: #"{"message":{"token":"t","data":{"gcm.n.e":"1"}}}"#, reason: .invalidDataKey, detail: "message.data.gcm.n.e: reserved key"),
+        RejectionCase(name: "v1 data value not a string", request: #"{"message":{"token":"t","data":{"n":5}}}"#, reason: .invalidArgument, detail: "message.data.n: must be a string"),
+        RejectionCase(name: "a bad type", request: #"{"to":"t","notification":{"title":5}}"#, reason: .invalidArgument, detail: "notification.title: must be a string"),
+        RejectionCase(name: "a bad type in v1", request: #"{"message":{"token":"t","apns":{"headers":{"apns-priority":10}}}}"#, reason: .invalidArgument, detail: "message.apns.headers.apns-priority: must be a string"),
+        RejectionCase(name: "a bad flag type", request: #"{"to":"t","content_available":"yes"}"#, reason: .invalidArgument, detail: "content_available: must be a boolean"),
+        RejectionCase(name: "time_to_live over four weeks", request: #"{"to":"t","time_to_live":2419201}"#, reason: .invalidArgument, detail: "time_to_live: must be 0 to 2419200"),
+        RejectionCase(name: "time_to_live negative", request: #"{"to":"t","time_to_live":-1}"#, reason: .invalidArgument, detail: "time_to_live: must be 0 to 2419200"),
+        RejectionCase(name: "time_to_live not whole", request: #"{"to":"t","time_to_live":1.5}"#, reason: .invalidArgument, detail: "time_to_live: must be a whole number"),
+        RejectionCase(name: "more than 1000 registration_ids", request: #"{"registration_ids":[\#(registrationIDs1001)]}"#, reason: .invalidArgument, detail: "registration_ids: must hold 1 to 1000 tokens"),
+        RejectionCase(name: "empty registration_ids", request: #"{"registration_ids":[]}"#, reason: .invalidArgument, detail: "registration_ids: must hold 1 to 1000 tokens"),
+        RejectionCase(name: "collapse key over 64 bytes", request: #"{"to":"t","collapse_key":"\#(longKey)"}"#, reason: .invalidArgument, detail: "collapse_key: collapse key is 65 bytes"),
+        RejectionCase(name: "apns-collapse-id over 64 bytes", request: #"{"message":{"token":"t","apns":{"headers":{"apns-collapse-id":"\#(longKey)"}}}}"#, reason: .invalidArgument, detail: "message.apns.headers.apns-collapse-id: collapse key is 65 bytes"),
+        RejectionCase(name: "bad priority", request: #"{"to":"t","priority":"urgent"}"#, reason: .invalidArgument, detail: "priority: must be \"high\" or \"normal\""),
+        RejectionCase(name: "bad badge", request: #"{"to":"t","notification":{"badge":"many"}}"#, reason: .invalidArgument, detail: "notification.badge:"),
+        RejectionCase(name: "loc args string that is not a JSON array", request: #"{"to":"t","notification":{"body_loc_args":"a,b"}}"#, reason: .invalidArgument, detail: "notification.body_loc_args:"),
+        RejectionCase(name: "unknown v1 field", request: #"{"message":{"token":"t","notifications":{}}}"#, reason: .invalidArgument, detail: "message.notifications: unknown field"),
+        RejectionCase(name: "payload over the limit",
+                      request: #"{"to":"t","data":{"big":"\#(String(repeating: "x", count: 4100))"}}"#,
+                      reason: .payloadTooLarge, detail: "APNs payload is"),
+        RejectionCase(name: "payload over a configured limit", request: #"{"to":"t","notification":{"title":"hello"}}"#,
+                      reason: .payloadTooLarge, detail: "APNs payload is", limit: 40),
+    ]
+
+    @Test("each reason, naming the field", arguments: cases)
+    func rejection(_ testCase: RejectionCase) throws {
+        let rejection = try #require(translate(testCase.request, limit: testCase.limit).rejection, "accepted")
+        #expect(rejection.reason == testCase.reason)
+        #expect(rejection.detail.hasPrefix(testCase.detail), "\(rejection.detail)")
+        #expect(rejection.isUndecodable == testCase.undecodable)
+    }
+
+    @Test("every reason has a case")
+    func allReasonsCovered() {
+        #expect(Set(Self.cases.map(\.reason)) == Set(Rejection.Reason.allCases))
+    }
+
+    @Test("reasons are spelled as the contract spells them")
+    func spelling() {
+        #expect(Rejection.Reason.allCases.map(\.rawValue).sorted()
+            == ["invalid_argument", "invalid_data_key", "payload_too_large", "unsupported_target"])
+    }
+
+    @Test("a payload exactly at the limit is accepted")
+    func atLimit() throws {
+        let base = try #require(translate(#"{"to":"t","data":{"k":""}}"#).message)
+        let size = JSONValue.object(base.payload).jsonBytes.count
+        let padding = String(repeating: "x", count: 4096 - size)
+        let message = translate(#"{"to":"t","data":{"k":"\#(padding)"}}"#).message
+        #expect(message.map { JSONValue.object($0.payload).jsonBytes.count } == 4096)
+        #expect(translate(#"{"to":"t","data":{"k":"\#(padding)x"}}"#).rejection?.reason == .payloadTooLarge)
+    }
+}
