@@ -56,6 +56,12 @@ let package = Package(
             ],
             path: "Benchmarks/KafkaBenchmark"
         ),
+        // Translation throughput against a bare JSON parse-and-serialize floor.
+        .executableTarget(
+            name: "TranslationBenchmark",
+            dependencies: ["FCMTranslation"],
+            path: "Benchmarks/TranslationBenchmark"
+        ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

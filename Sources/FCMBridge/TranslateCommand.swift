@@ -59,7 +59,7 @@ struct TranslateCommand: ParsableCommand {
             throw ExitCode(1)
         }
         for message in messages {
-            print(message.json.jsonString)
+            print(String(decoding: message.jsonBytes, as: UTF8.self))
         }
     }
 

@@ -21,11 +21,12 @@ public struct APNsTranslator: Sendable {
     ///   - sentAt: the send time in milliseconds since the epoch, for `apns-expiration`.
     public func translate(_ request: SendRequest, messageID: String, sentAt: Int64) -> Result<APNsMessage, Rejection> {
         let payload = self.payload(for: request, messageID: messageID)
-        let size = JSONValue.object(payload).jsonBytes.count
-        guard size <= payloadLimit else {
-            return .failure(Rejection(.payloadTooLarge, "APNs payload is \(size) bytes, over the \(payloadLimit)-byte limit"))
+        let payloadJSON = JSONValue.object(payload).jsonBytes
+        guard payloadJSON.count <= payloadLimit else {
+            return .failure(Rejection(.payloadTooLarge, "APNs payload is \(payloadJSON.count) bytes, over the \(payloadLimit)-byte limit"))
         }
-        return .success(APNsMessage(headers: headers(for: request, aps: payload["aps"]?.objectValue ?? [:], sentAt: sentAt), payload: payload))
+        let headers = headers(for: request, aps: payload["aps"]?.objectValue ?? [:], sentAt: sentAt)
+        return .success(APNsMessage(headers: headers, payload: payload, payloadJSON: payloadJSON))
     }
 
     private func payload(for request: SendRequest, messageID: String) -> [String: JSONValue] {

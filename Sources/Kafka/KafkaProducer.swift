@@ -124,6 +124,7 @@ public final class KafkaProducer: Sendable {
     }
 
     private static func nativeHeaders(_ headers: [KafkaHeader]) -> OpaquePointer {
+        // librdkafka's allocators abort rather than return NULL.
         let native = rd_kafka_headers_new(headers.count)!
         for header in headers {
             if let value = header.value {

@@ -47,6 +47,7 @@ final class NativePartitionList: @unchecked Sendable {
 
     /// A list of partitions with the given offsets (`RD_KAFKA_OFFSET_INVALID` where nil).
     convenience init(_ entries: [(TopicPartition, Int64?)]) {
+        // librdkafka's allocators abort rather than return NULL, so these unwraps cannot fail.
         let list = rd_kafka_topic_partition_list_new(Int32(entries.count))!
         for (topicPartition, offset) in entries {
             let element = rd_kafka_topic_partition_list_add(list, topicPartition.topic, topicPartition.partition)!

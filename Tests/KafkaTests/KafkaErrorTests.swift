@@ -1,3 +1,4 @@
+import CRDKafka
 import Testing
 
 @testable import Kafka
@@ -48,4 +49,3 @@ struct KafkaErrorTests {
     }
 }
 
-import CRDKafka
