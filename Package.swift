@@ -35,6 +35,8 @@ let package = Package(
         ),
         // FCM request decoding and APNs translation: pure, no Kafka.
         .target(name: "FCMTranslation"),
+        // Per-device queues: FCM's queueing rules as a pure state machine, no Kafka.
+        .target(name: "DeviceQueues"),
         // The `fcm-bridge` executable.
         .executableTarget(
             name: "FCMBridge",
@@ -67,6 +69,7 @@ let package = Package(
             name: "FCMTranslationTests",
             dependencies: ["FCMTranslation", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        .testTarget(name: "DeviceQueuesTests", dependencies: ["DeviceQueues"]),
         .testTarget(
             name: "KafkaIntegrationTests",
             dependencies: [

@@ -1,0 +1,196 @@
+import DeviceQueues
+import Testing
+
+private let day: Int64 = 24 * 3600 * 1000
+private let t0: Int64 = 1_700_000_000_000
+
+private func message(_ id: String, key: String? = nil, at time: Int64 = t0, ttl: Int64? = nil) -> QueuedMessage {
+    QueuedMessage(id: id, collapseKey: key, sentAt: time, expiresAt: ttl.map { time + $0 }, inboxRecord: Array(id.utf8))
+}
+
+/// A queue for a device that was seen at t0 and is offline.
+private func offline() -> DeviceQueue { DeviceQueue(firstSeenAt: t0) }
+
+private extension QueueOutput {
+    var dispatchedIDs: [String] {
+        inbox.compactMap { if case .message(let id, _) = $0 { id } else { nil } }
+    }
+}
+
+@Suite("Device queue rules")
+struct DeviceQueueTests {
+    let rules = QueueRules()
+
+    @Test("an offline device's messages are queued, then flushed in send order on connect")
+    func offlineQueueThenFlush() {
+        var queue = offline()
+        for id in ["a", "b", "c"] {
+            #expect(queue.send(message(id), at: t0, rules: rules).statuses == [.queued(messageID: id, at: t0)])
+        }
+        let output = queue.connect(at: t0 + 1000, rules: rules)
+        #expect(output.dispatchedIDs == ["a", "b", "c"])
+        #expect(output.statuses == ["a", "b", "c"].map { .dispatched(messageID: $0, at: t0 + 1000) })
+        #expect(queue.waiting.isEmpty && queue.isOnline)
+    }
+
+    @Test("an online device's messages pass straight through, dispatched at the send's time")
+    func onlinePassThrough() {
+        var queue = offline()
+        _ = queue.connect(at: t0, rules: rules)
+        let output = queue.send(message("a", at: t0 + 5), at: t0 + 5, rules: rules)
+        #expect(output.dispatchedIDs == ["a"])
+        #expect(output.statuses == [.dispatched(messageID: "a", at: t0 + 5)])
+        queue.disconnect(at: t0 + 6)
+        #expect(queue.send(message("b"), at: t0 + 7, rules: rules).statuses == [.queued(messageID: "b", at: t0 + 7)])
+    }
+
+    @Test("the message that would exceed max_pending is discarded with every waiting one")
+    func overflow() {
+        var queue = offline()
+        for index in 0..<100 { _ = queue.send(message("m\(index)"), at: t0, rules: rules) }
+        let output = queue.send(message("m100"), at: t0 + 1, rules: rules)
+        let ids = (0...100).map { "m\($0)" }
+        #expect(output.statuses == [.deletedMessages(reason: .tooManyPending, count: 101, messageIDs: ids, at: t0 + 1)])
+        #expect(queue.waiting.isEmpty)
+        #expect(queue.pendingNotice == DeletionNotice(reason: .tooManyPending, count: 101))
+    }
+
+    @Test("overflow then connect: the deleted_messages notice comes first, then what came after")
+    func overflowThenConnect() {
+        var rules = self.rules
+        rules.maxPending = 2
+        var queue = offline()
+        for id in ["a", "b", "c", "d"] { _ = queue.send(message(id), at: t0, rules: rules) }
+        let output = queue.connect(at: t0 + 10, rules: rules)
+        #expect(output.inbox == [.deletedMessages(reason: .tooManyPending, count: 3), .message(id: "d", record: Array("d".utf8))])
+        #expect(output.statuses == [.dispatched(messageID: "d", at: t0 + 10)])
+        #expect(queue.pendingNotice == nil)
+    }
+
+    @Test("collapsible messages do not count toward max_pending")
+    func collapsibleNotCounted() {
+        var rules = self.rules
+        rules.maxPending = 1
+        var queue = offline()
+        _ = queue.send(message("k", key: "score"), at: t0, rules: rules)
+        #expect(queue.send(message("a"), at: t0, rules: rules).statuses == [.queued(messageID: "a", at: t0)])
+        #expect(queue.waiting.map(\.id) == ["k", "a"])
+    }
+
+    @Test("a message with a collapse key replaces the waiting one with the same key")
+    func collapseReplaces() {
+        var queue = offline()
+        _ = queue.send(message("old", key: "score"), at: t0, rules: rules)
+        _ = queue.send(message("x"), at: t0, rules: rules)
+        let output = queue.send(message("new", key: "score"), at: t0 + 1, rules: rules)
+        #expect(output.statuses == [
+            .collapsed(messageID: "old", reason: .collapseKey, replacedBy: "new", at: t0 + 1),
+            .queued(messageID: "new", at: t0 + 1),
+        ])
+        #expect(queue.waiting.map(\.id) == ["x", "new"])
+    }
+
+    @Test("a fifth collapse key evicts the oldest key")
+    func collapseKeyLimit() {
+        var queue = offline()
+        for key in ["k1", "k2", "k3", "k4"] { _ = queue.send(message(key, key: key), at: t0, rules: rules) }
+        let output = queue.send(message("k5", key: "k5"), at: t0 + 1, rules: rules)
+        #expect(output.statuses == [
+            .collapsed(messageID: "k1", reason: .collapseKeyLimit, replacedBy: "k5", at: t0 + 1),
+            .queued(messageID: "k5", at: t0 + 1),
+        ])
+        #expect(queue.waiting.map(\.id) == ["k2", "k3", "k4", "k5"])
+    }
+
+    @Test("a message whose time to live passed is expired on connect, never dispatched")
+    func expiry() {
+        var queue = offline()
+        _ = queue.send(message("short", ttl: 1000), at: t0, rules: rules)
+        _ = queue.send(message("long", ttl: 10_000), at: t0, rules: rules)
+        let output = queue.connect(at: t0 + 5000, rules: rules)
+        #expect(output.statuses == [.expired(messageID: "short", at: t0 + 5000), .dispatched(messageID: "long", at: t0 + 5000)])
+    }
+
+    @Test("the default time to live is four weeks")
+    func defaultTimeToLive() {
+        var queue = offline()
+        _ = queue.send(message("a"), at: t0, rules: rules)
+        _ = queue.connect(at: t0 + 1, rules: rules)
+        queue.disconnect(at: t0 + 2)
+        _ = queue.send(message("b", at: t0 + 2), at: t0 + 2, rules: rules)
+        let output = queue.connect(at: t0 + 2 + 28 * day, rules: rules)
+        #expect(output.statuses == [.expired(messageID: "b", at: t0 + 2 + 28 * day)])
+    }
+
+    @Test("time to live 0 to an offline device expires at once; to an online one it is dispatched")
+    func ttlZero() {
+        var queue = offline()
+        #expect(queue.send(message("a", ttl: 0), at: t0, rules: rules).statuses == [.expired(messageID: "a", at: t0)])
+        _ = queue.connect(at: t0, rules: rules)
+        #expect(queue.send(message("b", ttl: 0), at: t0, rules: rules).statuses == [.dispatched(messageID: "b", at: t0)])
+    }
+
+    @Test("collapse plus expiry: the replacing message's own time to live counts")
+    func collapsePlusExpiry() {
+        var queue = offline()
+        _ = queue.send(message("old", key: "k", ttl: 100_000), at: t0, rules: rules)
+        _ = queue.send(message("new", key: "k", at: t0 + 1, ttl: 10), at: t0 + 1, rules: rules)
+        let output = queue.connect(at: t0 + 1000, rules: rules)
+        #expect(output.statuses == [.expired(messageID: "new", at: t0 + 1000)])
+        #expect(output.inbox.isEmpty)
+    }
+
+    @Test("a device connecting after 30 days without presence loses every waiting message")
+    func inactivity() {
+        var queue = offline()
+        // Sent 20 days after the device was last seen: not expired when it connects at day 31.
+        _ = queue.send(message("a", at: t0 + 20 * day), at: t0 + 20 * day, rules: rules)
+        let connect = t0 + 31 * day
+        let output = queue.connect(at: connect, rules: rules)
+        #expect(output.statuses == [.deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["a"], at: connect)])
+        #expect(output.inbox == [.deletedMessages(reason: .deviceInactive, count: 1)])
+    }
+
+    @Test("30 days exactly is not inactive; presence events keep a device active")
+    func activeEnough() {
+        var queue = offline()
+        _ = queue.send(message("a", at: t0 + 20 * day), at: t0 + 20 * day, rules: rules)
+        #expect(queue.connect(at: t0 + 30 * day, rules: rules).dispatchedIDs == ["a"])
+        queue.disconnect(at: t0 + 30 * day)
+        _ = queue.send(message("b", at: t0 + 59 * day), at: t0 + 59 * day, rules: rules)
+        #expect(queue.connect(at: t0 + 59 * day, rules: rules).dispatchedIDs == ["b"])
+    }
+
+    @Test("inactivity plus overflow: one notice counting both discards, with the latest reason")
+    func inactivityPlusOverflow() {
+        var rules = self.rules
+        rules.maxPending = 1
+        var queue = offline()
+        _ = queue.send(message("a"), at: t0, rules: rules)
+        let overflow = queue.send(message("b"), at: t0, rules: rules)
+        #expect(overflow.statuses == [.deletedMessages(reason: .tooManyPending, count: 2, messageIDs: ["a", "b"], at: t0)])
+        _ = queue.send(message("c"), at: t0, rules: rules)
+        let connect = t0 + 40 * day
+        let output = queue.connect(at: connect, rules: rules)
+        #expect(output.statuses == [.deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["c"], at: connect)])
+        #expect(output.inbox == [.deletedMessages(reason: .deviceInactive, count: 3)])
+    }
+
+    @Test("on connect: inactivity first, so expired messages of an inactive device are deleted, not expired")
+    func connectOrder() {
+        var queue = offline()
+        _ = queue.send(message("a", ttl: 1000), at: t0, rules: rules)
+        let output = queue.connect(at: t0 + 31 * day, rules: rules)
+        #expect(output.statuses == [.deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["a"], at: t0 + 31 * day)])
+    }
+
+    @Test("an ack gives delivered for dispatched messages; an unknown id is ignored")
+    func acks() {
+        var queue = offline()
+        _ = queue.connect(at: t0, rules: rules)
+        _ = queue.send(message("a"), at: t0, rules: rules)
+        let output = queue.acknowledge(["a", "unknown"], at: t0 + 1)
+        #expect(output.statuses == [.delivered(messageID: "a", at: t0 + 1)])
+        #expect(queue.acknowledge(["a"], at: t0 + 2).statuses.isEmpty)
+    }
+}
