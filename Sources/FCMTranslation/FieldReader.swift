@@ -46,7 +46,8 @@ struct FieldReader {
     func integer(_ key: String) throws(Rejection) -> Int? {
         guard let value = value(key) else { return nil }
         guard case .number(let text) = value, let number = Int(text) else {
-            throw invalid(key, "must be a whole number, not \(value.typeName == "a number" ? value.jsonString : value.typeName)")
+            let shown = if case .number(let text) = value { text } else { value.typeName }
+            throw invalid(key, "must be a whole number, not \(shown)")
         }
         return number
     }

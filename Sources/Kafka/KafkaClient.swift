@@ -102,8 +102,8 @@ final class KafkaClient: @unchecked Sendable {
         loopsRun.withLockedValue { $0 = false }
     }
 
-    /// The client's fatal error, if it has had one.
-    var fatalError: KafkaError? {
+    /// The fatal error a client has had, if any (`rd_kafka_fatal_error`).
+    static func fatalError(of handle: OpaquePointer) -> KafkaError? {
         var errorText = [CChar](repeating: 0, count: 512)
         let err = rd_kafka_fatal_error(handle, &errorText, errorText.count)
         guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }

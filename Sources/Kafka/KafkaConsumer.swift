@@ -73,9 +73,8 @@ public final class KafkaConsumer: Sendable {
                 if error.code == RD_KAFKA_RESP_ERR__FATAL.rawValue { fatal = error } else { logger.warning("consumer: \(error)") }
             }
             if let fatal {
-                var text = [CChar](repeating: 0, count: 512)
-                let code = rd_kafka_fatal_error(handle, &text, text.count)
-                throw KafkaError(code: code.rawValue, message: "\(fatal.message): \(String(cBuffer: text))", isFatal: true)
+                let cause = KafkaClient.fatalError(of: handle)
+                throw KafkaError(code: cause?.code ?? fatal.code, message: "\(fatal.message): \(cause?.message ?? "")", isFatal: true)
             }
             return events
         }

@@ -49,7 +49,7 @@ public final class KafkaProducer: Sendable {
         var lastTopic: TopicHandle?
         var fatal: KafkaError?
         for (index, record) in records.enumerated() {
-            let partition: Int32 = if case .explicit(let p) = record.partition { p } else { -1 }
+            let partition = record.partition.number
             if let fatal {
                 pending.complete(index, partition: partition, offset: -1, error: fatal)
                 continue
@@ -105,8 +105,7 @@ public final class KafkaProducer: Sendable {
                         count += 1
                     }
                     add(RD_KAFKA_VTYPE_RKT) { $0.u.rkt = topic.pointer }
-                    let partition: Int32 = if case .explicit(let p) = record.partition { p } else { RD_KAFKA_PARTITION_UA }
-                    add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition }
+                    add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = record.partition.number }
                     add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
                     add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque }
                     if let key { add(RD_KAFKA_VTYPE_KEY) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: key.baseAddress), size: key.count) } }

@@ -6,6 +6,11 @@ public struct ProducerRecord: Sendable, Hashable {
         case byKey
         /// This partition.
         case explicit(Int32)
+
+        /// librdkafka's partition number: `RD_KAFKA_PARTITION_UA` (-1) to let the partitioner choose.
+        var number: Int32 {
+            if case .explicit(let partition) = self { partition } else { -1 }
+        }
     }
 
     /// The topic to send to.
