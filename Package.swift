@@ -69,7 +69,10 @@ let package = Package(
             name: "FCMTranslationTests",
             dependencies: ["FCMTranslation", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "DeviceQueuesTests", dependencies: ["DeviceQueues"]),
+        .testTarget(
+            name: "DeviceQueuesTests",
+            dependencies: ["DeviceQueues", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(
             name: "KafkaIntegrationTests",
             dependencies: [

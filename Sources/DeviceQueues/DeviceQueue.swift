@@ -1,32 +1,37 @@
 /// One device's queue: a pure state machine over send requests and presence events, with their
-/// event times. It applies FCM's queueing rules and says what to write to the inbox and which
-/// status events to publish. It knows nothing of Kafka.
+/// event times. It applies FCM's queueing rules and says what to write to the inbox, which
+/// status events to publish and which state changes to record. It knows nothing of Kafka.
 public struct DeviceQueue: Sendable, Hashable {
-    /// Whether the device is connected.
-    public private(set) var isOnline = false
-    /// Event time of the last presence event (or of the first send, for a device first seen
-    /// through one), in milliseconds.
-    public private(set) var lastActivity: Int64
+    /// Presence, activity and the pending `deleted_messages` notice.
+    public private(set) var status: DeviceStatus
     /// Messages waiting, in send order.
     public private(set) var waiting: [QueuedMessage] = []
-    /// The `deleted_messages` notice the device gets on its next connect, if messages were discarded.
-    public private(set) var pendingNotice: DeletionNotice?
-    /// Ids dispatched and not yet acknowledged, oldest first (at most ``maximumUnacknowledged``).
+    /// Ids dispatched and not yet acknowledged, oldest first (at most the rules'
+    /// ``QueueRules/acknowledgementWindow``).
     public private(set) var unacknowledged: [String] = []
-
-    /// How many dispatched ids are remembered for acknowledgement.
-    public static let maximumUnacknowledged = 1000
 
     /// A device first seen at `time` (a send request's or a presence event's event time).
     public init(firstSeenAt time: Int64) {
-        lastActivity = time
+        status = DeviceStatus(isOnline: false, lastActivity: time, pendingNotice: nil)
     }
+
+    /// A device as a changelog left it: its status, before its other changes are applied.
+    public init(status: DeviceStatus) {
+        self.status = status
+    }
+
+    /// Whether the device is connected.
+    public var isOnline: Bool { status.isOnline }
+    /// Event time of the last presence event (or of the first send), in milliseconds.
+    public var lastActivity: Int64 { status.lastActivity }
+    /// The `deleted_messages` notice the device gets on its next connect, if messages were discarded.
+    public var pendingNotice: DeletionNotice? { status.pendingNotice }
 
     /// A send request's message for this device, at the request's event time.
     public mutating func send(_ message: QueuedMessage, at time: Int64, rules: QueueRules) -> QueueOutput {
         var output = QueueOutput()
         if isOnline {
-            dispatch(message, at: time, into: &output)
+            dispatch(message, at: time, rules: rules, into: &output)
             return output
         }
         expireWaiting(at: time, into: &output)
@@ -36,11 +41,11 @@ public struct DeviceQueue: Sendable, Hashable {
         }
         if let key = message.collapseKey {
             if let index = waiting.firstIndex(where: { $0.collapseKey == key }) {
-                let replaced = waiting.remove(at: index)
+                let replaced = remove(at: index, into: &output)
                 output.statuses.append(.collapsed(messageID: replaced.id, reason: .collapseKey, replacedBy: message.id, at: time))
             } else if Set(waiting.compactMap(\.collapseKey)).count >= rules.maxCollapseKeys,
                       let oldest = waiting.firstIndex(where: { $0.collapseKey != nil }) {
-                let evicted = waiting.remove(at: oldest)
+                let evicted = remove(at: oldest, into: &output)
                 output.statuses.append(.collapsed(messageID: evicted.id, reason: .collapseKeyLimit, replacedBy: message.id, at: time))
             }
         } else if waiting.count(where: { $0.collapseKey == nil }) >= rules.maxPending {
@@ -50,6 +55,7 @@ public struct DeviceQueue: Sendable, Hashable {
         var queued = message
         queued.expiresAt = message.expiry(rules)
         waiting.append(queued)
+        output.changes.append(.enqueued(queued))
         output.statuses.append(.queued(messageID: message.id, at: time))
         return output
     }
@@ -64,66 +70,92 @@ public struct DeviceQueue: Sendable, Hashable {
         expireWaiting(at: time, into: &output)
         if let notice = pendingNotice {
             output.inbox.append(.deletedMessages(reason: notice.reason, count: notice.count))
-            pendingNotice = nil
+            status.pendingNotice = nil
         }
-        let flushing = waiting
-        waiting.removeAll()
-        for message in flushing { dispatch(message, at: time, into: &output) }
-        isOnline = true
-        lastActivity = max(lastActivity, time)
+        while !waiting.isEmpty {
+            dispatch(remove(at: 0, into: &output), at: time, rules: rules, into: &output)
+        }
+        status.isOnline = true
+        status.lastActivity = max(lastActivity, time)
+        output.changes.append(.device(status))
         return output
     }
 
     /// The device disconnected.
-    public mutating func disconnect(at time: Int64) {
-        isOnline = false
-        lastActivity = max(lastActivity, time)
+    @discardableResult
+    public mutating func disconnect(at time: Int64) -> QueueOutput {
+        var output = QueueOutput()
+        status.isOnline = false
+        status.lastActivity = max(lastActivity, time)
+        output.changes.append(.device(status))
+        return output
     }
 
     /// The device acknowledged messages: `delivered` for each it was sent; unknown ids are ignored.
     public mutating func acknowledge(_ messageIDs: [String], at time: Int64) -> QueueOutput {
         var output = QueueOutput()
-        lastActivity = max(lastActivity, time)
+        status.lastActivity = max(lastActivity, time)
+        output.changes.append(.device(status))
         for id in messageIDs {
             guard let index = unacknowledged.firstIndex(of: id) else { continue }
             unacknowledged.remove(at: index)
+            output.changes.append(.acknowledgementSettled(messageID: id))
             output.statuses.append(.delivered(messageID: id, at: time))
         }
         return output
     }
 
-    private mutating func dispatch(_ message: QueuedMessage, at time: Int64, into output: inout QueueOutput) {
+    /// Replays one recorded change (when restoring from a changelog).
+    public mutating func apply(_ change: StateChange) {
+        switch change {
+        case .device(let status):
+            self.status = status
+        case .enqueued(let message):
+            waiting.append(message)
+        case .dequeued(let id):
+            if let index = waiting.firstIndex(where: { $0.id == id }) { waiting.remove(at: index) }
+        case .awaitingAcknowledgement(let id):
+            unacknowledged.append(id)
+        case .acknowledgementSettled(let id):
+            if let index = unacknowledged.firstIndex(of: id) { unacknowledged.remove(at: index) }
+        }
+    }
+
+    private mutating func dispatch(_ message: QueuedMessage, at time: Int64, rules: QueueRules, into output: inout QueueOutput) {
         output.inbox.append(.message(id: message.id, record: message.inboxRecord))
         output.statuses.append(.dispatched(messageID: message.id, at: time))
         unacknowledged.append(message.id)
-        if unacknowledged.count > Self.maximumUnacknowledged { unacknowledged.removeFirst() }
+        output.changes.append(.awaitingAcknowledgement(messageID: message.id))
+        if unacknowledged.count > rules.acknowledgementWindow {
+            output.changes.append(.acknowledgementSettled(messageID: unacknowledged.removeFirst()))
+        }
+    }
+
+    private mutating func remove(at index: Int, into output: inout QueueOutput) -> QueuedMessage {
+        let message = waiting.remove(at: index)
+        output.changes.append(.dequeued(messageID: message.id))
+        return message
     }
 
     private mutating func expireWaiting(at time: Int64, into output: inout QueueOutput) {
-        waiting.removeAll { message in
+        var index = 0
+        while index < waiting.count {
             // Waiting messages carry their expiry, resolved with the rules when queued.
-            guard let expiresAt = message.expiresAt, expiresAt <= time else { return false }
-            output.statuses.append(.expired(messageID: message.id, at: time))
-            return true
+            if let expiresAt = waiting[index].expiresAt, expiresAt <= time {
+                let expired = remove(at: index, into: &output)
+                output.statuses.append(.expired(messageID: expired.id, at: time))
+            } else {
+                index += 1
+            }
         }
     }
 
     private mutating func discardAll(plus extra: [String], reason: DeletionReason, at time: Int64, into output: inout QueueOutput) {
-        let ids = waiting.map(\.id) + extra
-        waiting.removeAll()
+        var ids: [String] = []
+        while !waiting.isEmpty { ids.append(remove(at: 0, into: &output).id) }
+        ids += extra
         output.statuses.append(.deletedMessages(reason: reason, count: ids.count, messageIDs: ids, at: time))
-        pendingNotice = DeletionNotice(reason: reason, count: (pendingNotice?.count ?? 0) + ids.count)
-    }
-}
-
-/// Messages discarded since the device last connected: one `deleted_messages` inbox record
-/// announces them, with the latest reason and the total count.
-public struct DeletionNotice: Sendable, Hashable {
-    public var reason: DeletionReason
-    public var count: Int
-
-    public init(reason: DeletionReason, count: Int) {
-        self.reason = reason
-        self.count = count
+        status.pendingNotice = DeletionNotice(reason: reason, count: (pendingNotice?.count ?? 0) + ids.count)
+        output.changes.append(.device(status))
     }
 }

@@ -30,10 +30,15 @@ public enum InboxRecord: Sendable, Hashable {
     case deletedMessages(reason: DeletionReason, count: Int)
 }
 
-/// What one input did to a device: inbox records to write and status events to publish, in order.
+/// What one input did to a device: inbox records to write, status events to publish and state
+/// changes to record, each in order.
 public struct QueueOutput: Sendable, Hashable {
+    /// Records for the device's inbox.
     public var inbox: [InboxRecord] = []
+    /// Status events about the device's messages.
     public var statuses: [StatusEvent] = []
+    /// Changes to the device's state, for the changelog.
+    public var changes: [StateChange] = []
 
     public init() {}
 }

@@ -1,0 +1,55 @@
+import DeviceQueues
+import PropertyBased
+import Testing
+
+/// One input to a device, as the worker would feed it.
+private enum Input {
+    case send(collapseKey: String?, ttl: Int64?)
+    case connect
+    case disconnect
+    case acknowledge(count: Int)
+}
+
+@Suite("Device state replay")
+struct StateReplayTests {
+    fileprivate static let input: Generator<Input, some SendableSequenceType> = Gen.int(in: 0...13).map { choice -> Input in
+        switch choice {
+        case 0...4: .send(collapseKey: nil, ttl: nil)
+        case 5...8: .send(collapseKey: String(choice), ttl: nil)
+        case 9: .send(collapseKey: nil, ttl: 5 * 3_600_000)
+        case 10: .connect
+        case 11: .disconnect
+        default: .acknowledge(count: 2)
+        }
+    }
+
+    @Test("replaying the recorded changes rebuilds the same state, whatever the inputs")
+    func replayRebuildsState() async {
+        await propertyCheck(count: 300, input: Self.input.array(of: 0...400), Gen.int(in: 1...30)) { inputs, maxPending in
+            var rules = QueueRules()
+            rules.maxPending = maxPending
+            rules.maxCollapseKeys = 2
+            rules.acknowledgementWindow = 5
+            let start: Int64 = 1_700_000_000_000
+            var live = DeviceQueue(firstSeenAt: start)
+            var replayed = DeviceQueue(status: live.status)
+            var dispatched: [String] = []
+            for (index, input) in inputs.enumerated() {
+                // Hours apart, with a jump past the inactivity limit now and then.
+                let time = start + Int64(index) * 3_600_000 + (index % 97 == 96 ? rules.inactiveAfter : 0)
+                let output: QueueOutput
+                switch input {
+                case .send(let key, let ttl):
+                    let message = QueuedMessage(id: "m\(index)", collapseKey: key, sentAt: time, expiresAt: ttl.map { time + $0 }, inboxRecord: [1, 2, 3])
+                    output = live.send(message, at: time, rules: rules)
+                case .connect: output = live.connect(at: time, rules: rules)
+                case .disconnect: output = live.disconnect(at: time)
+                case .acknowledge(let count): output = live.acknowledge(Array(dispatched.suffix(count + 5).prefix(count)) + ["unknown"], at: time)
+                }
+                dispatched += output.inbox.compactMap { if case .message(let id, _) = $0 { id } else { nil } }
+                for change in output.changes { replayed.apply(change) }
+                #expect(replayed == live)
+            }
+        }
+    }
+}
