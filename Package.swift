@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // The C module: librdkafka's API, found through pkg-config.
@@ -37,13 +39,34 @@ let package = Package(
         .target(name: "FCMTranslation"),
         // Per-device queues: FCM's queueing rules as a pure state machine, no Kafka.
         .target(name: "DeviceQueues"),
+        // The YAML configuration of `fcm-bridge run`, with environment overrides.
+        .target(
+            name: "BridgeConfiguration",
+            dependencies: ["DeviceQueues", .product(name: "Yams", package: "Yams")]
+        ),
+        // The worker: wires Kafka, translation and device queues together.
+        .target(
+            name: "BridgeWorker",
+            dependencies: [
+                "Kafka",
+                "FCMTranslation",
+                "DeviceQueues",
+                "BridgeConfiguration",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The `fcm-bridge` executable.
         .executableTarget(
             name: "FCMBridge",
             dependencies: [
                 "Kafka",
                 "FCMTranslation",
+                "BridgeConfiguration",
+                "BridgeWorker",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -64,6 +87,7 @@ let package = Package(
             dependencies: ["FCMTranslation"],
             path: "Benchmarks/TranslationBenchmark"
         ),
+        .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "DeviceQueues"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

@@ -51,4 +51,15 @@ struct RoundTripTests {
         try reports.throwFirstError()
         #expect(reports.map(\.partition) == expected.map(\.1))
     }
+
+    @Test("Murmur2Partitioner agrees with librdkafka's partitioner on many keys")
+    func partitionerAgreesWithLibrdkafka() async throws {
+        let topic = try await TestCluster.createTopic("murmur2-many", partitions: 7)
+        let keys = (0..<300).map { Array("device-\($0)-\(String(repeating: "x", count: $0 % 9))".utf8) }
+        let producer = try TestCluster.producer()
+        let reports = try await producer.send(keys.map { ProducerRecord(topic: topic, key: $0, value: []) })
+        try await producer.close()
+        try reports.throwFirstError()
+        #expect(reports.map(\.partition) == keys.map { Murmur2Partitioner.partition(of: $0, partitions: 7) })
+    }
 }

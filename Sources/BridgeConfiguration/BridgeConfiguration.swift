@@ -1,0 +1,73 @@
+import DeviceQueues
+
+/// Everything an `fcm-bridge run` needs: the cluster, the topics, the queue rules, the APNs
+/// settings and the delivery guarantee. Load it from YAML with ``ConfigurationLoader``.
+public struct BridgeConfiguration: Sendable, Hashable {
+    /// The Kafka cluster and the worker's identity in it.
+    public struct Kafka: Sendable, Hashable {
+        /// Comma-separated `host:port` list.
+        public var bootstrapServers: String
+        /// The consumer group the fleet shares; internal topics are named after it.
+        public var groupID = "fcm-bridge"
+        /// The client id brokers see.
+        public var clientID = "fcm-bridge"
+        /// The transactional id (exactly-once only); nil for a unique one per start.
+        public var transactionalID: String?
+        /// Any librdkafka property, passed to every client; these win over derived settings.
+        public var properties: [String: String] = [:]
+
+        /// Settings for the given cluster, with defaults for the rest.
+        public init(bootstrapServers: String) {
+            self.bootstrapServers = bootstrapServers
+        }
+    }
+
+    /// Topic names, defaulting to the contract's.
+    public struct Topics: Sendable, Hashable {
+        public var send = "fcm.send"
+        public var presence = "fcm.presence"
+        public var inbox = "fcm.inbox"
+        public var status = "fcm.status"
+        public var deadLetters = "fcm.dlq"
+        /// Partitions for topics the bridge creates because they are missing.
+        public var partitions: Int32 = 4
+        /// Partitions of the internal topics (device state is split this many ways); nil for
+        /// as many as the send topic has.
+        public var statePartitions: Int32?
+
+        /// The contract's default names.
+        public init() {}
+    }
+
+    /// The delivery guarantee.
+    public enum Delivery: String, Sendable, Hashable, CaseIterable {
+        /// Outputs, changelog and input offsets in one Kafka transaction per batch.
+        case exactlyOnce = "exactly_once"
+        /// For brokers without transactions: offsets committed once every output is acknowledged;
+        /// a crash repeats outputs, with the same message ids.
+        case atLeastOnce = "at_least_once"
+    }
+
+    public var kafka: Kafka
+    public var topics = Topics()
+    /// The per-device queueing rules.
+    public var queue = QueueRules()
+    /// The default `apns-topic`; nil sends none unless a request's header gives one.
+    public var bundleID: String?
+    /// The largest APNs payload, in bytes.
+    public var payloadLimit = 4096
+    /// The delivery guarantee.
+    public var delivery = Delivery.exactlyOnce
+    /// The most records handled in one batch (one transaction).
+    public var maxBatchRecords = 1000
+
+    /// A configuration for the given cluster, with defaults for the rest.
+    public init(kafka: Kafka) {
+        self.kafka = kafka
+    }
+
+    /// The changelog topic holding device state, named after the consumer group.
+    public var changelogTopic: String { "\(kafka.groupID).device-state-changelog" }
+    /// The repartition topic routing inputs to the worker that owns each device.
+    public var repartitionTopic: String { "\(kafka.groupID).device-repartition" }
+}

@@ -1,0 +1,97 @@
+import DeviceQueues
+import Foundation
+import Yams
+
+/// Reads a ``BridgeConfiguration`` from YAML, with environment variables overriding the file
+/// (see ``EnvironmentOverrides``). Every problem is a ``ConfigurationError`` naming the field.
+public enum ConfigurationLoader {
+    /// Loads the YAML file at `path`.
+    public static func load(file path: String, environment: [String: String]) throws(ConfigurationError) -> BridgeConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError(field: "", "cannot read \(path): \(error.localizedDescription)")
+        }
+        return try load(yaml: text, environment: environment)
+    }
+
+    /// Loads YAML text.
+    public static func load(yaml: String, environment: [String: String]) throws(ConfigurationError) -> BridgeConfiguration {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: yaml)
+        } catch {
+            throw ConfigurationError(field: "", "not valid YAML: \(error)")
+        }
+        let overrides = EnvironmentOverrides(environment)
+        var root = try ConfigurationSection(node, path: "", environment: overrides)
+        let configuration = try read(&root)
+        try root.finish()
+        try overrides.checkAllUsed()
+        return configuration
+    }
+
+    private static func read(_ root: inout ConfigurationSection) throws(ConfigurationError) -> BridgeConfiguration {
+        var kafkaSection = try root.section("kafka")
+        guard let servers = try kafkaSection.nonEmptyString("bootstrap_servers") else {
+            throw ConfigurationError(field: "kafka.bootstrap_servers", "is required (host:port,...)")
+        }
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: servers))
+        try readKafka(&kafkaSection, into: &configuration.kafka)
+
+        var topics = try root.section("topics")
+        try readTopics(&topics, into: &configuration.topics)
+
+        var queue = try root.section("queue")
+        try readQueue(&queue, into: &configuration.queue)
+
+        var apns = try root.section("apns")
+        configuration.bundleID = try apns.nonEmptyString("bundle_id")
+        configuration.payloadLimit = try apns.integer("payload_limit", in: 256...1_000_000).map(Int.init) ?? configuration.payloadLimit
+        try apns.finish()
+
+        configuration.delivery = try root.choice("delivery", of: BridgeConfiguration.Delivery.self) ?? configuration.delivery
+        configuration.maxBatchRecords = try root.integer("max_batch_records", in: 1...100_000).map(Int.init) ?? configuration.maxBatchRecords
+        return configuration
+    }
+
+    private static func readKafka(_ section: inout ConfigurationSection, into kafka: inout BridgeConfiguration.Kafka) throws(ConfigurationError) {
+        kafka.groupID = try section.nonEmptyString("group_id") ?? kafka.groupID
+        kafka.clientID = try section.nonEmptyString("client_id") ?? kafka.clientID
+        kafka.transactionalID = try section.nonEmptyString("transactional_id")
+        kafka.properties = try section.freeFormStrings("properties")
+        try section.finish()
+    }
+
+    private static func readTopics(_ section: inout ConfigurationSection, into topics: inout BridgeConfiguration.Topics) throws(ConfigurationError) {
+        for (key, path) in [("send", \BridgeConfiguration.Topics.send), ("presence", \.presence), ("inbox", \.inbox),
+                            ("status", \.status), ("dead_letters", \.deadLetters)] {
+            if let name = try section.nonEmptyString(key) {
+                guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }), name.count <= 249 else {
+                    throw ConfigurationError(field: section.field(key), "\"\(name)\" is not a valid topic name (letters, digits, '.', '_', '-'; at most 249)")
+                }
+                topics[keyPath: path] = name
+            }
+        }
+        let names = [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters]
+        if Set(names).count < names.count {
+            throw ConfigurationError(field: section.path, "each topic needs its own name, got \(names)")
+        }
+        topics.partitions = try section.integer("partitions", in: 1...10_000).map(Int32.init) ?? topics.partitions
+        topics.statePartitions = try section.integer("state_partitions", in: 1...10_000).map(Int32.init)
+        try section.finish()
+    }
+
+    private static func readQueue(_ section: inout ConfigurationSection, into rules: inout QueueRules) throws(ConfigurationError) {
+        rules.maxPending = try section.integer("max_pending", in: 1...100_000).map(Int.init) ?? rules.maxPending
+        rules.maxCollapseKeys = try section.integer("max_collapse_keys", in: 1...1000).map(Int.init) ?? rules.maxCollapseKeys
+        if let seconds = try section.integer("default_time_to_live_seconds", in: 0...2_419_200) {
+            rules.defaultTimeToLive = seconds * 1000
+        }
+        if let seconds = try section.integer("inactive_after_seconds", in: 1...(10 * 365 * 24 * 3600)) {
+            rules.inactiveAfter = seconds * 1000
+        }
+        try section.finish()
+    }
+}

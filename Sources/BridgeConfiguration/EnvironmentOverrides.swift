@@ -1,0 +1,52 @@
+/// Environment variables that override configuration fields. Each field has one:
+/// `FCM_BRIDGE_` and the field's path in capitals with dots as underscores
+/// (`queue.max_pending` is `FCM_BRIDGE_QUEUE_MAX_PENDING`). A free-form mapping such as
+/// `kafka.properties` takes `FCM_BRIDGE_KAFKA_PROPERTIES_<NAME>`, the name in capitals with dots
+/// as underscores (`FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD` sets `sasl.password`).
+///
+/// Reads are recorded, so that ``checkAllUsed()`` can reject a variable that names no field.
+final class EnvironmentOverrides {
+    static let prefix = "FCM_BRIDGE_"
+
+    private let variables: [String: String]
+    private var used: Set<String> = []
+    private var usedPrefixes: [String] = []
+
+    /// The `FCM_BRIDGE_` variables of `environment`.
+    init(_ environment: [String: String]) {
+        variables = environment.filter { $0.key.hasPrefix(Self.prefix) }
+    }
+
+    /// The variable that overrides `field`.
+    static func name(of field: String) -> String {
+        prefix + String(field.uppercased().map { $0 == "." || $0 == "-" ? "_" : $0 })
+    }
+
+    /// The override of a field, if set.
+    func value(for field: String) -> String? {
+        let name = Self.name(of: field)
+        used.insert(name)
+        return variables[name]
+    }
+
+    /// The overrides of a free-form mapping's entries, by entry name.
+    func values(under field: String) -> [String: String] {
+        let prefix = Self.name(of: field) + "_"
+        usedPrefixes.append(prefix)
+        var values: [String: String] = [:]
+        for (name, value) in variables where name.hasPrefix(prefix) && name.count > prefix.count {
+            values[name.dropFirst(prefix.count).lowercased().replacing("_", with: ".")] = value
+        }
+        return values
+    }
+
+    /// Throws for the first `FCM_BRIDGE_` variable that overrides nothing.
+    func checkAllUsed() throws(ConfigurationError) {
+        let unknown = variables.keys.sorted().first { name in
+            !used.contains(name) && !usedPrefixes.contains { name.hasPrefix($0) }
+        }
+        if let unknown {
+            throw ConfigurationError(field: "", "environment variable \(unknown) overrides no configuration field")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import BridgeConfiguration
+import DeviceQueues
+import Testing
+
+@Suite("Configuration loading")
+struct ConfigurationLoaderTests {
+    @Test("a minimal file gets the contract's defaults")
+    func defaults() throws {
+        let configuration = try ConfigurationLoader.load(yaml: "kafka:\n  bootstrap_servers: broker:9092\n", environment: [:])
+        #expect(configuration.kafka.bootstrapServers == "broker:9092")
+        #expect(configuration.kafka.groupID == "fcm-bridge")
+        #expect(configuration.topics.send == "fcm.send" && configuration.topics.deadLetters == "fcm.dlq")
+        #expect(configuration.queue == QueueRules())
+        #expect(configuration.delivery == .exactlyOnce)
+        #expect(configuration.payloadLimit == 4096)
+        #expect(configuration.changelogTopic == "fcm-bridge.device-state-changelog")
+    }
+
+    @Test("every field is read from the file")
+    func everyField() throws {
+        let yaml = """
+        kafka:
+          bootstrap_servers: a:1,b:2
+          group_id: push
+          client_id: push-worker
+          transactional_id: push-1
+          properties:
+            security.protocol: ssl
+            linger.ms: 20
+        topics: {send: s, presence: p, inbox: i, status: st, dead_letters: d, partitions: 8, state_partitions: 16}
+        queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600}
+        apns: {bundle_id: com.example.app, payload_limit: 5120}
+        delivery: at_least_once
+        max_batch_records: 50
+        """
+        let configuration = try ConfigurationLoader.load(yaml: yaml, environment: [:])
+        #expect(configuration.kafka.groupID == "push" && configuration.kafka.clientID == "push-worker")
+        #expect(configuration.kafka.transactionalID == "push-1")
+        #expect(configuration.kafka.properties == ["security.protocol": "ssl", "linger.ms": "20"])
+        #expect([configuration.topics.send, configuration.topics.presence, configuration.topics.inbox,
+                 configuration.topics.status, configuration.topics.deadLetters] == ["s", "p", "i", "st", "d"])
+        #expect(configuration.topics.partitions == 8 && configuration.topics.statePartitions == 16)
+        #expect(configuration.queue.maxPending == 10 && configuration.queue.maxCollapseKeys == 2)
+        #expect(configuration.queue.defaultTimeToLive == 60_000 && configuration.queue.inactiveAfter == 3_600_000)
+        #expect(configuration.bundleID == "com.example.app" && configuration.payloadLimit == 5120)
+        #expect(configuration.delivery == .atLeastOnce && configuration.maxBatchRecords == 50)
+    }
+
+    @Test("environment variables override the file, including librdkafka properties")
+    func environmentOverrides() throws {
+        let yaml = "kafka:\n  bootstrap_servers: file:1\n  properties:\n    sasl.password: from-file\nqueue:\n  max_pending: 5\n"
+        let configuration = try ConfigurationLoader.load(yaml: yaml, environment: [
+            "FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": "env:2",
+            "FCM_BRIDGE_QUEUE_MAX_PENDING": "7",
+            "FCM_BRIDGE_DELIVERY": "at_least_once",
+            "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": "from-env",
+            "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.env",
+            "HOME": "/root",
+        ])
+        #expect(configuration.kafka.bootstrapServers == "env:2")
+        #expect(configuration.queue.maxPending == 7)
+        #expect(configuration.delivery == .atLeastOnce)
+        #expect(configuration.kafka.properties == ["sasl.password": "from-env"])
+        #expect(configuration.bundleID == "com.example.env")
+    }
+
+    @Test("the environment alone is enough")
+    func environmentOnly() throws {
+        let configuration = try ConfigurationLoader.load(yaml: "", environment: ["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": "env:2"])
+        #expect(configuration.kafka.bootstrapServers == "env:2")
+    }
+
+    @Test("bad configurations stop with the field and what is wrong", arguments: [
+        ("kafka: {}", [:], "kafka.bootstrap_servers", "is required"),
+        ("kafka: {bootstrap_servers: ''}", [:], "kafka.bootstrap_servers", "must not be empty"),
+        ("kafka: {bootstrap_servers: b:1, grup_id: x}", [:], "kafka.grup_id", "unknown key"),
+        ("kafka: {bootstrap_servers: b:1}\nqueues: {}", [:], "queues", "unknown key"),
+        ("kafka: {bootstrap_servers: b:1}\nqueue: {max_pending: lots}", [:], "queue.max_pending", "whole number"),
+        ("kafka: {bootstrap_servers: b:1}\nqueue: {max_pending: 0}", [:], "queue.max_pending", "between 1 and"),
+        ("kafka: {bootstrap_servers: b:1}\nqueue: {default_time_to_live_seconds: 2419201}", [:], "queue.default_time_to_live_seconds", "between 0 and 2419200"),
+        ("kafka: {bootstrap_servers: b:1}\nqueue: [1, 2]", [:], "queue", "must be a mapping"),
+        ("kafka: {bootstrap_servers: b:1}\ndelivery: twice", [:], "delivery", "\"exactly_once\" or \"at_least_once\""),
+        ("kafka: {bootstrap_servers: b:1}\ntopics: {inbox: 'my inbox'}", [:], "topics.inbox", "not a valid topic name"),
+        ("kafka: {bootstrap_servers: b:1}\ntopics: {inbox: fcm.send}", [:], "topics", "its own name"),
+        ("kafka: {bootstrap_servers: [a, b]}", [:], "kafka.bootstrap_servers", "single value"),
+        ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_QUEUE_MAX_PENDIN": "3"], "", "FCM_BRIDGE_QUEUE_MAX_PENDIN overrides no configuration field"),
+        ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_QUEUE_MAX_PENDING": "-3"], "queue.max_pending", "between 1 and"),
+        ("kafka: [", [:], "", "not valid YAML"),
+    ] as [(String, [String: String], String, String)])
+    func badConfigurations(yaml: String, environment: [String: String], field: String, problem: String) {
+        #expect {
+            _ = try ConfigurationLoader.load(yaml: yaml, environment: environment)
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.field == field && error.description.contains(problem)
+        }
+    }
+}
