@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "DeviceQueues"),
         // The YAML configuration of `fcm-bridge run`, with environment overrides.
         .target(
-            name: "BridgeConfiguration",
+            name: "BridgeConfig",
             dependencies: ["DeviceQueues", .product(name: "Yams", package: "Yams")]
         ),
         // The worker: wires Kafka, translation and device queues together.
@@ -51,9 +51,10 @@ let package = Package(
                 "Kafka",
                 "FCMTranslation",
                 "DeviceQueues",
-                "BridgeConfiguration",
+                "BridgeConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -63,7 +64,7 @@ let package = Package(
             dependencies: [
                 "Kafka",
                 "FCMTranslation",
-                "BridgeConfiguration",
+                "BridgeConfig",
                 "BridgeWorker",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,7 +88,7 @@ let package = Package(
             dependencies: ["FCMTranslation"],
             path: "Benchmarks/TranslationBenchmark"
         ),
-        .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "DeviceQueues"]),
+        .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

@@ -34,6 +34,8 @@ public struct DeviceQueue: Sendable, Hashable {
             dispatch(message, at: time, rules: rules, into: &output)
             return output
         }
+        // A repeat of a waiting message (input processed again after a crash) changes nothing.
+        if waiting.contains(where: { $0.id == message.id }) { return output }
         expireWaiting(at: time, into: &output)
         if message.expiry(rules) <= time {
             output.statuses.append(.expired(messageID: message.id, at: time))

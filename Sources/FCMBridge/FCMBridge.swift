@@ -6,6 +6,6 @@ struct FCMBridge: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fcm-bridge",
         abstract: "FCM send requests in, APNs-ready messages out, on your own Kafka.",
-        subcommands: [TranslateCommand.self, SmokeCommand.self]
+        subcommands: [RunCommand.self, DemoCommand.self, TranslateCommand.self, SmokeCommand.self]
     )
 }

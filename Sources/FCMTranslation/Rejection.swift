@@ -15,6 +15,9 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// The request could not be decoded at all (not JSON, or no target): it goes to the dead
     /// letter topic as well.
     public var isUndecodable: Bool
+    /// The request's targets, where they could be read despite the problem: whom the
+    /// `rejected` status events are about.
+    public var tokens: [String] = []
 
     /// Creates a rejection.
     public init(_ reason: Reason, _ detail: String, isUndecodable: Bool = false) {

@@ -25,7 +25,19 @@ public enum RequestDecoder {
                 return try V1RequestDecoder.decode(request)
             }
             return try LegacyRequestDecoder.decode(request)
+        }.mapError { rejection in
+            var rejection = rejection
+            rejection.tokens = readableTokens(members)
+            return rejection
         }
+    }
+
+    /// The targets of a request that was not accepted, as far as they can be read.
+    static func readableTokens(_ members: [String: JSONValue]) -> [String] {
+        if let token = members["message"]?["token"]?.stringValue { return [token] }
+        if let token = members["to"]?.stringValue { return [token] }
+        if case .array(let ids)? = members["registration_ids"] { return ids.compactMap(\.stringValue) }
+        return []
     }
 
     /// Rejects data keys FCM reserves: `from`, `message_type`, and any starting with `google` or `gcm`.

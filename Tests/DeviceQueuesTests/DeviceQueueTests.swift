@@ -193,4 +193,12 @@ struct DeviceQueueTests {
         #expect(output.statuses == [.delivered(messageID: "a", at: t0 + 1)])
         #expect(queue.acknowledge(["a"], at: t0 + 2).statuses.isEmpty)
     }
+
+    @Test("a repeat of a waiting message (input processed again) is not queued twice")
+    func repeatedSend() {
+        var queue = offline()
+        _ = queue.send(message("a"), at: t0, rules: rules)
+        #expect(queue.send(message("a"), at: t0, rules: rules) == QueueOutput())
+        #expect(queue.connect(at: t0 + 1, rules: rules).dispatchedIDs == ["a"])
+    }
 }

@@ -15,6 +15,10 @@ public struct BridgeConfiguration: Sendable, Hashable {
         public var transactionalID: String?
         /// Any librdkafka property, passed to every client; these win over derived settings.
         public var properties: [String: String] = [:]
+        /// librdkafka properties for the consumers only; these win over ``properties``.
+        public var consumerProperties: [String: String] = [:]
+        /// librdkafka properties for the producer only; these win over ``properties``.
+        public var producerProperties: [String: String] = [:]
 
         /// Settings for the given cluster, with defaults for the rest.
         public init(bootstrapServers: String) {

@@ -61,6 +61,8 @@ public enum ConfigurationLoader {
         kafka.clientID = try section.nonEmptyString("client_id") ?? kafka.clientID
         kafka.transactionalID = try section.nonEmptyString("transactional_id")
         kafka.properties = try section.freeFormStrings("properties")
+        kafka.consumerProperties = try section.freeFormStrings("consumer_properties")
+        kafka.producerProperties = try section.freeFormStrings("producer_properties")
         try section.finish()
     }
 

@@ -1,4 +1,4 @@
-import BridgeConfiguration
+import BridgeConfig
 import DeviceQueues
 import Testing
 
@@ -27,6 +27,8 @@ struct ConfigurationLoaderTests {
           properties:
             security.protocol: ssl
             linger.ms: 20
+          consumer_properties: {fetch.wait.max.ms: 10}
+          producer_properties: {batch.size: 100000}
         topics: {send: s, presence: p, inbox: i, status: st, dead_letters: d, partitions: 8, state_partitions: 16}
         queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600}
         apns: {bundle_id: com.example.app, payload_limit: 5120}
@@ -37,6 +39,8 @@ struct ConfigurationLoaderTests {
         #expect(configuration.kafka.groupID == "push" && configuration.kafka.clientID == "push-worker")
         #expect(configuration.kafka.transactionalID == "push-1")
         #expect(configuration.kafka.properties == ["security.protocol": "ssl", "linger.ms": "20"])
+        #expect(configuration.kafka.consumerProperties == ["fetch.wait.max.ms": "10"])
+        #expect(configuration.kafka.producerProperties == ["batch.size": "100000"])
         #expect([configuration.topics.send, configuration.topics.presence, configuration.topics.inbox,
                  configuration.topics.status, configuration.topics.deadLetters] == ["s", "p", "i", "st", "d"])
         #expect(configuration.topics.partitions == 8 && configuration.topics.statePartitions == 16)

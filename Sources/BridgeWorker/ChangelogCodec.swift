@@ -1,0 +1,98 @@
+import DeviceQueues
+import FCMTranslation
+import Kafka
+
+/// The changelog topic's records: one per state change, keyed so that compaction keeps exactly
+/// the live state. Each key holds one thing, and the latest record for it wins:
+///
+/// - `d <token>`: the device's status (`{"online":..,"last_activity":..,"notice":{..}}`);
+/// - `m <message id> <token>`: a waiting message (value: its inbox record; headers
+///   `collapse-key`, `expires-at`; timestamp: its send time), or a tombstone once it left;
+/// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone.
+///
+/// Message ids have no spaces, so the token is everything after the second space.
+struct ChangelogCodec: Sendable {
+    let topic: String
+
+    func record(_ change: StateChange, token: String, partition: Int32) -> ProducerRecord {
+        var record = ProducerRecord(topic: topic, partition: .explicit(partition), value: nil)
+        switch change {
+        case .device(let status):
+            record.key = Self.key("d", nil, token)
+            var fields: [String: JSONValue] = ["online": .bool(status.isOnline), "last_activity": .number(String(status.lastActivity))]
+            if let notice = status.pendingNotice {
+                fields["notice"] = .object(["reason": .string(notice.reason.rawValue), "count": .integer(notice.count)])
+            }
+            record.value = JSONValue.object(fields).jsonBytes
+        case .enqueued(let message):
+            record.key = Self.key("m", message.id, token)
+            record.value = message.inboxRecord
+            record.timestamp = message.sentAt
+            if let key = message.collapseKey { record.headers.append(KafkaHeader(key: "collapse-key", value: key)) }
+            if let expiresAt = message.expiresAt { record.headers.append(RecordFields.header("expires-at", expiresAt)) }
+        case .dequeued(let id):
+            record.key = Self.key("m", id, token)
+        case .awaitingAcknowledgement(let id):
+            record.key = Self.key("a", id, token)
+            record.value = []
+        case .acknowledgementSettled(let id):
+            record.key = Self.key("a", id, token)
+        }
+        return record
+    }
+
+    /// The device and change a changelog record holds.
+    func change(of record: ConsumerRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
+        guard let key = RecordFields.text(record.key), key.count > 2 else {
+            throw MalformedRecord(description: "changelog record without a key at \(record.topicPartition)@\(record.offset)")
+        }
+        let kind = key.prefix(2)
+        let rest = key.dropFirst(2)
+        if kind == "d " {
+            return (String(rest), .device(try status(of: record)))
+        }
+        guard let space = rest.firstIndex(of: " ") else {
+            throw MalformedRecord(description: "changelog key \"\(key)\" has no message id")
+        }
+        let id = String(rest[..<space])
+        let token = String(rest[rest.index(after: space)...])
+        switch (kind, record.value) {
+        case ("m ", nil): return (token, .dequeued(messageID: id))
+        case ("m ", let value?):
+            let message = QueuedMessage(
+                id: id, collapseKey: record.headers.string(for: "collapse-key"),
+                sentAt: record.timestamp?.milliseconds ?? 0,
+                expiresAt: RecordFields.integer("expires-at", in: record.headers),
+                inboxRecord: Array(value.readableBytesView)
+            )
+            return (token, .enqueued(message))
+        case ("a ", nil): return (token, .acknowledgementSettled(messageID: id))
+        case ("a ", _): return (token, .awaitingAcknowledgement(messageID: id))
+        default: throw MalformedRecord(description: "changelog key \"\(key)\" of unknown kind")
+        }
+    }
+
+    private func status(of record: ConsumerRecord) throws(MalformedRecord) -> DeviceStatus {
+        guard let bytes = RecordFields.bytes(record.value), let json = try? JSONParser.parse(bytes),
+              case .bool(let online)? = json["online"], let activity = json["last_activity"].flatMap(Self.integer) else {
+            throw MalformedRecord(description: "changelog device status at \(record.topicPartition)@\(record.offset) is not readable")
+        }
+        var notice: DeletionNotice?
+        if let value = json["notice"] {
+            guard let reason = value["reason"]?.stringValue.flatMap(DeletionReason.init(rawValue:)),
+                  let count = value["count"].flatMap(Self.integer) else {
+                throw MalformedRecord(description: "changelog notice at \(record.topicPartition)@\(record.offset) is not readable")
+            }
+            notice = DeletionNotice(reason: reason, count: Int(count))
+        }
+        return DeviceStatus(isOnline: online, lastActivity: activity, pendingNotice: notice)
+    }
+
+    private static func integer(_ value: JSONValue) -> Int64? {
+        if case .number(let text) = value { Int64(text) } else { nil }
+    }
+
+    private static func key(_ kind: String, _ id: String?, _ token: String) -> [UInt8] {
+        Array((id.map { "\(kind) \($0) \(token)" } ?? "\(kind) \(token)").utf8)
+    }
+}

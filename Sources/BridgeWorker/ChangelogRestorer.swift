@@ -1,0 +1,61 @@
+import Kafka
+import Logging
+
+/// Rebuilds the device state of partitions from their changelog: reads each changelog partition
+/// from the beginning to its end (by partition EOF, which every broker reports correctly) and
+/// replays every change.
+struct ChangelogRestorer: Sendable {
+    let consumerConfiguration: KafkaConsumerConfiguration
+    let codec: ChangelogCodec
+    /// How long a restore may go without reaching every partition's end.
+    var timeout: Duration = .seconds(300)
+    let logger: Logger
+
+    /// Restores `partitions` into `states`.
+    func restore(_ partitions: [Int32], into states: inout DeviceStates) async throws {
+        guard !partitions.isEmpty else { return }
+        let started = ContinuousClock.now
+        var configuration = consumerConfiguration
+        configuration.groupID = nil
+        configuration.reportsEndOfPartition = true
+        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
+        let topicPartitions = partitions.map { TopicPartition(codec.topic, $0) }
+        try await consumer.assign(topicPartitions.map { TopicPartitionOffset($0, offset: KafkaOffset.beginning) })
+        for partition in partitions { states.adopt(partition) }
+
+        var remaining = Set(topicPartitions)
+        var replayed = 0
+        while !remaining.isEmpty {
+            guard ContinuousClock.now - started < timeout else {
+                try? await consumer.close()
+                throw RestoreTimeout(partitions: remaining.sorted(), timeout: timeout)
+            }
+            for event in try await consumer.poll() {
+                switch event {
+                case .record(let record):
+                    do {
+                        let (token, change) = try codec.change(of: record)
+                        states.restore(change, token: token, in: record.partition)
+                        replayed += 1
+                    } catch {
+                        logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
+                    }
+                case .endOfPartition(let partition, _):
+                    remaining.remove(partition)
+                }
+            }
+        }
+        try await consumer.close()
+        logger.info("restored device state", metadata: [
+            "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
+            "took": "\(ContinuousClock.now - started)",
+        ])
+    }
+}
+
+/// A changelog could not be read to its end in time.
+struct RestoreTimeout: Error, CustomStringConvertible {
+    var partitions: [TopicPartition]
+    var timeout: Duration
+    var description: String { "restoring device state did not reach the end of \(partitions) within \(timeout)" }
+}

@@ -1,0 +1,9 @@
+/// Message ids: unique per (send record, token) and stable, because they are made of the send
+/// record's position and the token's index in it. Processing the same record again, after a
+/// crash or a rebalance, gives the same ids.
+enum MessageID {
+    /// `<partition>:<offset>:<token index>` of the send record, e.g. `3:1207:0`.
+    static func make(partition: Int32, offset: Int64, tokenIndex: Int) -> String {
+        "\(partition):\(offset):\(tokenIndex)"
+    }
+}

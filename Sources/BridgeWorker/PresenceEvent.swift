@@ -1,0 +1,47 @@
+import FCMTranslation
+
+/// A presence event (`fcm.presence`): the device connected, disconnected or acknowledged messages.
+struct PresenceEvent: Sendable, Hashable {
+    enum Kind: Sendable, Hashable {
+        case connect
+        case disconnect
+        case acknowledge(messageIDs: [String])
+    }
+
+    var token: String
+    var kind: Kind
+
+    /// Decodes `{"token": ..., "event": "connect" | "disconnect" | "ack", "message_ids": [...]}`.
+    /// A rejection names the field; it is undecodable (a dead letter too) when the value is not
+    /// a JSON object with a token.
+    static func decode(_ bytes: some Collection<UInt8>) -> Result<PresenceEvent, Rejection> {
+        guard let json = try? JSONParser.parse(bytes), case .object(let members) = json else {
+            return .failure(Rejection(.invalidArgument, "presence event is not a JSON object", isUndecodable: true))
+        }
+        guard let token = members["token"]?.stringValue, !token.isEmpty else {
+            return .failure(Rejection(.invalidArgument, "token: a non-empty string is required", isUndecodable: true))
+        }
+        var rejection = Rejection(.invalidArgument, "")
+        rejection.tokens = [token]
+        switch members["event"]?.stringValue {
+        case "connect":
+            return .success(PresenceEvent(token: token, kind: .connect))
+        case "disconnect":
+            return .success(PresenceEvent(token: token, kind: .disconnect))
+        case "ack":
+            guard case .array(let values)? = members["message_ids"] else {
+                rejection.detail = "message_ids: an array of strings is required on ack"
+                return .failure(rejection)
+            }
+            let ids = values.compactMap(\.stringValue)
+            guard ids.count == values.count else {
+                rejection.detail = "message_ids: every id must be a string"
+                return .failure(rejection)
+            }
+            return .success(PresenceEvent(token: token, kind: .acknowledge(messageIDs: ids)))
+        default:
+            rejection.detail = "event: must be \"connect\", \"disconnect\" or \"ack\""
+            return .failure(rejection)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import DeviceQueues
+import FCMTranslation
+
+/// The first step for a send record: decode, translate for each token, and decide. Accepted
+/// messages go on to their device's queue; the rest get their status here. Pure: no Kafka.
+struct SendIntake: Sendable {
+    /// What became of one send record.
+    struct Result: Sendable, Hashable {
+        /// Messages for device queues, one per accepted token.
+        var accepted: [RoutedInput] = []
+        /// `rejected` and `validated` statuses, keyed by token (nil when none could be read).
+        var statuses: [AddressedStatus] = []
+        /// Why the record goes to the dead letter topic, when it could not be decoded.
+        var deadLetter: Rejection?
+    }
+
+    let translator: APNsTranslator
+
+    /// Handles the send record at `partition`/`offset` with CreateTime `time`.
+    func admit(_ value: [UInt8]?, partition: Int32, offset: Int64, time: Int64) -> Result {
+        var result = Result()
+        let request: SendRequest
+        switch value.map(RequestDecoder.decode) ?? .failure(Rejection(.invalidArgument, "the record has no value", isUndecodable: true)) {
+        case .success(let decoded):
+            request = decoded
+        case .failure(let rejection):
+            reject(rejection, partition: partition, offset: offset, time: time, into: &result)
+            result.deadLetter = rejection.isUndecodable ? rejection : nil
+            return result
+        }
+        for (index, token) in request.tokens.enumerated() {
+            let id = MessageID.make(partition: partition, offset: offset, tokenIndex: index)
+            switch translator.translate(request, messageID: id, sentAt: time).flatMap({ queued($0, id: id, token: token, time: time) }) {
+            case .success where request.validateOnly:
+                result.statuses.append(AddressedStatus(token: token, status: .validated(messageID: id, at: time)))
+            case .success(let message):
+                result.accepted.append(RoutedInput(token: token, input: .send(message), time: time))
+            case .failure(let rejection):
+                result.statuses.append(AddressedStatus(token: token, status: .rejected(messageID: id, rejection, at: time)))
+            }
+        }
+        return result
+    }
+
+    private func reject(_ rejection: Rejection, partition: Int32, offset: Int64, time: Int64, into result: inout Result) {
+        guard !rejection.tokens.isEmpty else {
+            result.statuses.append(AddressedStatus(token: nil, status: .rejected(messageID: nil, rejection, at: time)))
+            return
+        }
+        for (index, token) in rejection.tokens.enumerated() {
+            let id = MessageID.make(partition: partition, offset: offset, tokenIndex: index)
+            result.statuses.append(AddressedStatus(token: token, status: .rejected(messageID: id, rejection, at: time)))
+        }
+    }
+
+    /// The queued form of a translated message: its collapse key and expiry come from the APNs
+    /// headers, which already merged the request's own `apns-collapse-id` and `apns-expiration`.
+    private func queued(_ apns: APNsMessage, id: String, token: String, time: Int64) -> Swift.Result<QueuedMessage, Rejection> {
+        var expiresAt: Int64?
+        if let expiration = apns.headers["apns-expiration"] {
+            guard let seconds = Int64(expiration), seconds >= 0, seconds < Int64.max / 1000 else {
+                return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, got \"\(expiration)\""))
+            }
+            // 0: deliver now or never.
+            expiresAt = seconds == 0 ? time : seconds * 1000
+        }
+        let record = InboxEncoding.message(token: token, messageID: id, sentAt: time, apns: apns)
+        return .success(QueuedMessage(id: id, collapseKey: apns.headers["apns-collapse-id"], sentAt: time, expiresAt: expiresAt, inboxRecord: record))
+    }
+}

@@ -1,0 +1,47 @@
+import BridgeConfig
+import Kafka
+import Logging
+
+/// How the bridge's topics are partitioned, found (and missing topics created) at start-up.
+struct TopicLayout: Sendable {
+    /// Partitions of the changelog and repartition topics.
+    var statePartitions: Int32
+    /// Input topics with as many partitions as the state.
+    var colocatedTopics: Set<String>
+
+    /// Creates missing topics and checks that the internal ones are partitioned alike.
+    static func prepare(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws -> TopicLayout {
+        let topics = configuration.topics
+        var existing = Dictionary(try await admin.topics().map { ($0.name, Int32($0.partitions.count)) }) { $1 }
+        let external = [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters]
+        let missing = external.filter { existing[$0] == nil }
+        if !missing.isEmpty {
+            logger.notice("creating missing topics", metadata: ["topics": "\(missing)", "partitions": "\(topics.partitions)"])
+            try await admin.createTopics(missing.map { NewTopic(name: $0, partitions: topics.partitions) })
+            for name in missing { existing[name] = topics.partitions }
+        }
+        let statePartitions = topics.statePartitions ?? existing[topics.send] ?? topics.partitions
+        // Event times can be weeks old: nothing internal may be lost to time-based retention.
+        let internalTopics = [
+            NewTopic(name: configuration.changelogTopic, partitions: statePartitions, configs: ["cleanup.policy": "compact"]),
+            NewTopic(name: configuration.repartitionTopic, partitions: statePartitions,
+                     configs: ["retention.ms": "-1", "message.timestamp.type": "CreateTime"]),
+        ]
+        for topic in internalTopics {
+            if let count = existing[topic.name] {
+                guard count == statePartitions else {
+                    throw ConfigurationError(
+                        field: "topics.state_partitions",
+                        "internal topic \(topic.name) has \(count) partitions but device state is split \(statePartitions) ways; "
+                            + "set topics.state_partitions to \(count) (changing it would move devices between partitions)"
+                    )
+                }
+            } else {
+                logger.notice("creating internal topic", metadata: ["topic": "\(topic.name)", "partitions": "\(statePartitions)"])
+                try await admin.createTopics([topic])
+            }
+        }
+        let colocated = Set([topics.send, topics.presence].filter { existing[$0] == statePartitions })
+        return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated)
+    }
+}
