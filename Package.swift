@@ -89,6 +89,17 @@ let package = Package(
             path: "Benchmarks/TranslationBenchmark"
         ),
         .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues"]),
+        .testTarget(
+            name: "BridgeIntegrationTests",
+            dependencies: [
+                "BridgeWorker",
+                "BridgeConfig",
+                "Kafka",
+                "FCMTranslation",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

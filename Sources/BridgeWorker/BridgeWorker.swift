@@ -45,8 +45,7 @@ public struct BridgeWorker: Service {
         let consumerConfiguration = consumerConfiguration(kafka)
         let ownership = PartitionOwnership(
             repartitionTopic: configuration.repartitionTopic,
-            restorer: ChangelogRestorer(consumerConfiguration: consumerConfiguration, codec: changelogCodec, logger: logger),
-            logger: logger
+            restorer: ChangelogRestorer(consumerConfiguration: consumerConfiguration, codec: changelogCodec, logger: logger)
         )
         let consumer = try KafkaConsumer(configuration: consumerConfiguration, rebalanceListener: ownership, logger: logger)
         try consumer.subscribe([configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic])

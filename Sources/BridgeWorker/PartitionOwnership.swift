@@ -1,5 +1,4 @@
 import Kafka
-import Logging
 import NIOConcurrencyHelpers
 
 /// The device state this worker owns, which follows the repartition topic's partitions: restored
@@ -9,12 +8,10 @@ final class PartitionOwnership: KafkaRebalanceListener {
     private let states = NIOLockedValueBox(DeviceStates())
     private let repartitionTopic: String
     private let restorer: ChangelogRestorer
-    private let logger: Logger
 
-    init(repartitionTopic: String, restorer: ChangelogRestorer, logger: Logger) {
+    init(repartitionTopic: String, restorer: ChangelogRestorer) {
         self.repartitionTopic = repartitionTopic
         self.restorer = restorer
-        self.logger = logger
     }
 
     /// Runs `body` with the owned device state.
@@ -23,7 +20,6 @@ final class PartitionOwnership: KafkaRebalanceListener {
     }
 
     func partitionsAssigned(_ partitions: [TopicPartition], consumer: KafkaConsumer) async throws {
-        logger.info("partitions assigned", metadata: ["partitions": "\(partitions)"])
         let statePartitions = partitions.filter { $0.topic == repartitionTopic }.map(\.partition)
         var restored = DeviceStates()
         try await restorer.restore(statePartitions, into: &restored)
@@ -31,7 +27,6 @@ final class PartitionOwnership: KafkaRebalanceListener {
     }
 
     func partitionsRevoked(_ partitions: [TopicPartition], lost: Bool, consumer: KafkaConsumer) async throws {
-        logger.info("partitions revoked", metadata: ["partitions": "\(partitions)", "lost": "\(lost)"])
         states.withLockedValue { states in
             for partition in partitions where partition.topic == repartitionTopic {
                 states.drop(partition.partition)

@@ -1,0 +1,112 @@
+import BridgeConfig
+import BridgeWorker
+import FCMTranslation
+import Foundation
+import Kafka
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// A bridge deployment of its own for one test, on the real broker named by
+/// `KAFKA_BOOTSTRAP_SERVERS`: unique topic names and group, test-friendly timings.
+struct BridgeFixture: Sendable {
+    var configuration: BridgeConfiguration
+    let kafka: KafkaConfiguration
+
+    /// Creates the input and output topics (the workers create the internal ones).
+    static func make(partitions: Int32 = 2, delivery: BridgeConfiguration.Delivery = .exactlyOnce,
+                     _ adjust: (inout BridgeConfiguration) -> Void = { _ in }) async throws -> BridgeFixture {
+        let servers = try #require(ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"], "run the tests with scripts/test.sh")
+        let id = UUID().uuidString.prefix(8)
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: servers))
+        configuration.kafka.groupID = "bridge-test-\(id)"
+        configuration.kafka.consumerProperties = ["fetch.wait.max.ms": "10", "session.timeout.ms": "6000"]
+        configuration.kafka.producerProperties = ["linger.ms": "1"]
+        configuration.topics.send = "send.\(id)"
+        configuration.topics.presence = "presence.\(id)"
+        configuration.topics.inbox = "inbox.\(id)"
+        configuration.topics.status = "status.\(id)"
+        configuration.topics.deadLetters = "dlq.\(id)"
+        configuration.topics.partitions = partitions
+        configuration.bundleID = "com.example.test"
+        configuration.delivery = delivery
+        adjust(&configuration)
+        let fixture = BridgeFixture(configuration: configuration, kafka: KafkaConfiguration(bootstrapServers: servers, clientID: "bridge-test"))
+        let admin = try KafkaAdmin(configuration: fixture.kafka, logger: Self.logger)
+        let topics = configuration.topics
+        try await admin.createTopics(
+            [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters].map { NewTopic(name: $0, partitions: partitions) },
+            ignoreExisting: false
+        )
+        await admin.close()
+        return fixture
+    }
+
+    static var logger: Logger {
+        var logger = Logger(label: "bridge-test")
+        logger.logLevel = ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
+        return logger
+    }
+
+    /// Starts a worker in this process, in a service group as `fcm-bridge run` does; stop it
+    /// with ``RunningWorker/stop()``.
+    func startWorker() -> RunningWorker {
+        let worker = BridgeWorker(configuration: configuration, logger: Self.logger)
+        let group = ServiceGroup(configuration: .init(services: [worker], logger: Self.logger))
+        return RunningWorker(group: group, task: Task { try await group.run() })
+    }
+
+    // MARK: Inputs
+
+    /// Produces send requests (JSON text) keyed by `key`, with the given event time.
+    @discardableResult
+    func send(_ requests: [String], key: String?, at time: Int64, partition: Int32? = nil) async throws -> [DeliveryReport] {
+        try await produce(requests.map {
+            ProducerRecord(topic: configuration.topics.send, partition: partition.map { .explicit($0) } ?? .byKey,
+                           key: key.map { Array($0.utf8) }, value: Array($0.utf8), timestamp: time)
+        })
+    }
+
+    /// Produces a presence event.
+    func presence(_ token: String, _ event: String, messageIDs: [String]? = nil, at time: Int64) async throws {
+        var fields: [String: JSONValue] = ["token": .string(token), "event": .string(event)]
+        fields["message_ids"] = messageIDs.map { .array($0.map(JSONValue.string)) }
+        try await produce([ProducerRecord(topic: configuration.topics.presence, key: Array(token.utf8),
+                                          value: JSONValue.object(fields).jsonBytes, timestamp: time)])
+    }
+
+    @discardableResult
+    func produce(_ records: [ProducerRecord]) async throws -> [DeliveryReport] {
+        var producerConfiguration = KafkaProducerConfiguration(kafka: kafka)
+        producerConfiguration.linger = .milliseconds(1)
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: Self.logger)
+        let reports = try await producer.send(records)
+        try await producer.close()
+        try reports.throwFirstError()
+        return reports
+    }
+
+    /// A reader of the output topics from their beginning.
+    func outputs() async throws -> OutputReader {
+        try await OutputReader(fixture: self)
+    }
+}
+
+/// A worker running in this process.
+struct RunningWorker: Sendable {
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+
+    /// Stops it the way SIGTERM does: it finishes its batch and leaves the group.
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
+
+/// 40 days ago, on a whole second: event times of test inputs start here.
+let testEpoch: Int64 = (Int64(Date().timeIntervalSince1970) - 40 * 86_400) * 1000
+let day: Int64 = 86_400_000
+
+/// A token of its own for a test.
+func uniqueToken(_ name: String = "device") -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
