@@ -3,7 +3,7 @@ import Kafka
 import Testing
 
 /// The contract's per-device queueing rules, end to end through a worker on the real broker.
-@Suite("Bridge queueing", .serialized)
+@Suite("Bridge queueing")
 struct QueueingTests {
     @Test("offline messages are queued, flushed in send order on connect; online ones pass straight through")
     func offlineThenOnline() async throws {
