@@ -46,7 +46,7 @@ final class OutputReader {
         let deadline = ContinuousClock.now + timeout
         while !condition(self) {
             guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what); statuses so far: \(statuses.map(\.text))")
+                Issue.record("timed out waiting for \(what); last statuses: \(statuses.suffix(5).map(\.text))")
                 return false
             }
             for case .record(let record) in try await consumer.poll(timeout: .milliseconds(50)) {

@@ -1,0 +1,58 @@
+import BridgeConfig
+import Foundation
+import Testing
+
+/// An `fcm-bridge run` process, configured through environment variables only.
+final class WorkerProcess {
+    private let process = Process()
+    let log: URL
+
+    /// The built `fcm-bridge`: `FCM_BRIDGE_BINARY` (set by scripts/test.sh), else the debug build.
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["FCM_BRIDGE_BINARY"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/fcm-bridge")
+    }
+
+    init(_ configuration: BridgeConfiguration) throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-bridge-\(UUID().uuidString.prefix(8)).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = Self.binary
+        process.arguments = ["run", "--log-level", "info"]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FCM_BRIDGE_") }
+        let topics = configuration.topics
+        let fields: [String: String] = [
+            "kafka.bootstrap_servers": configuration.kafka.bootstrapServers,
+            "kafka.group_id": configuration.kafka.groupID,
+            "topics.send": topics.send, "topics.presence": topics.presence, "topics.inbox": topics.inbox,
+            "topics.status": topics.status, "topics.dead_letters": topics.deadLetters,
+            "delivery": configuration.delivery.rawValue,
+            "apns.bundle_id": configuration.bundleID ?? "",
+        ]
+        for (field, value) in fields { environment["FCM_BRIDGE_" + field.uppercased().replacing(".", with: "_")] = value }
+        for (name, value) in configuration.kafka.consumerProperties {
+            environment["FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_" + name.uppercased().replacing(".", with: "_")] = value
+        }
+        process.environment = environment
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+    }
+
+    /// Kills it at once, as `kill -9` does: no shutdown, no commit.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Stops it as SIGTERM does.
+    func terminate() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    deinit { if process.isRunning { kill() } }
+}
