@@ -100,6 +100,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(
+            name: "BridgeWorkerTests",
+            dependencies: ["BridgeWorker", "DeviceQueues", "FCMTranslation", "Kafka", .product(name: "NIOCore", package: "swift-nio")]
+        ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

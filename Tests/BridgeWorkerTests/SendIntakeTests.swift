@@ -1,0 +1,65 @@
+@testable import BridgeWorker
+import DeviceQueues
+import FCMTranslation
+import Testing
+
+@Suite("Send intake")
+struct SendIntakeTests {
+    let intake = SendIntake(translator: APNsTranslator(bundleID: "com.example"))
+    let time: Int64 = 1_700_000_000_500
+
+    private func accepted(_ json: String) -> [QueuedMessage] {
+        intake.admit(Array(json.utf8), partition: 2, offset: 9, time: time).accepted.compactMap {
+            if case .send(let message) = $0.input { message } else { nil }
+        }
+    }
+
+    @Test("expiry and collapse key come from the translated APNs headers", arguments: [
+        (#"{"to": "t", "time_to_live": 60}"#, 1_700_000_060_000 as Int64?, nil as String?),
+        (#"{"to": "t", "time_to_live": 0}"#, 1_700_000_000_500, nil),
+        (#"{"to": "t", "collapse_key": "k"}"#, nil, "k"),
+        (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "1700000100", "apns-collapse-id": "c"}}}}"#, 1_700_000_100_000, "c"),
+        (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "0"}}}}"#, 1_700_000_000_500, nil),
+    ])
+    func expiryAndCollapseKey(request: String, expiresAt: Int64?, collapseKey: String?) {
+        let messages = accepted(request)
+        #expect(messages.count == 1)
+        #expect(messages.first?.expiresAt == expiresAt)
+        #expect(messages.first?.collapseKey == collapseKey)
+        #expect(messages.first?.sentAt == time)
+    }
+
+    @Test("an apns-expiration that is not a time in seconds is rejected, naming the header")
+    func badExpiration() {
+        let result = intake.admit(Array(#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "soon"}}}}"#.utf8), partition: 0, offset: 0, time: time)
+        #expect(result.accepted.isEmpty)
+        guard case .rejected(let id, let rejection, _)? = result.statuses.first?.status else {
+            Issue.record("not rejected: \(result)")
+            return
+        }
+        #expect(id == "0:0:0" && rejection.reason == .invalidArgument && rejection.detail.contains("apns-expiration"))
+    }
+
+    @Test("message ids are the record's partition and offset and the token's index: stable on a repeat")
+    func messageIDs() {
+        let request = #"{"registration_ids": ["a", "b", "c"], "notification": {"title": "x"}}"#
+        let ids = accepted(request).map(\.id)
+        #expect(ids == ["2:9:0", "2:9:1", "2:9:2"])
+        #expect(accepted(request).map(\.id) == ids)
+        let inbox = accepted(request).map { (try? JSONParser.parse($0.inboxRecord)) ?? .null }
+        #expect(inbox.map { $0["token"] } == [.string("a"), .string("b"), .string("c")])
+        #expect(inbox.map { $0["apns"]?["payload"]?["gcm.message_id"] } == ids.map(JSONValue.string))
+    }
+
+    @Test("a rejected request with readable targets gets a status per token; without, one with no token")
+    func rejectionAddressing() {
+        let multicast = intake.admit(Array(#"{"registration_ids": ["a", "b"], "time_to_live": -1}"#.utf8), partition: 0, offset: 1, time: time)
+        #expect(multicast.statuses.map(\.token) == ["a", "b"])
+        #expect(multicast.deadLetter == nil)
+        let garbage = intake.admit(Array("{".utf8), partition: 0, offset: 2, time: time)
+        #expect(garbage.statuses.map(\.token) == [nil])
+        #expect(garbage.deadLetter != nil)
+        let empty = intake.admit(nil, partition: 0, offset: 3, time: time)
+        #expect(empty.deadLetter != nil && empty.statuses.count == 1)
+    }
+}
