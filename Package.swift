@@ -88,6 +88,12 @@ let package = Package(
             dependencies: ["FCMTranslation"],
             path: "Benchmarks/TranslationBenchmark"
         ),
+        // Resident memory per waiting message against the payload bytes alone.
+        .executableTarget(
+            name: "MemoryBenchmark",
+            dependencies: ["BridgeWorker", "DeviceQueues", "FCMTranslation"],
+            path: "Benchmarks/MemoryBenchmark"
+        ),
         .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues"]),
         .testTarget(
             name: "BridgeIntegrationTests",

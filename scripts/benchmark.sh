@@ -4,6 +4,8 @@
 #                                            built from the same source) on the same broker: a
 #                                            local tansu unless KAFKA_BOOTSTRAP_SERVERS names one
 #   scripts/benchmark.sh translation [N]     translations/s vs a bare JSON parse-and-serialize
+#   scripts/benchmark.sh memory [DEVICES [PER_DEVICE]]
+#                                            RSS per waiting message vs the payload bytes alone
 # ARGS go to the benchmark (e.g. kafka --messages 200000 --runs 1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -26,5 +28,9 @@ case "$which" in
     swift build -c release --product TranslationBenchmark "${SWIFT_LINK_FLAGS[@]}"
     "$(swift build -c release --show-bin-path)/TranslationBenchmark" "$@"
     ;;
-  *) die "usage: $0 kafka|translation [ARGS]" ;;
+  memory)
+    swift build -c release --product MemoryBenchmark "${SWIFT_LINK_FLAGS[@]}"
+    "$(swift build -c release --show-bin-path)/MemoryBenchmark" report "$@"
+    ;;
+  *) die "usage: $0 kafka|translation|memory [ARGS]" ;;
 esac

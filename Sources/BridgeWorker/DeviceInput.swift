@@ -1,16 +1,17 @@
 import DeviceQueues
 
 /// An input for one device's queue, after routing: a message to send or a presence event.
-enum DeviceInput: Sendable, Hashable {
+@_spi(Benchmarks) public enum DeviceInput: Sendable, Hashable {
     case send(QueuedMessage)
     case presence(PresenceEvent.Kind)
 }
 
 /// An input for a device, with its event time.
-struct RoutedInput: Sendable, Hashable {
+@_spi(Benchmarks) public struct RoutedInput: Sendable, Hashable {
     /// The device.
-    var token: String
-    var input: DeviceInput
+    public var token: String
+    /// What happened.
+    public var input: DeviceInput
     /// The event time (the triggering record's CreateTime), in milliseconds.
-    var time: Int64
+    public var time: Int64
 }

@@ -1,8 +1,11 @@
 import DeviceQueues
 
 /// The device queues of the state partitions this worker owns, by partition and token.
-struct DeviceStates: Sendable {
+@_spi(Benchmarks) public struct DeviceStates: Sendable {
     private var partitions: [Int32: [String: DeviceQueue]] = [:]
+
+    /// No partitions held.
+    public init() {}
 
     /// Whether this worker holds (has restored) the state of `partition`.
     func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
@@ -11,10 +14,10 @@ struct DeviceStates: Sendable {
     var ownedPartitions: [Int32] { partitions.keys.sorted() }
 
     /// Devices held, over all partitions.
-    var deviceCount: Int { partitions.values.reduce(0) { $0 + $1.count } }
+    public var deviceCount: Int { partitions.values.reduce(0) { $0 + $1.count } }
 
     /// Starts holding a partition, with no devices yet (before its changelog is replayed).
-    mutating func adopt(_ partition: Int32) {
+    public mutating func adopt(_ partition: Int32) {
         partitions[partition] = [:]
     }
 
@@ -29,7 +32,7 @@ struct DeviceStates: Sendable {
     }
 
     /// Applies an input to its device in `partition`, creating the device on first sight.
-    mutating func handle(_ routed: RoutedInput, in partition: Int32, rules: QueueRules) -> QueueOutput {
+    public mutating func handle(_ routed: RoutedInput, in partition: Int32, rules: QueueRules) -> QueueOutput {
         // Taken out and put back, so that the queue's storage is not shared while it changes.
         var created: StateChange?
         var queue: DeviceQueue

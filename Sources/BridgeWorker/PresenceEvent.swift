@@ -1,8 +1,8 @@
 import FCMTranslation
 
 /// A presence event (`fcm.presence`): the device connected, disconnected or acknowledged messages.
-struct PresenceEvent: Sendable, Hashable {
-    enum Kind: Sendable, Hashable {
+@_spi(Benchmarks) public struct PresenceEvent: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
         case connect
         case disconnect
         case acknowledge(messageIDs: [String])

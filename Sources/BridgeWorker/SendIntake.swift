@@ -3,11 +3,11 @@ import FCMTranslation
 
 /// The first step for a send record: decode, translate for each token, and decide. Accepted
 /// messages go on to their device's queue; the rest get their status here. Pure: no Kafka.
-struct SendIntake: Sendable {
+@_spi(Benchmarks) public struct SendIntake: Sendable {
     /// What became of one send record.
-    struct Result: Sendable, Hashable {
+    public struct Result: Sendable, Hashable {
         /// Messages for device queues, one per accepted token.
-        var accepted: [RoutedInput] = []
+        public internal(set) var accepted: [RoutedInput] = []
         /// `rejected` and `validated` statuses, keyed by token (nil when none could be read).
         var statuses: [AddressedStatus] = []
         /// Why the record goes to the dead letter topic, when it could not be decoded.
@@ -16,8 +16,13 @@ struct SendIntake: Sendable {
 
     let translator: APNsTranslator
 
+    /// Creates an intake that translates with `translator`.
+    public init(translator: APNsTranslator) {
+        self.translator = translator
+    }
+
     /// Handles the send record at `partition`/`offset` with CreateTime `time`.
-    func admit(_ value: [UInt8]?, partition: Int32, offset: Int64, time: Int64) -> Result {
+    public func admit(_ value: [UInt8]?, partition: Int32, offset: Int64, time: Int64) -> Result {
         var result = Result()
         let request: SendRequest
         switch value.map(RequestDecoder.decode) ?? .failure(Rejection(.invalidArgument, "the record has no value", isUndecodable: true)) {

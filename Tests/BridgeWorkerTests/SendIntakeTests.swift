@@ -1,4 +1,4 @@
-@testable import BridgeWorker
+@_spi(Benchmarks) @testable import BridgeWorker
 import DeviceQueues
 import FCMTranslation
 import Testing
