@@ -14,4 +14,7 @@ fi
 log "testing against $KAFKA_BOOTSTRAP_SERVERS"
 
 swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"
+# The fault tests run the worker as a process of its own, to kill it.
+FCM_BRIDGE_BINARY="$(swift build --show-bin-path)/fcm-bridge"
+export FCM_BRIDGE_BINARY
 swift test --skip-build "${SWIFT_LINK_FLAGS[@]}" "$@"
