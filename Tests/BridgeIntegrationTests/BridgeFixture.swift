@@ -42,6 +42,21 @@ struct BridgeFixture: Sendable {
         return fixture
     }
 
+    /// Runs `body` with a new fixture, one worker of it, and a reader of its outputs; stops the
+    /// worker afterwards, also when `body` throws.
+    static func withWorker(partitions: Int32 = 2, adjust: (inout BridgeConfiguration) -> Void = { _ in },
+                           _ body: (BridgeFixture, OutputReader) async throws -> Void) async throws {
+        let fixture = try await make(partitions: partitions, adjust)
+        let worker = fixture.startWorker()
+        do {
+            try await body(fixture, try await fixture.outputs())
+        } catch {
+            try? await worker.stop()
+            throw error
+        }
+        try await worker.stop()
+    }
+
     static var logger: Logger {
         var logger = Logger(label: "bridge-test")
         logger.logLevel = ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
