@@ -10,9 +10,6 @@ import DeviceQueues
     /// Whether this worker holds (has restored) the state of `partition`.
     func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
 
-    /// The partitions held.
-    var ownedPartitions: [Int32] { partitions.keys.sorted() }
-
     /// Devices held, over all partitions.
     public var deviceCount: Int { partitions.values.reduce(0) { $0 + $1.count } }
 

@@ -52,4 +52,22 @@ struct StateReplayTests {
             }
         }
     }
+
+    @Test("a change costs O(1) in the queue's length: a full queue is never rewritten")
+    func changesPerEvent() {
+        var queue = DeviceQueue(firstSeenAt: 0)
+        let rules = QueueRules()
+        for index in 0..<99 {
+            _ = queue.send(QueuedMessage(id: "m\(index)", collapseKey: nil, sentAt: 0, expiresAt: nil, inboxRecord: [1]), at: 0, rules: rules)
+        }
+        let send = queue.send(QueuedMessage(id: "m99", collapseKey: nil, sentAt: 1, expiresAt: nil, inboxRecord: [1]), at: 1, rules: rules)
+        #expect(send.changes.count == 1)
+        let collapsible = queue.send(QueuedMessage(id: "k", collapseKey: "k", sentAt: 2, expiresAt: nil, inboxRecord: [1]), at: 2, rules: rules)
+        #expect(collapsible.changes.count == 1)
+        let replacing = queue.send(QueuedMessage(id: "k2", collapseKey: "k", sentAt: 3, expiresAt: nil, inboxRecord: [1]), at: 3, rules: rules)
+        #expect(replacing.changes.count == 2)
+        #expect(queue.disconnect(at: 4).changes.count == 1)
+        #expect(queue.acknowledge(["unknown"], at: 5).changes.count == 1)
+        #expect(queue.waiting.count == 101)
+    }
 }
