@@ -14,7 +14,8 @@ import FCMTranslation
     /// Decodes `{"token": ..., "event": "connect" | "disconnect" | "ack", "message_ids": [...]}`.
     /// A rejection names the field; it is undecodable (a dead letter too) when the value is not
     /// a JSON object with a token.
-    static func decode(_ bytes: some Collection<UInt8>) -> Result<PresenceEvent, Rejection> {
+    static func decode(_ bytes: (some Collection<UInt8>)?) -> Result<PresenceEvent, Rejection> {
+        guard let bytes else { return .failure(.recordWithoutValue) }
         guard let json = try? JSONParser.parse(bytes), case .object(let members) = json else {
             return .failure(Rejection(.invalidArgument, "presence event is not a JSON object", isUndecodable: true))
         }
@@ -44,4 +45,9 @@ import FCMTranslation
             return .failure(rejection)
         }
     }
+}
+
+extension Rejection {
+    /// An input record with a null value: nothing to decode, so a dead letter too.
+    static let recordWithoutValue = Rejection(.invalidArgument, "the record has no value", isUndecodable: true)
 }

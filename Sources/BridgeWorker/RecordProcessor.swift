@@ -39,7 +39,7 @@ struct RecordProcessor: Sendable {
             if let rejection = result.deadLetter { deadLetter(record, error: rejection.description, produced: &produced) }
             for routed in result.accepted { route(routed, from: record, states: &states, produced: &produced) }
         case topics.presence:
-            switch record.value.map({ PresenceEvent.decode($0.readableBytesView) }) ?? .failure(.init(.invalidArgument, "the record has no value", isUndecodable: true)) {
+            switch PresenceEvent.decode(record.value?.readableBytesView) {
             case .success(let event):
                 route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record, states: &states, produced: &produced)
             case .failure(let rejection):

@@ -25,7 +25,7 @@ import FCMTranslation
     public func admit(_ value: [UInt8]?, partition: Int32, offset: Int64, time: Int64) -> Result {
         var result = Result()
         let request: SendRequest
-        switch value.map(RequestDecoder.decode) ?? .failure(Rejection(.invalidArgument, "the record has no value", isUndecodable: true)) {
+        switch value.map(RequestDecoder.decode) ?? .failure(.recordWithoutValue) {
         case .success(let decoded):
             request = decoded
         case .failure(let rejection):

@@ -10,8 +10,12 @@ public enum Murmur2Partitioner {
 
     /// Kafka's 32-bit murmur2 hash, seed `0x9747b28c`.
     public static func murmur2(_ key: some Collection<UInt8>) -> UInt32 {
+        // Contiguous keys (a native string's UTF-8, an array) are hashed in place, without a copy.
+        key.withContiguousStorageIfAvailable(hash) ?? Array(key).withUnsafeBufferPointer(hash)
+    }
+
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         let m: UInt32 = 0x5bd1_e995
-        let bytes = Array(key)
         var hash: UInt32 = 0x9747_b28c ^ UInt32(truncatingIfNeeded: bytes.count)
         let blocks = bytes.count / 4
         for block in 0..<blocks {
