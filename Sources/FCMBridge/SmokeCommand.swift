@@ -60,7 +60,7 @@ struct SmokeCommand: AsyncParsableCommand {
                     print("\(record.topicPartition)@\(record.offset) key=\(key) value=\(value) headers=\(record.headers.map(\.key))")
                 case .endOfPartition where received >= count:
                     break reading
-                case .endOfPartition:
+                case .endOfPartition, .partitionsAssigned, .partitionsRevoked:
                     continue
                 }
             }

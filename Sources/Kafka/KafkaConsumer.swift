@@ -1,16 +1,22 @@
 import CRDKafka
 import Logging
+import Synchronization
 
 /// Reads records from Kafka in batches, as a member of a consumer group or from partitions
 /// assigned by hand.
 ///
 /// Offsets are committed only by the caller (``commit(_:)``, or a producer's transaction).
-/// Rebalances reach the caller's ``KafkaRebalanceListener`` between batches, before librdkafka
-/// completes them. Call ``close()`` to leave the group cleanly.
+/// Rebalances reach the caller before librdkafka completes them: as ``ConsumerEvent`` values of
+/// ``poll(maxRecords:timeout:)``, or through a ``KafkaRebalanceListener`` given at creation.
+/// Call ``close()`` to leave the group cleanly.
 public final class KafkaConsumer: Sendable {
     let client: KafkaClient
     private let context: ConsumerContext
     private let listener: (any KafkaRebalanceListener)?
+    /// A revocation returned as an event, applied at the next poll or close.
+    private let revocationToApply = Mutex<RebalanceEvent?>(nil)
+    /// Rebalances taken from librdkafka but not yet returned as events.
+    private let rebalancesToReturn = Mutex<[RebalanceEvent]>([])
 
     /// Creates a consumer. Throws for an invalid configuration, naming the property.
     public init(
@@ -48,21 +54,34 @@ public final class KafkaConsumer: Sendable {
         try await client.blocking { try KafkaError.check(rd_kafka_assign($0, list.pointer), "assign") }
     }
 
-    /// Returns up to `maxRecords` events, waiting up to `timeout` for the first.
+    /// Returns what has arrived, up to `maxRecords` events, waiting up to `timeout` for the
+    /// first: it returns as soon as there is something, never waiting to fill a batch.
     ///
-    /// Rebalances reported since the last call are handed to the listener first, and completed.
-    /// Throws the listener's error (after completing the rebalance) or a fatal consumer error;
-    /// other consumer errors are logged, as librdkafka retries them.
+    /// Rebalances come first. With a listener, those reported since the last call are handed to
+    /// it and completed, and the listener's error is thrown (after completing the rebalance).
+    /// Without one, a rebalance is returned alone as a ``ConsumerEvent`` and completed as the
+    /// event says. Throws a fatal consumer error; other consumer errors are logged, as
+    /// librdkafka retries them.
     public func poll(maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100)) async throws -> [ConsumerEvent] {
-        try await handlePendingRebalances()
-        let ms = Int32(timeout.milliseconds)
+        if listener != nil {
+            try await handlePendingRebalances()
+        } else if let rebalance = try await nextRebalanceEvent() {
+            return [rebalance]
+        }
+        let ms = Int32(clamping: timeout.milliseconds)
+        let maxRecords = max(maxRecords, 1)
         let logger = client.logger
         return try await client.blocking { handle in
             let queue = rd_kafka_queue_get_consumer(handle)
             defer { rd_kafka_queue_destroy(queue) }
             let messages = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: maxRecords)
             defer { messages.deallocate() }
-            let count = rd_kafka_consume_batch_queue(queue, ms, messages, maxRecords)
+            // Wait for the first message only, then take whatever else is there without waiting.
+            var count = rd_kafka_consume_batch_queue(queue, ms, messages, 1)
+            if count == 1 && maxRecords > 1 {
+                let more = rd_kafka_consume_batch_queue(queue, 0, messages + 1, maxRecords - 1)
+                count = more < 0 ? more : count + more
+            }
             guard count >= 0 else { throw KafkaError(rd_kafka_last_error(), message: "consume") }
             let batch = UnsafeMutableBufferPointer(start: messages, count: count)
             defer { batch.forEach { $0.map(rd_kafka_message_destroy) } }
@@ -77,6 +96,33 @@ public final class KafkaConsumer: Sendable {
                 throw KafkaError(code: cause?.code ?? fatal.code, message: "\(fatal.message): \(cause?.message ?? "")", isFatal: true)
             }
             return events
+        }
+    }
+
+    /// The next rebalance as an event, after completing a revocation returned before.
+    private func nextRebalanceEvent() async throws -> ConsumerEvent? {
+        if let revocation = revocationToApply.withLock({ $0.take() }) {
+            try await client.blocking { try revocation.apply(to: $0) }
+        }
+        let reported = context.takePendingRebalances()
+        guard let event = rebalancesToReturn.withLock({ queued -> RebalanceEvent? in
+            queued.append(contentsOf: reported)
+            return queued.isEmpty ? nil : queued.removeFirst()
+        }) else { return nil }
+        let partitions = event.partitions.partitions
+        switch event.kind {
+        case .assign:
+            client.logger.info("partitions assigned: \(partitions)")
+            try await client.blocking { try event.apply(to: $0) }
+            return .partitionsAssigned(partitions)
+        case .revoke:
+            client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
+            revocationToApply.withLock { $0 = event }
+            return .partitionsRevoked(partitions, lost: event.lost)
+        case .failure(let error):
+            client.logger.warning("rebalance failed: \(error); dropping the assignment")
+            revocationToApply.withLock { $0 = event }
+            return .partitionsRevoked(try assignment(), lost: true)
         }
     }
 
@@ -117,7 +163,12 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Leaves the group: the listener gets the last revocation first, then the consumer closes.
+    /// Without a listener, the caller is expected to have committed what it did before closing.
     public func close() async throws {
+        let unreturned = revocationToApply.withLock { $0.take() }.map { [$0] } ?? []
+        for event in unreturned + rebalancesToReturn.withLock({ queued in defer { queued = [] }; return queued }) {
+            try? await client.blocking { try event.apply(to: $0) }
+        }
         try? await handlePendingRebalances()
         let current = (try? assignment()) ?? []
         if !current.isEmpty, let listener {

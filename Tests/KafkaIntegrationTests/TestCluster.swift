@@ -78,6 +78,7 @@ extension KafkaConsumer {
                 switch event {
                 case .record(let record): records.append(record)
                 case .endOfPartition(let partition, _): ended.insert(partition)
+                case .partitionsAssigned, .partitionsRevoked: break
                 }
             }
         }
