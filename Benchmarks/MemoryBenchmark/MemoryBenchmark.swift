@@ -67,7 +67,7 @@ enum MemoryBenchmark {
             for device in 0..<devices {
                 if case .success(let request) = RequestDecoder.decode(request(token(device), round)),
                    case .success(let message) = translator.translate(request, messageID: "0:\(round):\(device)", sentAt: 1_700_000_000_000) {
-                    held.append(message.payloadJSON)
+                    held.append(Array(message.payloadJSON))
                 }
             }
         }

@@ -1,5 +1,9 @@
 /// A decoded FCM send request, from either API shape, before translation.
-public struct SendRequest: Sendable, Hashable {
+///
+/// It keeps the request's ``JSONDocument`` and points into it: texts that go to the device
+/// unchanged (notification texts, data, the APNs payload) are copied from the request's bytes
+/// when the payload is written, never turned into `String`s in between.
+public struct SendRequest: Sendable {
     /// Which API shape the request came in.
     public enum Format: String, Sendable, Hashable {
         /// HTTP v1 (`projects.messages.send`).
@@ -20,10 +24,6 @@ public struct SendRequest: Sendable, Hashable {
     public var tokens: [String]
     /// `validate_only` (v1) or `dry_run` (legacy): check, but do not send.
     public var validateOnly = false
-    /// What to show the user.
-    public var notification = NotificationContent()
-    /// Custom key-value pairs, which become top-level payload keys.
-    public var data: [String: JSONValue] = [:]
     /// Legacy `priority`.
     public var priority: Priority?
     /// Legacy `content_available`.
@@ -34,35 +34,39 @@ public struct SendRequest: Sendable, Hashable {
     public var collapseKey: String?
     /// Legacy `time_to_live`, in seconds.
     public var timeToLive: Int?
-    /// v1 `apns.headers`: they win over derived headers.
-    public var apnsHeaders: [String: String] = [:]
-    /// v1 `apns.payload`: merged over the translated payload; its `aps` keys win.
-    public var apnsPayload: [String: JSONValue] = [:]
-    /// v1 `apns.fcm_options.image`.
-    public var apnsImage: String?
-    /// v1 `fcm_options.analytics_label` or `apns.fcm_options.analytics_label` (checked, not sent).
-    public var analyticsLabel: String?
 
-    /// Creates a request for the given devices.
-    public init(format: Format, tokens: [String]) {
+    /// The request's parsed bytes, which the fields below point into.
+    let document: JSONDocument
+    /// What to show the user.
+    var notification = NotificationContent()
+    /// The `data` object: custom key-value pairs, which become top-level payload keys (checked:
+    /// no reserved keys; strings only in v1).
+    var data: JSONNodeIndex?
+    /// v1 `apns.headers`, an object of strings: they win over derived headers.
+    var apnsHeaders: JSONNodeIndex?
+    /// v1 `apns.payload`, an object: merged over the translated payload; its `aps` keys win.
+    var apnsPayload: JSONNodeIndex?
+    /// v1 `apns.fcm_options.image`, a string.
+    var apnsImage: JSONNodeIndex?
+
+    init(format: Format, tokens: [String], document: JSONDocument) {
         self.format = format
         self.tokens = tokens
+        self.document = document
     }
 }
 
-/// FCM's notification fields.
-public struct NotificationContent: Sendable, Hashable {
-    public var title: String?
-    public var body: String?
-    public var subtitle: String?
-    public var sound: String?
-    public var badge: Int?
-    public var clickAction: String?
-    public var titleLocKey: String?
-    public var titleLocArgs: [String]?
-    public var bodyLocKey: String?
-    public var bodyLocArgs: [String]?
-    public var image: String?
-
-    public init() {}
+/// FCM's notification fields: string nodes of the request's document, except the parsed ones.
+struct NotificationContent: Sendable {
+    var title: JSONNodeIndex?
+    var body: JSONNodeIndex?
+    var subtitle: JSONNodeIndex?
+    var sound: JSONNodeIndex?
+    var badge: Int?
+    var clickAction: JSONNodeIndex?
+    var titleLocKey: JSONNodeIndex?
+    var titleLocArgs: [String]?
+    var bodyLocKey: JSONNodeIndex?
+    var bodyLocArgs: [String]?
+    var image: JSONNodeIndex?
 }

@@ -2,14 +2,14 @@
 /// Unknown fields are ignored, as the legacy API did (it had many Android-only ones).
 enum LegacyRequestDecoder {
     static func decode(_ request: FieldReader) throws(Rejection) -> SendRequest {
-        var result = SendRequest(format: .legacy, tokens: try tokens(request))
+        var result = SendRequest(format: .legacy, tokens: try tokens(request), document: request.document)
         result.validateOnly = try request.bool("dry_run") ?? false
         if let notification = try request.object("notification") {
             result.notification = try decodeNotification(notification)
         }
         if let data = try request.object("data") {
-            result.data = data.members.filter { $0.value != .null }
-            try RequestDecoder.checkDataKeys(result.data, path: "data")
+            try RequestDecoder.checkDataKeys(data, ignoringNull: true)
+            result.data = data.object
         }
         if let priority = try request.string("priority") {
             guard let value = SendRequest.Priority(rawValue: priority) else {
@@ -48,39 +48,43 @@ enum LegacyRequestDecoder {
         guard let value = request.value("registration_ids") else {
             throw RequestDecoder.noTarget("to or registration_ids")
         }
-        guard case .array(let elements) = value else {
-            throw request.invalid("registration_ids", "must be an array of strings, not \(value.typeName)")
+        let document = request.document
+        guard document[value].kind == .array else {
+            throw request.invalid("registration_ids", "must be an array of strings, not \(document[value].typeName)")
         }
+        let elements = Array(document.elements(of: value))
         guard (1...RequestDecoder.maximumRegistrationIDs).contains(elements.count) else {
             throw request.invalid("registration_ids", "must hold 1 to \(RequestDecoder.maximumRegistrationIDs) tokens, not \(elements.count)")
         }
         var tokens: [String] = []
+        tokens.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            guard case .string(let token) = element, !token.isEmpty else {
+            guard document[element].kind == .string, document[element].start < document[element].end else {
                 throw request.invalid("registration_ids[\(index)]", "must be a non-empty string")
             }
-            tokens.append(token)
+            tokens.append(document.text(element))
         }
         return tokens
     }
 
     private static func decodeNotification(_ notification: FieldReader) throws(Rejection) -> NotificationContent {
         var content = NotificationContent()
-        content.title = try notification.string("title")
-        content.body = try notification.string("body")
-        content.subtitle = try notification.string("subtitle")
-        content.sound = try notification.string("sound")
-        content.clickAction = try notification.string("click_action")
-        content.titleLocKey = try notification.string("title_loc_key")
+        content.title = try notification.stringNode("title")
+        content.body = try notification.stringNode("body")
+        content.subtitle = try notification.stringNode("subtitle")
+        content.sound = try notification.stringNode("sound")
+        content.clickAction = try notification.stringNode("click_action")
+        content.titleLocKey = try notification.stringNode("title_loc_key")
         content.titleLocArgs = try notification.stringList("title_loc_args")
-        content.bodyLocKey = try notification.string("body_loc_key")
+        content.bodyLocKey = try notification.stringNode("body_loc_key")
         content.bodyLocArgs = try notification.stringList("body_loc_args")
-        content.image = try notification.string("image")
+        content.image = try notification.stringNode("image")
         if let badge = notification.value("badge") {
             // A string in the legacy API; a number is taken as well.
-            let text: String? = switch badge {
-            case .string(let text): text.trimmingSpaces
-            case .number(let text): text
+            let document = notification.document
+            let text: Substring? = switch document[badge].kind {
+            case .string: document.text(badge).trimmingSpaces
+            case .number: Substring(document.numberText(badge))
             default: nil
             }
             guard let text, let number = Int(text), number >= 0 else {
@@ -93,7 +97,11 @@ enum LegacyRequestDecoder {
 }
 
 extension String {
-    var trimmingSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    /// The text without leading and trailing spaces (U+0020).
+    var trimmingSpaces: Substring {
+        let utf8 = self.utf8
+        guard let first = utf8.firstIndex(where: { $0 != UInt8(ascii: " ") }),
+              let last = utf8.lastIndex(where: { $0 != UInt8(ascii: " ") }) else { return "" }
+        return self[first...last]
     }
 }

@@ -10,16 +10,22 @@ public enum RequestDecoder {
 
     /// Decodes a request. Not JSON, not an object, or no target at all: an undecodable rejection.
     public static func decode(_ bytes: some Collection<UInt8>) -> Result<SendRequest, Rejection> {
-        let json: JSONValue
+        decode(Array(bytes))
+    }
+
+    /// Decodes a request. Not JSON, not an object, or no target at all: an undecodable rejection.
+    public static func decode(_ bytes: [UInt8]) -> Result<SendRequest, Rejection> {
+        let document: JSONDocument
         do {
-            json = try JSONParser.parse(bytes)
+            document = try JSONDocument(parsing: bytes)
         } catch {
             return .failure(Rejection(.invalidArgument, "not JSON: \(error)", isUndecodable: true))
         }
-        guard case .object(let members) = json else {
-            return .failure(Rejection(.invalidArgument, "the request must be a JSON object, not \(json.typeName)", isUndecodable: true))
+        let root = document[document.root]
+        guard root.kind == .object else {
+            return .failure(Rejection(.invalidArgument, "the request must be a JSON object, not \(root.typeName)", isUndecodable: true))
         }
-        let request = FieldReader(members, path: "")
+        let request = FieldReader(document: document, object: document.root, path: .root)
         return Result { () throws(Rejection) -> SendRequest in
             if request.has("message") || request.has("validate_only") {
                 return try V1RequestDecoder.decode(request)
@@ -27,32 +33,57 @@ public enum RequestDecoder {
             return try LegacyRequestDecoder.decode(request)
         }.mapError { rejection in
             var rejection = rejection
-            rejection.tokens = readableTokens(members)
+            rejection.tokens = readableTokens(request)
             return rejection
         }
     }
 
     /// The targets of a request that was not accepted, as far as they can be read.
-    static func readableTokens(_ members: [String: JSONValue]) -> [String] {
-        if let token = members["message"]?["token"]?.stringValue { return [token] }
-        if let token = members["to"]?.stringValue { return [token] }
-        if case .array(let ids)? = members["registration_ids"] { return ids.compactMap(\.stringValue) }
+    static func readableTokens(_ request: FieldReader) -> [String] {
+        let document = request.document
+        if let message = request.value("message"), document[message].kind == .object,
+           let token = try? FieldReader(document: document, object: message, path: .root).string("token") {
+            return [token]
+        }
+        if let token = try? request.string("to") { return [token] }
+        if let ids = request.value("registration_ids"), document[ids].kind == .array {
+            return document.elements(of: ids).filter { document[$0].kind == .string }.map(document.text)
+        }
         return []
     }
 
-    /// Rejects data keys FCM reserves: `from`, `message_type`, and any starting with `google` or `gcm`.
-    static func checkDataKeys(_ data: [String: JSONValue], path: String) throws(Rejection) {
-        for key in data.keys.sorted() {
-            let lowercased = key.lowercased()
-            if key == "from" || key == "message_type" || lowercased.hasPrefix("google") || lowercased.hasPrefix("gcm") {
-                throw Rejection(.invalidDataKey, "\(path).\(key): reserved key")
-            }
+    /// Rejects data keys FCM reserves: `from`, `message_type`, and any starting with `google` or
+    /// `gcm` in any letter case. Names the first in name order. Members set to null are ignored
+    /// when `ignoringNull` (legacy data drops them).
+    static func checkDataKeys(_ data: FieldReader, ignoringNull: Bool) throws(Rejection) {
+        let document = data.document
+        guard document.members(of: data.object).contains(where: { isReserved(document.name($0.key)) }) else { return }
+        let reserved = data.effectiveMembers().first { member in
+            isReserved(document.name(member.key)) && !(ignoringNull && document[member.value].kind == .null)
+        }
+        if let reserved {
+            throw Rejection(.invalidDataKey, "\(data.path.describing(document.text(reserved.key))): reserved key")
         }
     }
 
-    static func checkCollapseKey(_ key: String?, path: String) throws(Rejection) {
+    private static func isReserved(_ name: ByteSpan) -> Bool {
+        name == ByteSpan("from") || name == ByteSpan("message_type")
+            || hasPrefixIgnoringASCIICase(name, "google") || hasPrefixIgnoringASCIICase(name, "gcm")
+    }
+
+    private static func hasPrefixIgnoringASCIICase(_ name: ByteSpan, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard name.count >= count else { return false }
+        for (offset, byte) in name.buffer.prefix(count).enumerated() {
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+            if lowered != prefix.utf8Start[offset] { return false }
+        }
+        return true
+    }
+
+    static func checkCollapseKey(_ key: String?, path: @autoclosure () -> String) throws(Rejection) {
         if let key, key.utf8.count > maximumCollapseKeyBytes {
-            throw Rejection(.invalidArgument, "\(path): collapse key is \(key.utf8.count) bytes, over \(maximumCollapseKeyBytes)")
+            throw Rejection(.invalidArgument, "\(path()): collapse key is \(key.utf8.count) bytes, over \(maximumCollapseKeyBytes)")
         }
     }
 

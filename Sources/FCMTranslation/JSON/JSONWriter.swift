@@ -1,23 +1,22 @@
 extension JSONValue {
-    /// The value as compact JSON, with object members sorted by name so that the same value
-    /// always gives the same bytes.
+    /// The value as compact JSON, with object members sorted by name (by their UTF-8 bytes) so
+    /// that the same value always gives the same bytes.
     public var jsonBytes: [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(256)
+        var output = ByteWriter()
         write(to: &output)
-        return output
+        return output.bytes
     }
 
     /// The value as compact JSON text.
     public var jsonString: String { String(decoding: jsonBytes, as: UTF8.self) }
 
     /// Appends the value's compact JSON to `output`.
-    public func write(to output: inout [UInt8]) {
+    public func write(to output: inout ByteWriter) {
         switch self {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .number(let text): output.append(contentsOf: text.utf8)
-        case .string(let text): Self.writeString(text, to: &output)
+        case .null: output.append("null")
+        case .bool(let value): output.append(value ? "true" : "false")
+        case .number(let text): output.append(utf8: text)
+        case .string(let text): JSONOutput.writeString(text, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -27,32 +26,112 @@ extension JSONValue {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+            for (index, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, to: &output)
+                JSONOutput.writeString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 member.value.write(to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
     }
+}
 
-    static func writeString(_ text: String, to output: inout [UInt8]) {
+/// Writing JSON straight into a ``ByteWriter``.
+public enum JSONOutput {
+    /// Appends `text` as a JSON string, escaping what JSON requires.
+    public static func writeString(_ text: String, to output: inout ByteWriter) {
+        var text = text
+        text.withUTF8 { writeString(utf8: $0, to: &output) }
+    }
+
+    /// Appends UTF-8 bytes as a JSON string, escaping what JSON requires: one copy when nothing
+    /// needs escaping.
+    public static func writeString(utf8: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case ..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                           hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: output.append(byte)
-            }
+        var start = 0
+        while start < utf8.count {
+            let clean = JSONScan.plainPrefix(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[start...]), allowingNonASCII: true)
+            output.append(UnsafeBufferPointer(rebasing: utf8[start..<start + clean]))
+            start += clean
+            guard start < utf8.count else { break }
+            writeEscaped(utf8[start], to: &output)
+            start += 1
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscaped(_ byte: UInt8, to output: inout ByteWriter) {
+        switch byte {
+        case UInt8(ascii: "\""): output.append(#"\""#)
+        case UInt8(ascii: "\\"): output.append(#"\\"#)
+        case 0x0A: output.append(#"\n"#)
+        case 0x0D: output.append(#"\r"#)
+        case 0x09: output.append(#"\t"#)
+        default:
+            output.append(#"\u00"#)
+            output.append(hexDigit(byte >> 4))
+            output.append(hexDigit(byte & 0xF))
+        }
+    }
+
+    /// Appends a decimal integer.
+    public static func writeInteger(_ value: Int64, to output: inout ByteWriter) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(UnsafeRawBufferPointer(rebasing: buffer[position...]))
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+}
+
+/// Finding the plain part of JSON string text eight bytes at a time.
+enum JSONScan {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// The length of the longest prefix with no quote, backslash or control character (and no
+    /// byte >= 0x80 unless `allowingNonASCII`): the bytes JSON text can hold as they are.
+    @inline(__always)
+    static func plainPrefix(_ bytes: UnsafeRawBufferPointer, allowingNonASCII: Bool) -> Int {
+        var position = 0
+        let count = bytes.count
+        if let base = bytes.baseAddress {
+            while count - position >= 8 {
+                let word = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                if hasSpecialByte(word, allowingNonASCII: allowingNonASCII) { break }
+                position += 8
+            }
+        }
+        while position < count, isPlain(bytes[position], allowingNonASCII: allowingNonASCII) { position += 1 }
+        return position
+    }
+
+    @inline(__always)
+    static func isPlain(_ byte: UInt8, allowingNonASCII: Bool) -> Bool {
+        byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && (allowingNonASCII || byte < 0x80)
+    }
+
+    /// Whether any byte of `word` is < 0x20, a quote or a backslash (or >= 0x80 when not allowed).
+    @inline(__always)
+    private static func hasSpecialByte(_ word: UInt64, allowingNonASCII: Bool) -> Bool {
+        // Each term has its high bit set in some byte exactly when that kind of byte is there.
+        let control = (word &- ones &* 0x20) & ~word
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        var special = control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+        if !allowingNonASCII { special |= word }
+        return special & highs != 0
     }
 }

@@ -1,36 +1,28 @@
-/// What the device receives: APNs request headers and the APNs payload.
+/// What the device receives: APNs request headers and the APNs payload, as the JSON of an inbox
+/// record's `apns` object.
 public struct APNsMessage: Sendable, Hashable {
-    /// APNs headers, such as `apns-push-type` and `apns-priority`.
-    public var headers: [String: String]
-    /// The payload: the `aps` dictionary plus custom keys.
-    public let payload: [String: JSONValue]
-    /// The payload as compact JSON: the bytes APNs receives, whose size the limit applies to.
-    public let payloadJSON: [UInt8]
+    /// `{"headers": {...}, "payload": {...}}`, members sorted by name: the `apns` object of an
+    /// inbox record.
+    public let jsonBytes: [UInt8]
+    /// Where the payload is in ``jsonBytes``.
+    let payloadRange: Range<Int>
+    /// The `apns-collapse-id` header, the message's collapse key.
+    public let collapseID: String?
+    /// The `apns-expiration` header: a UNIX time in seconds, or `0` for now or never.
+    public let expiration: String?
 
-    /// Creates a message.
-    public init(headers: [String: String], payload: [String: JSONValue]) {
-        self.init(headers: headers, payload: payload, payloadJSON: JSONValue.object(payload).jsonBytes)
+    /// The payload (the `aps` dictionary plus custom keys) as compact JSON: the bytes APNs
+    /// receives, whose size the limit applies to.
+    public var payloadJSON: ArraySlice<UInt8> { jsonBytes[payloadRange] }
+
+    /// ``jsonBytes`` as a JSON tree, for inspection (the bridge itself only copies the bytes).
+    public var json: JSONValue { (try? JSONParser.parse(jsonBytes)) ?? .null }
+
+    /// The APNs headers, such as `apns-push-type` and `apns-priority`, for inspection.
+    public var headers: [String: String] {
+        (json["headers"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
     }
 
-    init(headers: [String: String], payload: [String: JSONValue], payloadJSON: [UInt8]) {
-        self.headers = headers
-        self.payload = payload
-        self.payloadJSON = payloadJSON
-    }
-
-    /// `{"headers": {...}, "payload": {...}}`, the `apns` object of an inbox record.
-    public var json: JSONValue {
-        .object(["headers": .object(headers.mapValues(JSONValue.string)), "payload": .object(payload)])
-    }
-
-    /// ``json`` as compact JSON bytes, reusing the payload's bytes.
-    public var jsonBytes: [UInt8] {
-        var output = Array(#"{"headers":"#.utf8)
-        output.reserveCapacity(payloadJSON.count + 256)
-        JSONValue.object(headers.mapValues(JSONValue.string)).write(to: &output)
-        output.append(contentsOf: #","payload":"#.utf8)
-        output.append(contentsOf: payloadJSON)
-        output.append(UInt8(ascii: "}"))
-        return output
-    }
+    /// The payload as a JSON tree, for inspection.
+    public var payload: [String: JSONValue] { json["payload"]?.objectValue ?? [:] }
 }

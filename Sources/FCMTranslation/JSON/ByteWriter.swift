@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A growable byte buffer for writing JSON: appends are a bounds check and a copy, with none of
+/// `Array`'s per-call overhead. It owns its memory and frees it when it goes away.
+public struct ByteWriter: ~Copyable {
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    /// The bytes written so far.
+    public private(set) var count = 0
+
+    /// An empty buffer with room for `capacity` bytes before it grows.
+    public init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(byteCount: self.capacity, alignment: 1)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written, as an array.
+    public var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }
+
+    /// The bytes written in `range`, as an array.
+    public func bytes(in range: Range<Int>) -> [UInt8] {
+        [UInt8](UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if capacity - count < extra { grow(to: count + extra) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let larger = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
+        larger.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = larger
+        capacity = newCapacity
+    }
+
+    /// Appends one byte.
+    @inline(__always)
+    public mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    /// Appends raw bytes.
+    @inline(__always)
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Appends raw bytes.
+    @inline(__always)
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        append(UnsafeRawBufferPointer(bytes))
+    }
+
+    /// Appends static text.
+    @inline(__always)
+    public mutating func append(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends an array's bytes.
+    public mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// Appends a string's UTF-8 bytes, unescaped.
+    public mutating func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    /// Drops everything written from `position` on.
+    public mutating func truncate(to position: Int) {
+        count = min(count, max(0, position))
+    }
+}

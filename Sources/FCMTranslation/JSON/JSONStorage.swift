@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The memory of a ``JSONDocument``: its own copy of the bytes, followed by the unescaped text
+/// of member names, and the nodes. Read-only once built (every property is a `let`, so reads
+/// need no exclusivity checks), and pointers into it stay valid as long as the document lives.
+final class JSONStorage: Sendable {
+    /// The document's bytes, then the unescaped member names.
+    nonisolated(unsafe) let base: UnsafeMutableRawPointer
+    /// The document's length; bytes past it hold unescaped names.
+    let documentCount: Int
+    nonisolated(unsafe) let nodes: UnsafeMutablePointer<JSONNode>
+
+    /// Takes ownership of what a ``JSONTapeBuilder`` built.
+    init(base: UnsafeMutableRawPointer, documentCount: Int, nodes: UnsafeMutablePointer<JSONNode>) {
+        self.base = base
+        self.documentCount = documentCount
+        self.nodes = nodes
+    }
+
+    deinit {
+        base.deallocate()
+        nodes.deallocate()
+    }
+}
+
+/// A run of bytes that a ``JSONDocument`` (or static text) keeps alive: a member name or a
+/// string's raw text, compared and copied without ARC or allocation.
+struct ByteSpan {
+    let start: UnsafeRawPointer
+    let count: Int
+
+    init(start: UnsafeRawPointer, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    init(_ text: StaticString) {
+        self.init(start: UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount)
+    }
+
+    var buffer: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
+    }
+
+    /// Compared eight bytes at a time: names are short, so this beats a call to `memcmp`.
+    static func == (left: ByteSpan, right: ByteSpan) -> Bool {
+        guard left.count == right.count else { return false }
+        var offset = 0
+        while left.count - offset >= 8 {
+            if left.start.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                != right.start.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+            offset += 8
+        }
+        while offset < left.count {
+            if left.start.load(fromByteOffset: offset, as: UInt8.self) != right.start.load(fromByteOffset: offset, as: UInt8.self) {
+                return false
+            }
+            offset += 1
+        }
+        return true
+    }
+
+    /// UTF-8 byte order, which is Unicode scalar order.
+    static func < (left: ByteSpan, right: ByteSpan) -> Bool {
+        let common = min(left.count, right.count)
+        let order = common == 0 ? 0 : memcmp(left.start, right.start, common)
+        return order != 0 ? order < 0 : left.count < right.count
+    }
+}

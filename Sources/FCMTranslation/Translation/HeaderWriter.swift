@@ -1,0 +1,62 @@
+/// Writes the APNs headers of a translated request: the derived ones (`apns-push-type`,
+/// `apns-priority`, `apns-collapse-id`, `apns-expiration`, `apns-topic`), with the v1
+/// `apns.headers` passed through and winning, names in byte order.
+struct HeaderWriter {
+    /// Where a header's value comes from.
+    enum Value {
+        case literal(StaticString)
+        case text(String)
+        /// A string of the request, written as it is.
+        case node(JSONNodeIndex)
+    }
+
+    let request: SendRequest
+    private var members = SortedMembers<Value>(capacity: 8)
+    /// The `apns-collapse-id` that wins.
+    private(set) var collapseID: String?
+    /// The `apns-expiration` that wins.
+    private(set) var expiration: String?
+
+    init(request: SendRequest, bundleID: String?, isBackground: Bool, sentAt: Int64) {
+        self.request = request
+        members.add(ByteSpan("apns-push-type"), .literal(isBackground ? "background" : "alert"))
+        let priority: StaticString = switch (isBackground, request.priority) {
+        case (true, _), (false, .normal): "5"
+        case (false, .high), (false, nil): "10"
+        }
+        members.add(ByteSpan("apns-priority"), .literal(priority))
+        collapseID = request.collapseKey
+        if let collapseKey = request.collapseKey { members.add(ByteSpan("apns-collapse-id"), .text(collapseKey)) }
+        if let ttl = request.timeToLive {
+            // sentAt / 1000 is far from the limits, so adding a checked TTL cannot overflow.
+            let seconds = ttl == 0 ? "0" : String(sentAt / 1000 + Int64(ttl))
+            expiration = seconds
+            members.add(ByteSpan("apns-expiration"), .text(seconds))
+        }
+        if let bundleID { members.add(ByteSpan("apns-topic"), .text(bundleID)) }
+        let document = request.document
+        if let overrides = request.apnsHeaders {
+            for (name, value) in document.members(of: overrides) {
+                members.add(document.name(name), .node(value))
+                if document.name(name, equals: "apns-collapse-id") { collapseID = document.text(value) }
+                if document.name(name, equals: "apns-expiration") { expiration = document.text(value) }
+            }
+        }
+        members.sort()
+    }
+
+    func write(to output: inout ByteWriter) {
+        let document = request.document
+        members.write(to: &output) { value, output in
+            switch value {
+            case .literal(let text):
+                output.append(UInt8(ascii: "\""))
+                output.append(text)
+                output.append(UInt8(ascii: "\""))
+            case .text(let text): JSONOutput.writeString(text, to: &output)
+            case .node(let node): document.write(node, to: &output)
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,171 @@
+/// Writes the APNs payload of a request for one device: `aps`, custom keys from `data`,
+/// `fcm_options`, `gcm.message_id` and the v1 `apns.payload` merged over them, members sorted
+/// by name, texts copied from the request's bytes.
+struct PayloadWriter {
+    /// A member of the payload's top level, by where its value comes from.
+    enum Value {
+        /// A `data` entry (left out when null, as FCM drops null data values).
+        case data(JSONNodeIndex)
+        /// A member of the v1 `apns.payload`, written as it is.
+        case node(JSONNodeIndex)
+        /// `{"image": ...}`.
+        case image(JSONNodeIndex)
+        case messageID
+        case aps
+    }
+
+    /// A member of `aps`.
+    enum APSValue {
+        /// The `alert` dictionary built from the notification fields.
+        case alert
+        case integer(Int)
+        /// A value of the request, written as it is.
+        case node(JSONNodeIndex)
+        /// The flag value `1`.
+        case one
+    }
+
+    let request: SendRequest
+    let messageID: String
+    /// The members of `aps`, after the v1 `apns.payload.aps` keys were merged over them.
+    private let aps: SortedMembers<APSValue>
+
+    init(request: SendRequest, messageID: String) {
+        self.request = request
+        self.messageID = messageID
+        aps = Self.apsMembers(of: request)
+    }
+
+    private var document: JSONDocument { request.document }
+
+    func write(to output: inout ByteWriter) {
+        var members = SortedMembers<Value>()
+        if let data = request.data {
+            for (key, value) in document.members(of: data) { members.add(document.name(key), .data(value)) }
+        }
+        if let image = request.apnsImage ?? request.notification.image { members.add(Names.fcmOptions, .image(image)) }
+        members.add(Names.messageID, .messageID)
+        if let payload = request.apnsPayload {
+            for (key, value) in document.members(of: payload) where !document.name(key, equals: "aps") {
+                members.add(document.name(key), .node(value))
+            }
+        }
+        members.add(Names.aps, .aps)
+        members.sort()
+        members.write(to: &output) { value, output in
+            switch value {
+            case .data(let node):
+                guard document[node].kind != .null else { return false }
+                document.write(node, to: &output)
+            case .node(let node):
+                document.write(node, to: &output)
+            case .image(let node):
+                output.append(#"{"image":"#)
+                document.write(node, to: &output)
+                output.append(UInt8(ascii: "}"))
+            case .messageID:
+                JSONOutput.writeString(messageID, to: &output)
+            case .aps:
+                aps.write(to: &output) { value, output in
+                    writeAPSValue(value, to: &output)
+                    return true
+                }
+            }
+            return true
+        }
+    }
+
+    private func writeAPSValue(_ value: APSValue, to output: inout ByteWriter) {
+        switch value {
+        case .alert: writeAlert(to: &output)
+        case .integer(let number): JSONOutput.writeInteger(Int64(number), to: &output)
+        case .node(let node): document.write(node, to: &output)
+        case .one: output.append(UInt8(ascii: "1"))
+        }
+    }
+
+    /// `aps.alert`, its members in name order.
+    private func writeAlert(to output: inout ByteWriter) {
+        let notification = request.notification
+        var first = true
+        func name(_ name: StaticString, _ output: inout ByteWriter) {
+            output.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            first = false
+            output.append(UInt8(ascii: "\""))
+            output.append(name)
+            output.append(#"":"#)
+        }
+        func text(_ key: StaticString, _ node: JSONNodeIndex?, _ output: inout ByteWriter) {
+            guard let node else { return }
+            name(key, &output)
+            document.write(node, to: &output)
+        }
+        func list(_ key: StaticString, _ strings: [String]?, _ output: inout ByteWriter) {
+            guard let strings else { return }
+            name(key, &output)
+            JSONValue.array(strings.map(JSONValue.string)).write(to: &output)
+        }
+        text("body", notification.body, &output)
+        list("loc-args", notification.bodyLocArgs, &output)
+        text("loc-key", notification.bodyLocKey, &output)
+        text("subtitle", notification.subtitle, &output)
+        text("title", notification.title, &output)
+        list("title-loc-args", notification.titleLocArgs, &output)
+        text("title-loc-key", notification.titleLocKey, &output)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// The members of `aps`, sorted, after the v1 `apns.payload.aps` keys were merged over them.
+    private static func apsMembers(of request: SendRequest) -> SortedMembers<APSValue> {
+        let notification = request.notification
+        var aps = SortedMembers<APSValue>()
+        let hasAlert = notification.title != nil || notification.body != nil || notification.subtitle != nil
+            || notification.titleLocKey != nil || notification.titleLocArgs != nil
+            || notification.bodyLocKey != nil || notification.bodyLocArgs != nil
+        if hasAlert { aps.add(Names.alert, .alert) }
+        if let badge = notification.badge { aps.add(Names.badge, .integer(badge)) }
+        if let sound = notification.sound { aps.add(Names.sound, .node(sound)) }
+        if let category = notification.clickAction { aps.add(Names.category, .node(category)) }
+        if request.contentAvailable { aps.add(Names.contentAvailable, .one) }
+        if request.mutableContent || request.apnsImage != nil || notification.image != nil {
+            aps.add(Names.mutableContent, .one)
+        }
+        let document = request.document
+        if let payload = request.apnsPayload,
+           let overrides = FieldReader(document: document, object: payload, path: .root).value("aps") {
+            for (key, value) in document.members(of: overrides) { aps.add(document.name(key), .node(value)) }
+        }
+        aps.sort()
+        return aps
+    }
+
+    /// A background push: `content-available` set (not 0 or false) and no `alert`, `badge` or `sound`.
+    var isBackground: Bool {
+        var contentAvailable = false
+        for member in aps.members {
+            let name = member.name
+            if name == Names.alert || name == Names.badge || name == Names.sound { return false }
+            guard name == Names.contentAvailable else { continue }
+            contentAvailable = switch member.value {
+            case .node(let node):
+                !(document[node].kind == .false || (document[node].kind == .number && document.numberText(node) == "0"))
+            case .alert, .integer, .one:
+                true
+            }
+        }
+        return contentAvailable
+    }
+
+    /// Member names the translation writes.
+    private enum Names {
+        static var aps: ByteSpan { ByteSpan("aps") }
+        static var alert: ByteSpan { ByteSpan("alert") }
+        static var badge: ByteSpan { ByteSpan("badge") }
+        static var sound: ByteSpan { ByteSpan("sound") }
+        static var category: ByteSpan { ByteSpan("category") }
+        static var contentAvailable: ByteSpan { ByteSpan("content-available") }
+        static var mutableContent: ByteSpan { ByteSpan("mutable-content") }
+        static var fcmOptions: ByteSpan { ByteSpan("fcm_options") }
+        static var messageID: ByteSpan { ByteSpan("gcm.message_id") }
+    }
+}
