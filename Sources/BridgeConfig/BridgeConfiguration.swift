@@ -62,8 +62,14 @@ public struct BridgeConfiguration: Sendable, Hashable {
     public var payloadLimit = 4096
     /// The delivery guarantee.
     public var delivery = Delivery.exactlyOnce
-    /// The most records handled in one batch (one transaction).
-    public var maxBatchRecords = 1000
+    /// How often a batch (one transaction) is committed while records arrive, in milliseconds:
+    /// load makes large batches, a trickle gets low latency.
+    public var commitIntervalMilliseconds = 100
+    /// The most input records in one batch: it is committed early when it has as many.
+    public var maxBatchRecords = 10_000
+    /// The most output bytes (keys and values) in one batch: it is committed early when it has
+    /// as many, so a transaction always fits its timeout.
+    public var maxBatchBytes = 16 * 1024 * 1024
 
     /// A configuration for the given cluster, with defaults for the rest.
     public init(kafka: Kafka) {

@@ -2,42 +2,96 @@ import BridgeConfig
 import Kafka
 import Logging
 
+/// A batch being built: the input offsets it covers and what its outputs cost, from its first
+/// record until it is committed.
+struct OpenBatch {
+    /// The next offset to read of each input partition the batch holds records of.
+    var offsets: [TopicPartition: Int64] = [:]
+    /// Input records in the batch.
+    var records = 0
+    /// Output bytes (keys and values) in the batch.
+    var bytes = 0
+    /// When its first record was taken.
+    var started: ContinuousClock.Instant?
+    /// The delivery reports of its outputs.
+    var deliveries: [PendingDeliveries] = []
+    /// Exactly once: its transaction has begun.
+    var inTransaction = false
+
+    var isEmpty: Bool { offsets.isEmpty }
+
+    /// Counts an input record taken into the batch.
+    mutating func take(_ record: ConsumerRecord, at now: ContinuousClock.Instant) {
+        if started == nil { started = now }
+        offsets[record.topicPartition] = record.offset + 1
+        records += 1
+    }
+}
+
 /// Makes a batch's outputs durable and commits the input offsets they cover, by the configured
-/// delivery guarantee.
+/// delivery guarantee: outputs are handed to the producer as they are made, and the batch is
+/// committed when its interval has passed or it is full.
 struct BatchCommitter: Sendable {
     let delivery: BridgeConfiguration.Delivery
     let producer: KafkaProducer
+    let interval: Duration
+    let maxRecords: Int
+    let maxBytes: Int
     let logger: Logger
 
+    /// How long the loop may wait for more records before the batch is due.
+    func timeUntilDue(_ batch: OpenBatch, now: ContinuousClock.Instant) -> Duration? {
+        guard let started = batch.started else { return nil }
+        return max(.zero, started + interval - now)
+    }
+
+    /// Whether the batch must be committed now.
+    func isDue(_ batch: OpenBatch, now: ContinuousClock.Instant) -> Bool {
+        guard let started = batch.started else { return false }
+        return now - started >= interval || batch.records >= maxRecords || batch.bytes >= maxBytes
+    }
+
+    /// Hands outputs to the producer, inside the batch's transaction (exactly once).
+    func send(_ records: [ProducerRecord], in batch: inout OpenBatch) async throws {
+        guard !records.isEmpty else { return }
+        do {
+            if delivery == .exactlyOnce && !batch.inTransaction {
+                try producer.beginTransaction()
+                batch.inTransaction = true
+            }
+            batch.deliveries.append(try await producer.enqueue(records))
+            for record in records { batch.bytes += (record.key?.count ?? 0) + (record.value?.count ?? 0) }
+        } catch {
+            throw await failed(&batch, cause: error)
+        }
+    }
+
     /// Exactly once: outputs, changelog writes and offsets in one transaction. At least once:
-    /// offsets committed only after every output is acknowledged.
+    /// offsets committed only after every output is acknowledged. The batch is empty afterwards.
     ///
     /// Throws ``BatchNotCommitted`` when the batch did not commit; its outputs are then aborted
     /// (exactly once) or may be repeated (at least once), and the worker must start over from
     /// the last commit.
-    func commit(_ records: [ProducerRecord], offsets: [TopicPartitionOffset], consumer: KafkaConsumer) async throws {
-        switch delivery {
-        case .exactlyOnce: try await commitTransaction(records, offsets: offsets, consumer: consumer)
-        case .atLeastOnce: try await commitAfterAcknowledgement(records, offsets: offsets, consumer: consumer)
-        }
-    }
-
-    private func commitTransaction(_ records: [ProducerRecord], offsets: [TopicPartitionOffset], consumer: KafkaConsumer) async throws {
+    func commit(_ batch: inout OpenBatch, consumer: KafkaConsumer) async throws {
+        guard !batch.isEmpty else { return }
+        let offsets = batch.offsets.map { TopicPartitionOffset($0.key, offset: $0.value) }
         do {
-            try producer.beginTransaction()
-            _ = try await producer.enqueue(records)
-            try await producer.sendOffsetsToTransaction(offsets, groupMetadata: try consumer.groupMetadata())
-            try await commitRetrying()
-        } catch let error as KafkaError {
-            if error.transactionRequiresAbort {
-                do {
-                    try await producer.abortTransaction()
-                } catch {
-                    logger.error("aborting the transaction failed", metadata: ["error": "\(error)"])
+            switch delivery {
+            case .exactlyOnce:
+                if !batch.inTransaction {
+                    try producer.beginTransaction()
+                    batch.inTransaction = true
                 }
+                try await producer.sendOffsetsToTransaction(offsets, groupMetadata: try consumer.groupMetadata())
+                try await commitRetrying()
+            case .atLeastOnce:
+                for pending in batch.deliveries { try await pending.reports().throwFirstError() }
+                try await consumer.commit(offsets)
             }
-            throw BatchNotCommitted(cause: error, offsets: offsets)
+        } catch {
+            throw await failed(&batch, cause: error)
         }
+        batch = OpenBatch()
     }
 
     /// Commits, trying again while librdkafka says the error is retriable.
@@ -51,14 +105,18 @@ struct BatchCommitter: Sendable {
         }
     }
 
-    private func commitAfterAcknowledgement(_ records: [ProducerRecord], offsets: [TopicPartitionOffset], consumer: KafkaConsumer) async throws {
-        do {
-            let reports = try await producer.enqueue(records).reports()
-            try reports.throwFirstError()
-            try await consumer.commit(offsets)
-        } catch {
-            throw BatchNotCommitted(cause: error, offsets: offsets)
+    /// Aborts the batch's transaction where it needs it and says why the batch failed.
+    private func failed(_ batch: inout OpenBatch, cause: any Error) async -> BatchNotCommitted {
+        if batch.inTransaction, (cause as? KafkaError)?.transactionRequiresAbort ?? true {
+            do {
+                try await producer.abortTransaction()
+            } catch {
+                logger.error("aborting the transaction failed", metadata: ["error": "\(error)"])
+            }
         }
+        let offsets = batch.offsets.map { TopicPartitionOffset($0.key, offset: $0.value) }
+        batch = OpenBatch()
+        return BatchNotCommitted(cause: cause, offsets: offsets)
     }
 }
 

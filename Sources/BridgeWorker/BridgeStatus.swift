@@ -21,41 +21,88 @@ enum BridgeStatus: Sendable, Hashable {
         }
     }
 
-    /// The JSON value, per the contract's "Output: status". `token` is nil for undecodable input.
+    /// The JSON value, per the contract's "Output: status", members in name order. `token` is
+    /// nil for undecodable input.
     func json(token: String?) -> [UInt8] {
-        var fields: [String: JSONValue] = [:]
-        fields["token"] = token.map(JSONValue.string)
+        var writer = StatusWriter(output: ByteWriter(capacity: 160 + (token?.utf8.count ?? 0)))
         switch self {
         case .queue(let event):
             switch event {
-            case .queued(let id, let at): fields.merge(Self.fields("queued", id, at)) { $1 }
-            case .dispatched(let id, let at): fields.merge(Self.fields("dispatched", id, at)) { $1 }
-            case .delivered(let id, let at): fields.merge(Self.fields("delivered", id, at)) { $1 }
-            case .expired(let id, let at): fields.merge(Self.fields("expired", id, at)) { $1 }
+            case .queued(let id, let at): writer.simple("queued", id, at, token)
+            case .dispatched(let id, let at): writer.simple("dispatched", id, at, token)
+            case .delivered(let id, let at): writer.simple("delivered", id, at, token)
+            case .expired(let id, let at): writer.simple("expired", id, at, token)
             case .collapsed(let id, let reason, let replacedBy, let at):
-                fields.merge(Self.fields("collapsed", id, at)) { $1 }
-                fields["reason"] = .string(reason.rawValue)
-                fields["replaced_by"] = .string(replacedBy)
+                writer.integer("at", at)
+                writer.string("message_id", id)
+                writer.string("reason", reason.rawValue)
+                writer.string("replaced_by", replacedBy)
+                writer.end(type: "collapsed", token: token)
             case .deletedMessages(let reason, let count, let ids, let at):
-                fields.merge(Self.fields("deleted_messages", nil, at)) { $1 }
-                fields["reason"] = .string(reason.rawValue)
-                fields["count"] = .integer(count)
-                fields["message_ids"] = .array(ids.map(JSONValue.string))
+                writer.integer("at", at)
+                writer.integer("count", Int64(count))
+                writer.strings("message_ids", ids)
+                writer.string("reason", reason.rawValue)
+                writer.end(type: "deleted_messages", token: token)
             }
         case .rejected(let id, let rejection, let at):
-            fields.merge(Self.fields("rejected", id, at)) { $1 }
-            fields["reason"] = .string(rejection.reason.rawValue)
-            fields["detail"] = .string(rejection.detail)
+            writer.integer("at", at)
+            writer.string("detail", rejection.detail)
+            if let id { writer.string("message_id", id) }
+            writer.string("reason", rejection.reason.rawValue)
+            writer.end(type: "rejected", token: token)
         case .validated(let id, let at):
-            fields.merge(Self.fields("validated", id, at)) { $1 }
+            writer.simple("validated", id, at, token)
         }
-        return JSONValue.object(fields).jsonBytes
+        return writer.output.bytes
+    }
+}
+
+/// Writes a status object's members, which callers give in name order.
+private struct StatusWriter: ~Copyable {
+    var output: ByteWriter
+
+    private mutating func name(_ name: StaticString) {
+        output.append(output.count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        output.append(UInt8(ascii: "\""))
+        output.append(name)
+        output.append(#"":"#)
     }
 
-    private static func fields(_ type: String, _ messageID: String?, _ at: Int64) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = ["type": .string(type), "at": .number(String(at))]
-        fields["message_id"] = messageID.map(JSONValue.string)
-        return fields
+    mutating func integer(_ key: StaticString, _ value: Int64) {
+        name(key)
+        JSONOutput.writeInteger(value, to: &output)
+    }
+
+    mutating func string(_ key: StaticString, _ value: String) {
+        name(key)
+        JSONOutput.writeString(value, to: &output)
+    }
+
+    mutating func strings(_ key: StaticString, _ values: [String]) {
+        name(key)
+        output.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONOutput.writeString(value, to: &output)
+        }
+        output.append(UInt8(ascii: "]"))
+    }
+
+    /// `at`, `message_id`, `token`, `type`.
+    mutating func simple(_ type: StaticString, _ id: String, _ at: Int64, _ token: String?) {
+        integer("at", at)
+        string("message_id", id)
+        end(type: type, token: token)
+    }
+
+    /// `token` (when known) and `type`, the last members in name order, and the closing brace.
+    mutating func end(type: StaticString, token: String?) {
+        if let token { string("token", token) }
+        name("type")
+        output.append(UInt8(ascii: "\""))
+        output.append(type)
+        output.append(#""}"#)
     }
 }
 

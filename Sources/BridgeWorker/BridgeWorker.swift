@@ -23,11 +23,7 @@ public struct BridgeWorker: Service {
 
     public func run() async throws {
         try Librdkafka.requireMinimumVersion()
-        let kafka = KafkaConfiguration(
-            bootstrapServers: configuration.kafka.bootstrapServers,
-            clientID: configuration.kafka.clientID,
-            properties: configuration.kafka.properties
-        )
+        let kafka = kafkaConfiguration
         logger.info("starting fcm-bridge worker", metadata: [
             "librdkafka": "\(Librdkafka.version)", "kafka": "\(kafka)", "group": "\(configuration.kafka.groupID)",
             "delivery": "\(configuration.delivery.rawValue)",
@@ -41,18 +37,17 @@ public struct BridgeWorker: Service {
         ])
 
         let producer = try KafkaProducer(configuration: producerConfiguration(kafka), logger: logger)
-        if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
-        let consumerConfiguration = consumerConfiguration(kafka)
-        let ownership = PartitionOwnership(
-            repartitionTopic: configuration.repartitionTopic,
-            restorer: ChangelogRestorer(consumerConfiguration: consumerConfiguration, codec: changelogCodec, logger: logger)
-        )
-        let consumer = try KafkaConsumer(configuration: consumerConfiguration, rebalanceListener: ownership, logger: logger)
-        try consumer.subscribe([configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic])
-
-        let committer = BatchCommitter(delivery: configuration.delivery, producer: producer, logger: logger)
+        let consumer: KafkaConsumer
         do {
-            try await consume(consumer, ownership: ownership, processor: processor(layout), committer: committer)
+            if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
+            consumer = try KafkaConsumer(configuration: consumerConfiguration(kafka), logger: logger)
+        } catch {
+            try? await producer.close()
+            throw error
+        }
+        do {
+            try consumer.subscribe([configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic])
+            try await consume(consumer, producer: producer, processor: processor(layout))
         } catch {
             logger.error("stopping: \(error)")
             try? await consumer.close()
@@ -64,40 +59,64 @@ public struct BridgeWorker: Service {
         try await producer.close()
     }
 
-    private func consume(_ consumer: KafkaConsumer, ownership: PartitionOwnership, processor: RecordProcessor, committer: BatchCommitter) async throws {
+    /// The loop: takes what has arrived, handles it against the device state it owns, hands the
+    /// outputs to the producer, and commits each batch when it is due. Rebalances arrive as
+    /// events of the poll, so the state needs no lock: a revocation commits the batch at hand
+    /// before the partitions go, an assignment restores their state before any of their records.
+    private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, processor: RecordProcessor) async throws {
+        let committer = BatchCommitter(
+            delivery: configuration.delivery, producer: producer,
+            interval: .milliseconds(configuration.commitIntervalMilliseconds),
+            maxRecords: configuration.maxBatchRecords, maxBytes: configuration.maxBatchBytes, logger: logger
+        )
+        let restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), codec: changelogCodec, logger: logger)
+        var states = DeviceStates()
+        var batch = OpenBatch()
+        var produced: [ProducerRecord] = []
         var progress = ProgressLog(logger: logger)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let events = try await consumer.poll(maxRecords: configuration.maxBatchRecords, timeout: .milliseconds(100))
-            var nextOffsets: [TopicPartition: Int64] = [:]
-            var produced: [ProducerRecord] = []
-            ownership.withStates { states in
-                for case .record(let record) in events {
+            let wait = committer.timeUntilDue(batch, now: .now) ?? .milliseconds(100)
+            let room = max(1, configuration.maxBatchRecords - batch.records)
+            let events = try await consumer.poll(maxRecords: min(room, 5_000), timeout: wait)
+            for event in events {
+                switch event {
+                case .record(let record):
                     processor.process(record, states: &states, produced: &produced)
-                    nextOffsets[record.topicPartition] = record.offset + 1
+                    batch.take(record, at: .now)
+                case .partitionsAssigned(let partitions):
+                    let owned = partitions.filter { $0.topic == configuration.repartitionTopic }.map(\.partition)
+                    try await restorer.restore(owned, into: &states)
+                case .partitionsRevoked(let partitions, _):
+                    try await committer.commit(&batch, consumer: consumer)
+                    for partition in partitions where partition.topic == configuration.repartitionTopic {
+                        states.drop(partition.partition)
+                    }
+                case .endOfPartition:
+                    break
                 }
             }
-            guard !nextOffsets.isEmpty else { continue }
-            let offsets = nextOffsets.map { TopicPartitionOffset($0.key, offset: $0.value) }
-            try await committer.commit(produced, offsets: offsets, consumer: consumer)
             progress.record(inputs: events.count, outputs: produced.count)
+            try await committer.send(produced, in: &batch)
+            produced.removeAll(keepingCapacity: true)
+            if committer.isDue(batch, now: .now) {
+                try await committer.commit(&batch, consumer: consumer)
+            }
         }
+        try await committer.commit(&batch, consumer: consumer)
+    }
+
+    private var kafkaConfiguration: KafkaConfiguration {
+        KafkaConfiguration(
+            bootstrapServers: configuration.kafka.bootstrapServers,
+            clientID: configuration.kafka.clientID,
+            properties: configuration.kafka.properties
+        )
     }
 
     private var changelogCodec: ChangelogCodec { ChangelogCodec(topic: configuration.changelogTopic) }
 
     private func processor(_ layout: TopicLayout) -> RecordProcessor {
-        let topics = configuration.topics
-        return RecordProcessor(
-            topics: topics,
-            rules: configuration.queue,
-            intake: SendIntake(translator: APNsTranslator(bundleID: configuration.bundleID, payloadLimit: configuration.payloadLimit)),
-            outputs: OutputEncoder(inboxTopic: topics.inbox, statusTopic: topics.status, deadLetterTopic: topics.deadLetters),
-            repartition: RepartitionCodec(topic: configuration.repartitionTopic),
-            changelog: changelogCodec,
-            statePartitions: layout.statePartitions,
-            colocatedTopics: layout.colocatedTopics,
-            logger: logger
-        )
+        RecordProcessor(configuration: configuration, statePartitions: layout.statePartitions, colocatedTopics: layout.colocatedTopics, logger: logger)
     }
 
     private func consumerConfiguration(_ kafka: KafkaConfiguration) -> KafkaConsumerConfiguration {

@@ -19,11 +19,7 @@ struct ChangelogCodec: Sendable {
         switch change {
         case .device(let status):
             record.key = Self.key("d", nil, token)
-            var fields: [String: JSONValue] = ["online": .bool(status.isOnline), "last_activity": .number(String(status.lastActivity))]
-            if let notice = status.pendingNotice {
-                fields["notice"] = .object(["reason": .string(notice.reason.rawValue), "count": .integer(notice.count)])
-            }
-            record.value = JSONValue.object(fields).jsonBytes
+            record.value = Self.json(status)
         case .enqueued(let message):
             record.key = Self.key("m", message.id, token)
             record.value = message.inboxRecord
@@ -92,7 +88,32 @@ struct ChangelogCodec: Sendable {
         if case .number(let text) = value { Int64(text) } else { nil }
     }
 
-    private static func key(_ kind: String, _ id: String?, _ token: String) -> [UInt8] {
-        Array((id.map { "\(kind) \($0) \(token)" } ?? "\(kind) \(token)").utf8)
+    /// `{"last_activity":..,"notice":{"count":..,"reason":..},"online":..}`, members in name order.
+    private static func json(_ status: DeviceStatus) -> [UInt8] {
+        var output = ByteWriter(capacity: 96)
+        output.append(#"{"last_activity":"#)
+        JSONOutput.writeInteger(status.lastActivity, to: &output)
+        if let notice = status.pendingNotice {
+            output.append(#","notice":{"count":"#)
+            JSONOutput.writeInteger(Int64(notice.count), to: &output)
+            output.append(#","reason":"#)
+            JSONOutput.writeString(notice.reason.rawValue, to: &output)
+            output.append(UInt8(ascii: "}"))
+        }
+        output.append(status.isOnline ? #","online":true}"# : #","online":false}"#)
+        return output.bytes
+    }
+
+    private static func key(_ kind: StaticString, _ id: String?, _ token: String) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(token.utf8.count + (id?.utf8.count ?? 0) + 4)
+        key.append(contentsOf: UnsafeBufferPointer(start: kind.utf8Start, count: kind.utf8CodeUnitCount))
+        key.append(UInt8(ascii: " "))
+        if let id {
+            key.append(contentsOf: id.utf8)
+            key.append(UInt8(ascii: " "))
+        }
+        key.append(contentsOf: token.utf8)
+        return key
     }
 }

@@ -19,15 +19,31 @@ struct ChangelogRestorer: Sendable {
         configuration.groupID = nil
         configuration.reportsEndOfPartition = true
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
+        let replayed: Int
+        do {
+            replayed = try await replay(partitions, with: consumer, into: &states, started: started)
+        } catch {
+            try? await consumer.close()
+            throw error
+        }
+        try await consumer.close()
+        logger.info("restored device state", metadata: [
+            "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
+            "took": "\(ContinuousClock.now - started)",
+        ])
+    }
+
+    /// Reads the partitions from the beginning until each reports its end; returns the count of changes.
+    private func replay(
+        _ partitions: [Int32], with consumer: KafkaConsumer, into states: inout DeviceStates, started: ContinuousClock.Instant
+    ) async throws -> Int {
         let topicPartitions = partitions.map { TopicPartition(codec.topic, $0) }
         try await consumer.assign(topicPartitions.map { TopicPartitionOffset($0, offset: KafkaOffset.beginning) })
         for partition in partitions { states.adopt(partition) }
-
         var remaining = Set(topicPartitions)
         var replayed = 0
         while !remaining.isEmpty {
             guard ContinuousClock.now - started < timeout else {
-                try? await consumer.close()
                 throw RestoreTimeout(partitions: remaining.sorted(), timeout: timeout)
             }
             for event in try await consumer.poll() {
@@ -42,14 +58,12 @@ struct ChangelogRestorer: Sendable {
                     }
                 case .endOfPartition(let partition, _):
                     remaining.remove(partition)
+                case .partitionsAssigned, .partitionsRevoked:
+                    break
                 }
             }
         }
-        try await consumer.close()
-        logger.info("restored device state", metadata: [
-            "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
-            "took": "\(ContinuousClock.now - started)",
-        ])
+        return replayed
     }
 }
 

@@ -11,28 +11,29 @@ enum InboxEncoding {
     /// `{"apns": {...}, "kind": "message", "message_id": ..., "sent_at": ..., "token": ...}`,
     /// reusing the translated message's payload bytes.
     static func message(token: String, messageID: String, sentAt: Int64, apns: APNsMessage) -> [UInt8] {
-        let apnsJSON = apns.jsonBytes
-        var output: [UInt8] = []
-        output.reserveCapacity(apnsJSON.count + token.utf8.count + messageID.utf8.count + 80)
-        output.append(contentsOf: #"{"apns":"#.utf8)
-        output.append(contentsOf: apnsJSON)
-        output.append(contentsOf: #","kind":"message","message_id":"#.utf8)
-        JSONValue.string(messageID).write(to: &output)
-        output.append(contentsOf: #","sent_at":"#.utf8)
-        output.append(contentsOf: String(sentAt).utf8)
-        output.append(contentsOf: #","token":"#.utf8)
-        JSONValue.string(token).write(to: &output)
+        var output = ByteWriter(capacity: apns.jsonBytes.count + token.utf8.count + messageID.utf8.count + 80)
+        output.append(#"{"apns":"#)
+        output.append(apns.jsonBytes)
+        output.append(#","kind":"message","message_id":"#)
+        JSONOutput.writeString(messageID, to: &output)
+        output.append(#","sent_at":"#)
+        JSONOutput.writeInteger(sentAt, to: &output)
+        output.append(#","token":"#)
+        JSONOutput.writeString(token, to: &output)
         output.append(UInt8(ascii: "}"))
-        return output
+        return output.bytes
     }
 
     /// `{"count": ..., "kind": "deleted_messages", "reason": ..., "token": ...}`.
     static func deletedMessages(token: String, reason: DeletionReason, count: Int) -> [UInt8] {
-        JSONValue.object([
-            "kind": .string(deletedMessagesKind),
-            "token": .string(token),
-            "reason": .string(reason.rawValue),
-            "count": .integer(count),
-        ]).jsonBytes
+        var output = ByteWriter()
+        output.append(#"{"count":"#)
+        JSONOutput.writeInteger(Int64(count), to: &output)
+        output.append(#","kind":"deleted_messages","reason":"#)
+        JSONOutput.writeString(reason.rawValue, to: &output)
+        output.append(#","token":"#)
+        JSONOutput.writeString(token, to: &output)
+        output.append(UInt8(ascii: "}"))
+        return output.bytes
     }
 }

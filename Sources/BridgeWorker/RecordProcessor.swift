@@ -1,5 +1,6 @@
 import BridgeConfig
 import DeviceQueues
+import FCMTranslation
 import Kafka
 import Logging
 
@@ -7,7 +8,7 @@ import Logging
 /// the worker, with no I/O of its own. Send and presence records are decoded here; inputs for
 /// a device this partition does not own are forwarded to the repartition topic; inputs for an
 /// owned device go through its queue.
-struct RecordProcessor: Sendable {
+@_spi(Benchmarks) public struct RecordProcessor: Sendable {
     let topics: BridgeConfiguration.Topics
     let rules: QueueRules
     let intake: SendIntake
@@ -22,8 +23,22 @@ struct RecordProcessor: Sendable {
     let colocatedTopics: Set<String>
     let logger: Logger
 
+    /// A processor for `configuration`'s topics and rules, with device state split
+    /// `statePartitions` ways and the given inputs partitioned like the state.
+    public init(configuration: BridgeConfiguration, statePartitions: Int32, colocatedTopics: Set<String>, logger: Logger) {
+        topics = configuration.topics
+        rules = configuration.queue
+        intake = SendIntake(translator: APNsTranslator(bundleID: configuration.bundleID, payloadLimit: configuration.payloadLimit))
+        outputs = OutputEncoder(inboxTopic: topics.inbox, statusTopic: topics.status, deadLetterTopic: topics.deadLetters)
+        repartition = RepartitionCodec(topic: configuration.repartitionTopic)
+        changelog = ChangelogCodec(topic: configuration.changelogTopic)
+        self.statePartitions = statePartitions
+        self.colocatedTopics = colocatedTopics
+        self.logger = logger
+    }
+
     /// Handles one record, appending what to produce to `produced`.
-    func process(_ record: ConsumerRecord, states: inout DeviceStates, produced: inout [ProducerRecord]) {
+    public func process(_ record: ConsumerRecord, states: inout DeviceStates, produced: inout [ProducerRecord]) {
         let time = record.timestamp?.milliseconds ?? 0
         switch record.topic {
         case repartition.topic:

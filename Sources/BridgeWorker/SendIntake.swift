@@ -62,7 +62,7 @@ import FCMTranslation
     /// headers, which already merged the request's own `apns-collapse-id` and `apns-expiration`.
     private func queued(_ apns: APNsMessage, id: String, token: String, time: Int64) -> Swift.Result<QueuedMessage, Rejection> {
         var expiresAt: Int64?
-        if let expiration = apns.headers["apns-expiration"] {
+        if let expiration = apns.expiration {
             guard let seconds = Int64(expiration), seconds >= 0, seconds < Int64.max / 1000 else {
                 return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, got \"\(expiration)\""))
             }
@@ -70,6 +70,6 @@ import FCMTranslation
             expiresAt = seconds == 0 ? time : seconds * 1000
         }
         let record = InboxEncoding.message(token: token, messageID: id, sentAt: time, apns: apns)
-        return .success(QueuedMessage(id: id, collapseKey: apns.headers["apns-collapse-id"], sentAt: time, expiresAt: expiresAt, inboxRecord: record))
+        return .success(QueuedMessage(id: id, collapseKey: apns.collapseID, sentAt: time, expiresAt: expiresAt, inboxRecord: record))
     }
 }

@@ -29,7 +29,9 @@ final class WorkerProcess {
             "delivery": configuration.delivery.rawValue,
             "apns.bundle_id": configuration.bundleID ?? "",
         ]
-        for (field, value) in fields { environment["FCM_BRIDGE_" + field.uppercased().replacing(".", with: "_")] = value }
+        var configured = fields
+        configured["kafka.transactional_id"] = configuration.kafka.transactionalID
+        for (field, value) in configured { environment["FCM_BRIDGE_" + field.uppercased().replacing(".", with: "_")] = value }
         for (name, value) in configuration.kafka.consumerProperties {
             environment["FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_" + name.uppercased().replacing(".", with: "_")] = value
         }
