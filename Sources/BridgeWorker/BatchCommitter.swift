@@ -21,8 +21,8 @@ struct OpenBatch {
     var isEmpty: Bool { offsets.isEmpty }
 
     /// Counts an input record taken into the batch.
-    mutating func take(_ record: ConsumerRecord, at now: ContinuousClock.Instant) {
-        if started == nil { started = now }
+    mutating func take(_ record: ConsumerRecord, at now: @autoclosure () -> ContinuousClock.Instant) {
+        if started == nil { started = now() }
         offsets[record.topicPartition] = record.offset + 1
         records += 1
     }

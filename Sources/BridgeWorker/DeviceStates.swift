@@ -30,32 +30,34 @@ import DeviceQueues
 
     /// Applies an input to its device in `partition`, creating the device on first sight.
     public mutating func handle(_ routed: RoutedInput, in partition: Int32, rules: QueueRules) -> QueueOutput {
-        // Taken out and put back, so that the queue's storage is not shared while it changes.
-        var created: StateChange?
-        var queue: DeviceQueue
-        if let existing = partitions[partition]?.removeValue(forKey: routed.token) {
-            queue = existing
-        } else {
-            queue = DeviceQueue(firstSeenAt: routed.time)
-            created = .device(queue.status)
-        }
-        var output: QueueOutput
-        switch routed.input {
-        case .send(let message): output = queue.send(message, at: routed.time, rules: rules)
-        case .presence(.connect): output = queue.connect(at: routed.time, rules: rules)
-        case .presence(.disconnect): output = queue.disconnect(at: routed.time)
-        case .presence(.acknowledge(let ids)): output = queue.acknowledge(ids, at: routed.time)
-        }
-        if let created { output.changes.insert(created, at: 0) }
-        partitions[partition, default: [:]][routed.token] = queue
+        var isNew = false
+        // One lookup, and the queue changes in place: its storage is never shared meanwhile.
+        var output = partitions[partition, default: [:]][routed.token, default: Self.newDevice(at: routed.time, &isNew)]
+            .handle(routed, rules: rules)
+        if isNew { output.changes.insert(.device(DeviceQueue(firstSeenAt: routed.time).status), at: 0) }
         return output
+    }
+
+    private static func newDevice(at time: Int64, _ isNew: inout Bool) -> DeviceQueue {
+        isNew = true
+        return DeviceQueue(firstSeenAt: time)
     }
 
     /// Replays a changelog record's change onto its device (when restoring).
     mutating func restore(_ change: StateChange, token: String, in partition: Int32) {
-        var queue = partitions[partition]?.removeValue(forKey: token)
-            ?? DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))
-        queue.apply(change)
-        partitions[partition, default: [:]][token] = queue
+        partitions[partition, default: [:]][token, default: DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))]
+            .apply(change)
+    }
+}
+
+extension DeviceQueue {
+    /// Applies a routed input to this device's queue.
+    mutating func handle(_ routed: RoutedInput, rules: QueueRules) -> QueueOutput {
+        switch routed.input {
+        case .send(let message): send(message, at: routed.time, rules: rules)
+        case .presence(.connect): connect(at: routed.time, rules: rules)
+        case .presence(.disconnect): disconnect(at: routed.time)
+        case .presence(.acknowledge(let ids)): acknowledge(ids, at: routed.time)
+        }
     }
 }

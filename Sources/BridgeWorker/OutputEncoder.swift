@@ -7,25 +7,30 @@ struct OutputEncoder: Sendable {
     let statusTopic: String
     let deadLetterTopic: String
 
-    /// An inbox record for `token`, partitioned by murmur2(token), stamped with the event time.
-    func inbox(_ entry: InboxRecord, token: String, at time: Int64) -> ProducerRecord {
+    private static let messageKindHeader = KafkaHeader(key: "kind", value: InboxEncoding.messageKind)
+    private static let deletedMessagesHeaders = [KafkaHeader(key: "kind", value: InboxEncoding.deletedMessagesKind)]
+
+    /// An inbox record for `token` (whose UTF-8 bytes are `key`), partitioned by murmur2(token),
+    /// stamped with the event time.
+    func inbox(_ entry: InboxRecord, token: String, key: [UInt8], at time: Int64) -> ProducerRecord {
         let value: [UInt8]
         var headers: [KafkaHeader]
         switch entry {
         case .message(let id, let record):
             value = record
-            headers = [KafkaHeader(key: "message-id", value: id), KafkaHeader(key: "kind", value: InboxEncoding.messageKind)]
+            headers = [KafkaHeader(key: "message-id", value: id), Self.messageKindHeader]
         case .deletedMessages(let reason, let count):
             value = InboxEncoding.deletedMessages(token: token, reason: reason, count: count)
-            headers = [KafkaHeader(key: "kind", value: InboxEncoding.deletedMessagesKind)]
+            headers = Self.deletedMessagesHeaders
         }
-        return ProducerRecord(topic: inboxTopic, key: Array(token.utf8), value: value, headers: headers, timestamp: time)
+        return ProducerRecord(topic: inboxTopic, key: key, value: value, headers: headers, timestamp: time)
     }
 
-    /// A status record, keyed by token (null for undecodable input), stamped with its `at`.
-    func status(_ addressed: AddressedStatus) -> ProducerRecord {
+    /// A status record, keyed by token (null for undecodable input; `key` when its bytes are at
+    /// hand), stamped with its `at`.
+    func status(_ addressed: AddressedStatus, key: [UInt8]? = nil) -> ProducerRecord {
         ProducerRecord(
-            topic: statusTopic, key: addressed.token.map { Array($0.utf8) },
+            topic: statusTopic, key: key ?? addressed.token.map { Array($0.utf8) },
             value: addressed.status.json(token: addressed.token), timestamp: addressed.status.time
         )
     }

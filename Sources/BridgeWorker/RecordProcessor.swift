@@ -49,7 +49,7 @@ import Logging
                 deadLetter(record, error: error.description, produced: &produced)
             }
         case topics.send:
-            let result = intake.admit(RecordFields.bytes(record.value), partition: record.partition, offset: record.offset, time: time)
+            let result = intake.admit(buffer: record.value, partition: record.partition, offset: record.offset, time: time)
             for status in result.statuses { produced.append(outputs.status(status)) }
             if let rejection = result.deadLetter { deadLetter(record, error: rejection.description, produced: &produced) }
             for routed in result.accepted { route(routed, from: record, states: &states, produced: &produced) }
@@ -91,11 +91,13 @@ import Logging
         for change in output.changes {
             produced.append(changelog.record(change, token: routed.token, partition: partition))
         }
+        // One copy of the key for every inbox and status record about the device.
+        let key = Array(routed.token.utf8)
         for entry in output.inbox {
-            produced.append(outputs.inbox(entry, token: routed.token, at: routed.time))
+            produced.append(outputs.inbox(entry, token: routed.token, key: key, at: routed.time))
         }
         for event in output.statuses {
-            produced.append(outputs.status(AddressedStatus(token: routed.token, status: .queue(event))))
+            produced.append(outputs.status(AddressedStatus(token: routed.token, status: .queue(event)), key: key))
         }
     }
 

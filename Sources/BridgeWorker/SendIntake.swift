@@ -1,5 +1,6 @@
 import DeviceQueues
 import FCMTranslation
+import NIOCore
 
 /// The first step for a send record: decode, translate for each token, and decide. Accepted
 /// messages go on to their device's queue; the rest get their status here. Pure: no Kafka.
@@ -23,9 +24,19 @@ import FCMTranslation
 
     /// Handles the send record at `partition`/`offset` with CreateTime `time`.
     public func admit(_ value: [UInt8]?, partition: Int32, offset: Int64, time: Int64) -> Result {
+        admit(value.map(RequestDecoder.decode) ?? .failure(.recordWithoutValue), partition: partition, offset: offset, time: time)
+    }
+
+    /// Handles the send record at `partition`/`offset` with CreateTime `time`, reading its value in place.
+    func admit(buffer value: ByteBuffer?, partition: Int32, offset: Int64, time: Int64) -> Result {
+        let decoded = value.map { $0.withUnsafeReadableBytes(RequestDecoder.decode) } ?? .failure(.recordWithoutValue)
+        return admit(decoded, partition: partition, offset: offset, time: time)
+    }
+
+    private func admit(_ decoded: Swift.Result<SendRequest, Rejection>, partition: Int32, offset: Int64, time: Int64) -> Result {
         var result = Result()
         let request: SendRequest
-        switch value.map(RequestDecoder.decode) ?? .failure(.recordWithoutValue) {
+        switch decoded {
         case .success(let decoded):
             request = decoded
         case .failure(let rejection):

@@ -15,6 +15,12 @@ public enum RequestDecoder {
 
     /// Decodes a request. Not JSON, not an object, or no target at all: an undecodable rejection.
     public static func decode(_ bytes: [UInt8]) -> Result<SendRequest, Rejection> {
+        bytes.withUnsafeBytes { decode($0) }
+    }
+
+    /// Decodes a request from bytes it copies. Not JSON, not an object, or no target at all: an
+    /// undecodable rejection.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<SendRequest, Rejection> {
         let document: JSONDocument
         do {
             document = try JSONDocument(parsing: bytes)

@@ -10,11 +10,16 @@ public struct JSONDocument: Sendable {
 
     /// Parses one JSON document.
     public init(parsing bytes: [UInt8]) throws(JSONParseError) {
-        guard bytes.count < Int(Int32.max) / 2 else { throw JSONParseError(offset: 0, reason: "document too large") }
         let built = bytes.withUnsafeBytes { raw in
-            Result { () throws(JSONParseError) -> JSONStorage in try JSONTapeBuilder(copying: raw).build() }
+            Result { () throws(JSONParseError) -> JSONDocument in try JSONDocument(parsing: raw) }
         }
-        storage = try built.get()
+        self = try built.get()
+    }
+
+    /// Parses one JSON document from bytes it copies.
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+        guard bytes.count < Int(Int32.max) / 2 else { throw JSONParseError(offset: 0, reason: "document too large") }
+        storage = try JSONTapeBuilder(copying: bytes).build()
     }
 
     /// The document's length in bytes.
