@@ -88,6 +88,16 @@ let package = Package(
             dependencies: ["FCMTranslation"],
             path: "Benchmarks/TranslationBenchmark"
         ),
+        // The worker's processing path without Kafka, for callgrind's instruction counts.
+        .executableTarget(
+            name: "ProcessingBenchmark",
+            dependencies: [
+                "BridgeWorker", "BridgeConfig", "Kafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/ProcessingBenchmark"
+        ),
         // Resident memory per waiting message against the payload bytes alone.
         .executableTarget(
             name: "MemoryBenchmark",

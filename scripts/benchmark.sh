@@ -3,9 +3,13 @@
 #   scripts/benchmark.sh kafka [ARGS]        the Kafka layer vs raw librdkafka (rdkafka_performance,
 #                                            built from the same source) on the same broker: a
 #                                            local tansu unless KAFKA_BOOTSTRAP_SERVERS names one
-#   scripts/benchmark.sh translation [N]     translations/s vs a bare JSON parse-and-serialize
+#   scripts/benchmark.sh translation [N]     translations/s vs orjson's bare loads + dumps of the
+#                                            same requests (installed into .deps/ when missing)
 #   scripts/benchmark.sh memory [DEVICES [PER_DEVICE]]
 #                                            RSS per waiting message vs the payload bytes alone
+#   scripts/benchmark.sh processing [N1 N2]  callgrind instructions per request of the worker's
+#                                            processing path (decode, translate, queue, encode)
+#   scripts/benchmark.sh e2e [ARGS]          the bridge end to end vs consume-produce ceilings (scripts/benchmark-e2e.sh)
 # ARGS go to the benchmark (e.g. kafka --messages 200000 --runs 1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -25,12 +29,39 @@ case "$which" in
     "$(swift build -c release --show-bin-path)/KafkaBenchmark" --baseline "$baseline" "$@"
     ;;
   translation)
+    iterations="${1:-200000}"
+    requests=(Benchmarks/TranslationBenchmark/requests/v1.json Benchmarks/TranslationBenchmark/requests/legacy.json)
+    python_path="$(bash "$ROOT/scripts/ensure-orjson.sh")"
     swift build -c release --product TranslationBenchmark "${SWIFT_LINK_FLAGS[@]}"
-    "$(swift build -c release --show-bin-path)/TranslationBenchmark" "$@"
+    swift_rates=$("$(swift build -c release --show-bin-path)/TranslationBenchmark" "$iterations" "${requests[@]}")
+    orjson_rates=$(PYTHONPATH="$python_path" python3 Benchmarks/TranslationBenchmark/orjson_baseline.py "$iterations" "${requests[@]}")
+    echo "$iterations iterations each, best of 3 runs, in the same run"
+    echo
+    echo "| request | bytes | fcm-bridge translations/s | orjson loads+dumps/s | ratio (target >= 1) |"
+    echo "|---|---|---|---|---|"
+    join <(echo "$swift_rates" | sort) <(echo "$orjson_rates" | sort) \
+      | awk '{ printf "| %s | %s | %s | %s | %.2f |\n", $1, $2, $3, $5, $3 / $5 }'
     ;;
   memory)
     swift build -c release --product MemoryBenchmark "${SWIFT_LINK_FLAGS[@]}"
     "$(swift build -c release --show-bin-path)/MemoryBenchmark" report "$@"
     ;;
-  *) die "usage: $0 kafka|translation|memory [ARGS]" ;;
+  e2e)
+    exec bash "$ROOT/scripts/benchmark-e2e.sh" "$@"
+    ;;
+  processing)
+    # Instructions per request of the processing path, counted by callgrind for two request
+    # counts of the same built input: the difference leaves out start-up and input building.
+    small="${1:-5000}"; large="${2:-15000}"
+    command -v valgrind >/dev/null || apt_install valgrind
+    swift build -c release --product ProcessingBenchmark "${SWIFT_LINK_FLAGS[@]}"
+    # valgrind 3.19 cannot read the debug info of some Swift binaries: count a stripped copy.
+    binary="$RUN_DIR/ProcessingBenchmark.stripped"
+    strip --strip-debug -o "$binary" "$(swift build -c release --show-bin-path)/ProcessingBenchmark"
+    count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$binary" "$1" 2000 "$large" 2>&1 | awk '/refs:/ { gsub(",", "", $NF); print $NF }'; }
+    small_count=$(count "$small"); large_count=$(count "$large")
+    echo "callgrind: $small requests $small_count instructions, $large requests $large_count instructions"
+    echo "instructions per request: $(( (large_count - small_count) / (large - small) ))"
+    ;;
+  *) die "usage: $0 kafka|translation|memory|processing|e2e [ARGS]" ;;
 esac
