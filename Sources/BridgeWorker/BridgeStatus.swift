@@ -24,7 +24,10 @@ enum BridgeStatus: Sendable, Hashable {
     /// The JSON value, per the contract's "Output: status", members in name order. `token` is
     /// nil for undecodable input.
     func json(token: String?) -> [UInt8] {
-        var writer = StatusWriter(output: ByteWriter(capacity: 160 + (token?.utf8.count ?? 0)))
+        ByteWriter.array { output in write(token: token, to: &output) }
+    }
+
+    private func write(token: String?, to writer: inout ByteWriter) {
         switch self {
         case .queue(let event):
             switch event {
@@ -54,55 +57,52 @@ enum BridgeStatus: Sendable, Hashable {
         case .validated(let id, let at):
             writer.simple("validated", id, at, token)
         }
-        return writer.output.bytes
     }
 }
 
-/// Writes a status object's members, which callers give in name order.
-private struct StatusWriter: ~Copyable {
-    var output: ByteWriter
-
-    private mutating func name(_ name: StaticString) {
-        output.append(output.count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
-        output.append(UInt8(ascii: "\""))
-        output.append(name)
-        output.append(#"":"#)
+/// Writing a status object's members, which callers give in name order.
+extension ByteWriter {
+    fileprivate mutating func member(_ name: StaticString) {
+        append(count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        append(UInt8(ascii: "\""))
+        append(name)
+        append(#"":"#)
     }
 
-    mutating func integer(_ key: StaticString, _ value: Int64) {
-        name(key)
-        JSONOutput.writeInteger(value, to: &output)
+    fileprivate mutating func integer(_ key: StaticString, _ value: Int64) {
+        member(key)
+        JSONOutput.writeInteger(value, to: &self)
     }
 
-    mutating func string(_ key: StaticString, _ value: String) {
-        name(key)
-        JSONOutput.writeString(value, to: &output)
+    fileprivate mutating func string(_ key: StaticString, _ value: String) {
+        member(key)
+        JSONOutput.writeString(value, to: &self)
     }
 
-    mutating func strings(_ key: StaticString, _ values: [String]) {
-        name(key)
-        output.append(UInt8(ascii: "["))
+    fileprivate mutating func strings(_ key: StaticString, _ values: [String]) {
+        member(key)
+        append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONOutput.writeString(value, to: &output)
+            if index > 0 { append(UInt8(ascii: ",")) }
+            JSONOutput.writeString(value, to: &self)
         }
-        output.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
     }
 
     /// `at`, `message_id`, `token`, `type`.
-    mutating func simple(_ type: StaticString, _ id: String, _ at: Int64, _ token: String?) {
+    fileprivate mutating func simple(_ type: StaticString, _ id: String, _ at: Int64, _ token: String?) {
         integer("at", at)
         string("message_id", id)
         end(type: type, token: token)
     }
 
     /// `token` (when known) and `type`, the last members in name order, and the closing brace.
-    mutating func end(type: StaticString, token: String?) {
+    fileprivate mutating func end(type: StaticString, token: String?) {
         if let token { string("token", token) }
-        name("type")
-        output.append(UInt8(ascii: "\""))
-        output.append(type)
-        output.append(#""}"#)
+        member("type")
+        append(UInt8(ascii: "\""))
+        append(type)
+        append(#""}"#)
     }
 }
 

@@ -37,24 +37,27 @@ struct ChangelogCodec: Sendable {
         return record
     }
 
-    /// The device and change a changelog record holds.
+    /// The device and change a changelog record holds. The key is read as bytes (a token may
+    /// start with anything, a combining mark included); errors name the record's place, never
+    /// its token.
     func change(of record: ConsumerRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
-        guard let key = RecordFields.text(record.key), key.count > 2 else {
-            throw MalformedRecord(description: "changelog record without a key at \(record.topicPartition)@\(record.offset)")
+        let place = "\(record.topicPartition)@\(record.offset)"
+        guard let key = record.key?.readableBytesView, key.count > 2, key[key.startIndex + 1] == UInt8(ascii: " ") else {
+            throw MalformedRecord(description: "changelog record at \(place) has no key of the form \"<kind> ...\"")
         }
-        let kind = key.prefix(2)
+        let kind = key[key.startIndex]
         let rest = key.dropFirst(2)
-        if kind == "d " {
-            return (String(rest), .device(try status(of: record)))
+        if kind == UInt8(ascii: "d") {
+            return (String(decoding: rest, as: UTF8.self), .device(try status(of: record)))
         }
-        guard let space = rest.firstIndex(of: " ") else {
-            throw MalformedRecord(description: "changelog key \"\(key)\" has no message id")
+        guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else {
+            throw MalformedRecord(description: "changelog key at \(place) has no message id")
         }
-        let id = String(rest[..<space])
-        let token = String(rest[rest.index(after: space)...])
+        let id = String(decoding: rest[..<space], as: UTF8.self)
+        let token = String(decoding: rest[(space + 1)...], as: UTF8.self)
         switch (kind, record.value) {
-        case ("m ", nil): return (token, .dequeued(messageID: id))
-        case ("m ", let value?):
+        case (UInt8(ascii: "m"), nil): return (token, .dequeued(messageID: id))
+        case (UInt8(ascii: "m"), let value?):
             let message = QueuedMessage(
                 id: id, collapseKey: record.headers.string(for: "collapse-key"),
                 sentAt: record.timestamp?.milliseconds ?? 0,
@@ -62,9 +65,9 @@ struct ChangelogCodec: Sendable {
                 inboxRecord: Array(value.readableBytesView)
             )
             return (token, .enqueued(message))
-        case ("a ", nil): return (token, .acknowledgementSettled(messageID: id))
-        case ("a ", _): return (token, .awaitingAcknowledgement(messageID: id))
-        default: throw MalformedRecord(description: "changelog key \"\(key)\" of unknown kind")
+        case (UInt8(ascii: "a"), nil): return (token, .acknowledgementSettled(messageID: id))
+        case (UInt8(ascii: "a"), _): return (token, .awaitingAcknowledgement(messageID: id))
+        default: throw MalformedRecord(description: "changelog key at \(place) is of unknown kind")
         }
     }
 
@@ -90,18 +93,18 @@ struct ChangelogCodec: Sendable {
 
     /// `{"last_activity":..,"notice":{"count":..,"reason":..},"online":..}`, members in name order.
     private static func json(_ status: DeviceStatus) -> [UInt8] {
-        var output = ByteWriter(capacity: 96)
-        output.append(#"{"last_activity":"#)
-        JSONOutput.writeInteger(status.lastActivity, to: &output)
-        if let notice = status.pendingNotice {
-            output.append(#","notice":{"count":"#)
-            JSONOutput.writeInteger(Int64(notice.count), to: &output)
-            output.append(#","reason":"#)
-            JSONOutput.writeString(notice.reason.rawValue, to: &output)
-            output.append(UInt8(ascii: "}"))
+        ByteWriter.array(scratchCapacity: 256) { output in
+            output.append(#"{"last_activity":"#)
+            JSONOutput.writeInteger(status.lastActivity, to: &output)
+            if let notice = status.pendingNotice {
+                output.append(#","notice":{"count":"#)
+                JSONOutput.writeInteger(Int64(notice.count), to: &output)
+                output.append(#","reason":"#)
+                JSONOutput.writeString(notice.reason.rawValue, to: &output)
+                output.append(UInt8(ascii: "}"))
+            }
+            output.append(status.isOnline ? #","online":true}"# : #","online":false}"#)
         }
-        output.append(status.isOnline ? #","online":true}"# : #","online":false}"#)
-        return output.bytes
     }
 
     private static func key(_ kind: StaticString, _ id: String?, _ token: String) -> [UInt8] {

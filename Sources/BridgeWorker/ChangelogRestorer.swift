@@ -4,15 +4,26 @@ import Logging
 /// Rebuilds the device state of partitions from their changelog: reads each changelog partition
 /// from the beginning to its end (by partition EOF, which every broker reports correctly) and
 /// replays every change.
-struct ChangelogRestorer: Sendable {
+@_spi(Benchmarks) public struct ChangelogRestorer: Sendable {
     let consumerConfiguration: KafkaConsumerConfiguration
     let codec: ChangelogCodec
     /// How long a restore may go without reaching every partition's end.
     var timeout: Duration = .seconds(300)
     let logger: Logger
 
+    /// A restorer reading `changelogTopic` with consumers configured like `consumerConfiguration`.
+    public init(consumerConfiguration: KafkaConsumerConfiguration, changelogTopic: String, logger: Logger) {
+        self.init(consumerConfiguration: consumerConfiguration, codec: ChangelogCodec(topic: changelogTopic), logger: logger)
+    }
+
+    init(consumerConfiguration: KafkaConsumerConfiguration, codec: ChangelogCodec, logger: Logger) {
+        self.consumerConfiguration = consumerConfiguration
+        self.codec = codec
+        self.logger = logger
+    }
+
     /// Restores `partitions` into `states`.
-    func restore(_ partitions: [Int32], into states: inout DeviceStates) async throws {
+    public func restore(_ partitions: [Int32], into states: inout DeviceStates) async throws {
         guard !partitions.isEmpty else { return }
         let started = ContinuousClock.now
         var configuration = consumerConfiguration

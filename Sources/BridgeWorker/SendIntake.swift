@@ -46,7 +46,7 @@ import NIOCore
         }
         for (index, token) in request.tokens.enumerated() {
             let id = MessageID.make(partition: partition, offset: offset, tokenIndex: index)
-            switch translator.translate(request, messageID: id, sentAt: time).flatMap({ queued($0, id: id, token: token, time: time) }) {
+            switch queued(request, id: id, token: token, time: time) {
             case .success where request.validateOnly:
                 result.statuses.append(AddressedStatus(token: token, status: .validated(messageID: id, at: time)))
             case .success(let message):
@@ -69,18 +69,27 @@ import NIOCore
         }
     }
 
-    /// The queued form of a translated message: its collapse key and expiry come from the APNs
-    /// headers, which already merged the request's own `apns-collapse-id` and `apns-expiration`.
-    private func queued(_ apns: APNsMessage, id: String, token: String, time: Int64) -> Swift.Result<QueuedMessage, Rejection> {
-        var expiresAt: Int64?
-        if let expiration = apns.expiration {
-            guard let seconds = Int64(expiration), seconds >= 0, seconds < Int64.max / 1000 else {
-                return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, got \"\(expiration)\""))
+    /// The message translated for one device, ready for its queue: the inbox record, and the
+    /// collapse key and expiry from the APNs headers (which already merged the request's own
+    /// `apns-collapse-id` and `apns-expiration`).
+    private func queued(_ request: SendRequest, id: String, token: String, time: Int64) -> Swift.Result<QueuedMessage, Rejection> {
+        var translated: Swift.Result<TranslationSummary, Rejection> = .failure(Rejection(.invalidArgument, "not translated"))
+        let record = ByteWriter.array(scratchCapacity: 2048) { output in
+            InboxEncoding.writeMessage(token: token, messageID: id, sentAt: time, to: &output) { output in
+                translated = translator.translate(request, messageID: id, sentAt: time, into: &output)
+                if case .success = translated { return true } else { return false }
             }
-            // 0: deliver now or never.
-            expiresAt = seconds == 0 ? time : seconds * 1000
         }
-        let record = InboxEncoding.message(token: token, messageID: id, sentAt: time, apns: apns)
-        return .success(QueuedMessage(id: id, collapseKey: apns.collapseID, sentAt: time, expiresAt: expiresAt, inboxRecord: record))
+        return translated.flatMap { summary in
+            var expiresAt: Int64?
+            if let expiration = summary.expiration {
+                guard let seconds = Int64(expiration), seconds >= 0, seconds < Int64.max / 1000 else {
+                    return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, got \"\(expiration)\""))
+                }
+                // 0: deliver now or never.
+                expiresAt = seconds == 0 ? time : seconds * 1000
+            }
+            return .success(QueuedMessage(id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: expiresAt, inboxRecord: record))
+        }
     }
 }

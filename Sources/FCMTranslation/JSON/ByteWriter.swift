@@ -5,10 +5,12 @@ import Darwin
 #endif
 
 /// A growable byte buffer for writing JSON: appends are a bounds check and a copy, with none of
-/// `Array`'s per-call overhead. It owns its memory and frees it when it goes away.
+/// `Array`'s per-call overhead. It frees the memory it allocated when it goes away.
 public struct ByteWriter: ~Copyable {
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
+    /// Whether `base` was allocated here (else it is the caller's scratch memory).
+    private var ownsBase: Bool
     /// The bytes written so far.
     public private(set) var count = 0
 
@@ -16,9 +18,34 @@ public struct ByteWriter: ~Copyable {
     public init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
         base = .allocate(byteCount: self.capacity, alignment: 1)
+        ownsBase = true
     }
 
-    deinit { base.deallocate() }
+    /// An empty buffer that starts in `scratch`, which must outlive it, and moves to memory of its
+    /// own only if it outgrows it.
+    init(scratch: UnsafeMutableRawBufferPointer) {
+        if let start = scratch.baseAddress, scratch.count >= 16 {
+            base = start
+            capacity = scratch.count
+            ownsBase = false
+        } else {
+            capacity = 256
+            base = .allocate(byteCount: capacity, alignment: 1)
+            ownsBase = true
+        }
+    }
+
+    deinit { if ownsBase { base.deallocate() } }
+
+    /// The array `body` writes, built in stack memory: the array is the only allocation unless
+    /// the output is larger than `scratchCapacity`.
+    public static func array(scratchCapacity: Int = 1024, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
+        withUnsafeTemporaryAllocation(byteCount: scratchCapacity, alignment: 16) { scratch in
+            var writer = ByteWriter(scratch: scratch)
+            body(&writer)
+            return writer.bytes
+        }
+    }
 
     /// The bytes written, as an array.
     public var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }
@@ -38,9 +65,10 @@ public struct ByteWriter: ~Copyable {
         while newCapacity < needed { newCapacity *= 2 }
         let larger = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
         larger.copyMemory(from: base, byteCount: count)
-        base.deallocate()
+        if ownsBase { base.deallocate() }
         base = larger
         capacity = newCapacity
+        ownsBase = true
     }
 
     /// Appends one byte.

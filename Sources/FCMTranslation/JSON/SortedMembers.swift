@@ -21,7 +21,20 @@ struct SortedMembers<Value> {
     /// Puts the members in name order, keeping only the last added of each name.
     mutating func sort() {
         guard members.count > 1 else { return }
-        members.sort { $0.name == $1.name ? $0.order < $1.order : $0.name < $1.name }
+        if members.count <= 16 {
+            // Objects here are small: an insertion sort, stable, beats the general sort's set-up.
+            for index in 1..<members.count {
+                let member = members[index]
+                var position = index
+                while position > 0 && member.name < members[position - 1].name {
+                    members[position] = members[position - 1]
+                    position -= 1
+                }
+                members[position] = member
+            }
+        } else {
+            members.sort { $0.name == $1.name ? $0.order < $1.order : $0.name < $1.name }
+        }
         var kept = 0
         for index in members.indices {
             if index + 1 < members.count && members[index + 1].name == members[index].name { continue }

@@ -21,8 +21,18 @@ public struct APNsTranslator: Sendable {
     ///   - messageID: the message's id, sent as `gcm.message_id`.
     ///   - sentAt: the send time in milliseconds since the epoch, for `apns-expiration`.
     public func translate(_ request: SendRequest, messageID: String, sentAt: Int64) -> Result<APNsMessage, Rejection> {
-        let writer = PayloadWriter(request: request, messageID: messageID)
         var output = ByteWriter(capacity: request.document.byteCount + 256)
+        return translate(request, messageID: messageID, sentAt: sentAt, into: &output).map { summary in
+            APNsMessage(jsonBytes: output.bytes, payloadRange: summary.payloadRange, collapseID: summary.collapseID, expiration: summary.expiration)
+        }
+    }
+
+    /// Writes `{"headers": {...}, "payload": {...}}` for one device into `output`, after what it
+    /// holds; on a rejection what was written is of no use.
+    public func translate(
+        _ request: SendRequest, messageID: String, sentAt: Int64, into output: inout ByteWriter
+    ) -> Result<TranslationSummary, Rejection> {
+        let writer = PayloadWriter(request: request, messageID: messageID)
         output.append(#"{"headers":"#)
         let headers = HeaderWriter(request: request, bundleID: bundleID, isBackground: writer.isBackground, sentAt: sentAt)
         headers.write(to: &output)
@@ -35,8 +45,16 @@ public struct APNsTranslator: Sendable {
         }
         let payloadRange = payloadStart..<output.count
         output.append(UInt8(ascii: "}"))
-        return .success(APNsMessage(
-            jsonBytes: output.bytes, payloadRange: payloadRange, collapseID: headers.collapseID, expiration: headers.expiration
-        ))
+        return .success(TranslationSummary(payloadRange: payloadRange, collapseID: headers.collapseID, expiration: headers.expiration))
     }
+}
+
+/// What a translation tells besides its bytes.
+public struct TranslationSummary: Sendable, Hashable {
+    /// Where the payload was written.
+    public var payloadRange: Range<Int>
+    /// The `apns-collapse-id` header, the message's collapse key.
+    public var collapseID: String?
+    /// The `apns-expiration` header: a UNIX time in seconds, or `0` for now or never.
+    public var expiration: String?
 }

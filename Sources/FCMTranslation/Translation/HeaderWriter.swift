@@ -10,7 +10,7 @@ struct HeaderWriter {
         case node(JSONNodeIndex)
     }
 
-    let request: SendRequest
+    private let document: JSONDocument
     private var members = SortedMembers<Value>(capacity: 8)
     /// The `apns-collapse-id` that wins.
     private(set) var collapseID: String?
@@ -18,13 +18,8 @@ struct HeaderWriter {
     private(set) var expiration: String?
 
     init(request: SendRequest, bundleID: String?, isBackground: Bool, sentAt: Int64) {
-        self.request = request
-        members.add(ByteSpan("apns-push-type"), .literal(isBackground ? "background" : "alert"))
-        let priority: StaticString = switch (isBackground, request.priority) {
-        case (true, _), (false, .normal): "5"
-        case (false, .high), (false, nil): "10"
-        }
-        members.add(ByteSpan("apns-priority"), .literal(priority))
+        document = request.document
+        // Added in name order, so that without overrides the sort has nothing to move.
         collapseID = request.collapseKey
         if let collapseKey = request.collapseKey { members.add(ByteSpan("apns-collapse-id"), .text(collapseKey)) }
         if let ttl = request.timeToLive {
@@ -33,8 +28,13 @@ struct HeaderWriter {
             expiration = seconds
             members.add(ByteSpan("apns-expiration"), .text(seconds))
         }
+        let priority: StaticString = switch (isBackground, request.priority) {
+        case (true, _), (false, .normal): "5"
+        case (false, .high), (false, nil): "10"
+        }
+        members.add(ByteSpan("apns-priority"), .literal(priority))
+        members.add(ByteSpan("apns-push-type"), .literal(isBackground ? "background" : "alert"))
         if let bundleID { members.add(ByteSpan("apns-topic"), .text(bundleID)) }
-        let document = request.document
         if let overrides = request.apnsHeaders {
             for (name, value) in document.members(of: overrides) {
                 members.add(document.name(name), .node(value))
@@ -46,7 +46,6 @@ struct HeaderWriter {
     }
 
     func write(to output: inout ByteWriter) {
-        let document = request.document
         members.write(to: &output) { value, output in
             switch value {
             case .literal(let text):
