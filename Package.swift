@@ -98,6 +98,17 @@ let package = Package(
             ],
             path: "Benchmarks/ProcessingBenchmark"
         ),
+        // Changelog records replayed per second against a plain read of the same changelog.
+        .executableTarget(
+            name: "RestoreBenchmark",
+            dependencies: [
+                "BridgeWorker", "BridgeConfig", "Kafka",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/RestoreBenchmark"
+        ),
         // Resident memory per waiting message against the payload bytes alone.
         .executableTarget(
             name: "MemoryBenchmark",

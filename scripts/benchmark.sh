@@ -7,6 +7,8 @@
 #                                            same requests (installed into .deps/ when missing)
 #   scripts/benchmark.sh memory [DEVICES [PER_DEVICE]]
 #                                            RSS per waiting message vs the payload bytes alone
+#   scripts/benchmark.sh restore [ARGS]      changelog records replayed into device state per second vs
+#                                            a plain read of the same changelog, on the same broker
 #   scripts/benchmark.sh processing [N1 N2]  callgrind instructions per request of the worker's
 #                                            processing path (decode, translate, queue, encode)
 #   scripts/benchmark.sh e2e [ARGS]          the bridge end to end vs consume-produce ceilings (scripts/benchmark-e2e.sh)
@@ -49,6 +51,15 @@ case "$which" in
   e2e)
     exec bash "$ROOT/scripts/benchmark-e2e.sh" "$@"
     ;;
+  restore)
+    if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
+      trap 'bash "$ROOT/scripts/broker.sh" stop bench' EXIT
+      broker=$(bash "$ROOT/scripts/broker.sh" start bench)
+      export "${broker?}"
+    fi
+    swift build -c release --product RestoreBenchmark "${SWIFT_LINK_FLAGS[@]}"
+    "$(swift build -c release --show-bin-path)/RestoreBenchmark" "$@"
+    ;;
   processing)
     # Instructions per request of the processing path, counted by callgrind for two request
     # counts of the same built input: the difference leaves out start-up and input building.
@@ -63,5 +74,5 @@ case "$which" in
     echo "callgrind: $small requests $small_count instructions, $large requests $large_count instructions"
     echo "instructions per request: $(( (large_count - small_count) / (large - small) ))"
     ;;
-  *) die "usage: $0 kafka|translation|memory|processing|e2e [ARGS]" ;;
+  *) die "usage: $0 kafka|translation|memory|restore|processing|e2e [ARGS]" ;;
 esac

@@ -1,0 +1,126 @@
+@_spi(Benchmarks) import BridgeWorker
+import ArgumentParser
+import BridgeConfig
+import Foundation
+import Kafka
+import Logging
+import NIOCore
+
+/// Changelog records replayed into device state per second, beside the baseline of the same run:
+/// a plain read of the same changelog partitions to their end with the same Kafka layer.
+///
+/// The changelog is the worker's own: offline devices receive messages through the worker's
+/// `RecordProcessor`, and the changelog records it makes (a status record per device, one per
+/// waiting message with its inbox record) are produced to a fresh topic. Then, for each run, the
+/// partitions are read to their end (baseline) and restored by the worker's `ChangelogRestorer`.
+@main
+struct RestoreBenchmark: AsyncParsableCommand {
+    @Option(help: "Kafka bootstrap servers.")
+    var bootstrapServers: String = ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? "127.0.0.1:9092"
+
+    @Option(help: "Offline devices.")
+    var devices = 20_000
+
+    @Option(help: "Waiting messages per device.")
+    var messagesPerDevice = 10
+
+    @Option(help: "Changelog partitions.")
+    var partitions: Int32 = 4
+
+    @Option(help: "Runs; the best of each side is reported.")
+    var runs = 3
+
+    func run() async throws {
+        var logger = Logger(label: "restore-benchmark")
+        logger.logLevel = .warning
+        let kafka = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: "restore-benchmark")
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: bootstrapServers))
+        configuration.kafka.groupID = "restore-benchmark-\(ProcessInfo.processInfo.processIdentifier)"
+        let topic = configuration.changelogTopic
+        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
+        try await admin.createTopics([NewTopic(name: topic, partitions: partitions)])
+        await admin.close()
+
+        let records = changelog(configuration, logger: logger)
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
+        for chunk in stride(from: 0, to: records.count, by: 10_000) {
+            try (try await producer.send(Array(records[chunk..<min(chunk + 10_000, records.count)]))).throwFirstError()
+        }
+        try await producer.close()
+        print("librdkafka \(Librdkafka.version): \(records.count) changelog records (\(devices) devices x \(messagesPerDevice) messages), \(partitions) partitions, best of \(runs) runs")
+
+        var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
+        consumer.fetchWaitMax = .milliseconds(10)
+        consumer.isolationLevel = .readCommitted
+        let restorer = ChangelogRestorer(consumerConfiguration: consumer, changelogTopic: topic, logger: logger)
+        var best = (read: 0.0, restore: 0.0)
+        for run in 1...runs {
+            let read = try await plainRead(topic, consumer, logger: logger)
+            var states = DeviceStates()
+            let started = ContinuousClock.now
+            try await restorer.restore(Array(0..<partitions), into: &states)
+            let restore = Double(records.count) / (ContinuousClock.now - started).seconds
+            guard states.deviceCount == devices else { throw ValidationError("restored \(states.deviceCount) devices, not \(devices)") }
+            print(String(format: "run %d: plain read %.0f records/s, restore %.0f records/s", run, read, restore))
+            best = (max(best.read, read), max(best.restore, restore))
+        }
+        print("")
+        print("| path | records/s |")
+        print("|---|---|")
+        print(String(format: "| plain read of the changelog (baseline) | %.0f |", best.read))
+        print(String(format: "| restore into device state (target >= 500,000) | %.0f |", best.restore))
+        print(String(format: "| ratio restore / plain read | %.2f |", best.restore / best.read))
+    }
+
+    /// The changelog records the worker writes for offline devices receiving messages.
+    func changelog(_ configuration: BridgeConfiguration, logger: Logger) -> [ProducerRecord] {
+        let send = configuration.topics.send
+        let processor = RecordProcessor(configuration: configuration, statePartitions: partitions, colocatedTopics: [send], logger: logger)
+        var states = DeviceStates()
+        for partition in 0..<partitions { states.adopt(partition) }
+        var produced: [ProducerRecord] = []
+        var offset: Int64 = 0
+        for round in 0..<messagesPerDevice {
+            for device in 0..<devices {
+                let token = "fMEP0vJqS0:APA91bH" + String(repeating: "x", count: 140) + String(device, radix: 16)
+                let value = #"{"to":"\#(token)","notification":{"title":"New message \#(round)","body":"Are we still on for lunch tomorrow at noon?","sound":"default","badge":"3"},"data":{"conversation_id":"c-\#(device)","sender":"alice"}}"#
+                let record = ConsumerRecord(
+                    topicPartition: TopicPartition(send, Murmur2Partitioner.partition(of: token.utf8, partitions: partitions)),
+                    offset: offset, key: ByteBuffer(string: token), value: ByteBuffer(string: value),
+                    timestamp: KafkaTimestamp(milliseconds: 1_700_000_000_000 + offset, kind: .createTime)
+                )
+                processor.process(record, states: &states, produced: &produced)
+                offset += 1
+            }
+        }
+        return produced.filter { $0.topic == configuration.changelogTopic }
+    }
+
+    /// Reads every partition of `topic` to its end; records per second.
+    func plainRead(_ topic: String, _ configuration: KafkaConsumerConfiguration, logger: Logger) async throws -> Double {
+        var configuration = configuration
+        configuration.reportsEndOfPartition = true
+        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
+        let all = (0..<partitions).map { TopicPartition(topic, $0) }
+        try await consumer.assign(all.map { TopicPartitionOffset($0, offset: KafkaOffset.beginning) })
+        let started = ContinuousClock.now
+        var remaining = Set(all)
+        var count = 0
+        while !remaining.isEmpty {
+            for event in try await consumer.poll() {
+                switch event {
+                case .record: count += 1
+                case .endOfPartition(let partition, _): remaining.remove(partition)
+                case .partitionsAssigned, .partitionsRevoked: break
+                }
+            }
+        }
+        let rate = Double(count) / (ContinuousClock.now - started).seconds
+        try await consumer.close()
+        return rate
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
