@@ -52,7 +52,7 @@ public enum ConfigurationLoader {
         try apns.finish()
 
         configuration.delivery = try root.choice("delivery", of: BridgeConfiguration.Delivery.self) ?? configuration.delivery
-        configuration.commitIntervalMilliseconds = try root.integer("commit_interval_ms", in: 1...60_000).map(Int.init)
+        configuration.commitIntervalMilliseconds = try root.integer("commit_interval_ms", in: 1...10_000).map(Int.init)
             ?? configuration.commitIntervalMilliseconds
         configuration.maxBatchRecords = try root.integer("max_batch_records", in: 1...1_000_000).map(Int.init) ?? configuration.maxBatchRecords
         configuration.maxBatchBytes = try root.integer("max_batch_bytes", in: 65_536...1_073_741_824).map(Int.init) ?? configuration.maxBatchBytes

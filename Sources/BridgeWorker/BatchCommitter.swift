@@ -18,7 +18,11 @@ struct OpenBatch {
     /// Exactly once: its transaction has begun.
     var inTransaction = false
 
+    /// No input record taken yet.
     var isEmpty: Bool { offsets.isEmpty }
+
+    /// The offsets to commit: the next one to read of each partition.
+    var offsetList: [TopicPartitionOffset] { offsets.map { TopicPartitionOffset($0.key, offset: $0.value) } }
 
     /// Counts an input record taken into the batch.
     mutating func take(_ record: ConsumerRecord, at now: @autoclosure () -> ContinuousClock.Instant) {
@@ -45,10 +49,15 @@ struct BatchCommitter: Sendable {
         return max(.zero, started + interval - now)
     }
 
-    /// Whether the batch must be committed now.
+    /// Whether the batch must be committed now: its interval has passed, or it is full.
     func isDue(_ batch: OpenBatch, now: ContinuousClock.Instant) -> Bool {
         guard let started = batch.started else { return false }
-        return now - started >= interval || batch.records >= maxRecords || batch.bytes >= maxBytes
+        return now - started >= interval || isFull(batch)
+    }
+
+    /// Whether the batch holds as many input records or output bytes as one may.
+    func isFull(_ batch: OpenBatch) -> Bool {
+        batch.records >= maxRecords || batch.bytes >= maxBytes
     }
 
     /// Hands outputs to the producer, inside the batch's transaction (exactly once).
@@ -74,7 +83,7 @@ struct BatchCommitter: Sendable {
     /// the last commit.
     func commit(_ batch: inout OpenBatch, consumer: KafkaConsumer) async throws {
         guard !batch.isEmpty else { return }
-        let offsets = batch.offsets.map { TopicPartitionOffset($0.key, offset: $0.value) }
+        let offsets = batch.offsetList
         do {
             switch delivery {
             case .exactlyOnce:
@@ -105,16 +114,25 @@ struct BatchCommitter: Sendable {
         }
     }
 
-    /// Aborts the batch's transaction where it needs it and says why the batch failed.
-    private func failed(_ batch: inout OpenBatch, cause: any Error) async -> BatchNotCommitted {
-        if batch.inTransaction, (cause as? KafkaError)?.transactionRequiresAbort ?? true {
+    /// Drops the batch without committing it: its transaction is aborted (exactly once), its
+    /// outputs may be repeated after a restart (at least once).
+    func abandon(_ batch: inout OpenBatch) async {
+        if batch.inTransaction {
             do {
                 try await producer.abortTransaction()
             } catch {
                 logger.error("aborting the transaction failed", metadata: ["error": "\(error)"])
             }
         }
-        let offsets = batch.offsets.map { TopicPartitionOffset($0.key, offset: $0.value) }
+        batch = OpenBatch()
+    }
+
+    /// Aborts the batch's transaction where it needs it and says why the batch failed.
+    private func failed(_ batch: inout OpenBatch, cause: any Error) async -> BatchNotCommitted {
+        let offsets = batch.offsetList
+        if batch.inTransaction, (cause as? KafkaError)?.transactionRequiresAbort ?? true {
+            await abandon(&batch)
+        }
         batch = OpenBatch()
         return BatchNotCommitted(cause: cause, offsets: offsets)
     }

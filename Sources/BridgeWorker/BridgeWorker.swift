@@ -74,36 +74,63 @@ public struct BridgeWorker: Service {
         var batch = OpenBatch()
         var produced: [ProducerRecord] = []
         var progress = ProgressLog(logger: logger)
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let wait = committer.timeUntilDue(batch, now: .now) ?? .milliseconds(100)
-            let room = max(1, configuration.maxBatchRecords - batch.records)
-            let events = try await consumer.poll(maxRecords: min(room, 5_000), timeout: wait)
-            for event in events {
-                switch event {
-                case .record(let record):
-                    processor.process(record, states: &states, produced: &produced)
-                    batch.take(record, at: .now)
-                case .partitionsAssigned(let partitions):
-                    let owned = partitions.filter { $0.topic == configuration.repartitionTopic }.map(\.partition)
-                    try await restorer.restore(owned, into: &states)
-                case .partitionsRevoked(let partitions, _):
-                    try await committer.commit(&batch, consumer: consumer)
-                    for partition in partitions where partition.topic == configuration.repartitionTopic {
-                        states.drop(partition.partition)
+        var outputs = 0
+        do {
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                let wait = committer.timeUntilDue(batch, now: .now) ?? .milliseconds(100)
+                let room = max(1, configuration.maxBatchRecords - batch.records)
+                let events = try await consumer.poll(maxRecords: min(room, 5_000), timeout: wait)
+                for event in events {
+                    switch event {
+                    case .record(let record):
+                        processor.process(record, states: &states, produced: &produced)
+                        batch.take(record, at: .now)
+                        // Outputs go to the producer in bounded runs, and a full batch commits
+                        // at once, even in the middle of a poll: one poll cannot outgrow a batch.
+                        if produced.count >= Self.outputRun || committer.isFull(batch) {
+                            outputs += produced.count
+                            try await committer.send(produced, in: &batch)
+                            produced.removeAll(keepingCapacity: true)
+                        }
+                        if committer.isFull(batch) {
+                            try await committer.commit(&batch, consumer: consumer)
+                        }
+                    case .partitionsAssigned(let partitions):
+                        let owned = partitions.filter { $0.topic == configuration.repartitionTopic }.map(\.partition)
+                        try await restorer.restore(owned, into: &states)
+                    case .partitionsRevoked(let partitions, lost: false):
+                        try await committer.commit(&batch, consumer: consumer)
+                        for partition in partitions where partition.topic == configuration.repartitionTopic {
+                            states.drop(partition.partition)
+                        }
+                    case .partitionsRevoked(let partitions, lost: true):
+                        // Taken already: the batch cannot commit. Its changes to any partition's
+                        // state are undone with it, so all state goes; an assignment restores it.
+                        logger.warning("partitions lost; dropping the open batch and the device state", metadata: ["partitions": "\(partitions)"])
+                        await committer.abandon(&batch)
+                        states = DeviceStates()
+                    case .endOfPartition:
+                        break
                     }
-                case .endOfPartition:
-                    break
+                }
+                outputs += produced.count
+                try await committer.send(produced, in: &batch)
+                produced.removeAll(keepingCapacity: true)
+                progress.record(inputs: events.count, outputs: outputs)
+                outputs = 0
+                if committer.isDue(batch, now: .now) {
+                    try await committer.commit(&batch, consumer: consumer)
                 }
             }
-            progress.record(inputs: events.count, outputs: produced.count)
-            try await committer.send(produced, in: &batch)
-            produced.removeAll(keepingCapacity: true)
-            if committer.isDue(batch, now: .now) {
-                try await committer.commit(&batch, consumer: consumer)
-            }
+            try await committer.commit(&batch, consumer: consumer)
+        } catch {
+            await committer.abandon(&batch)
+            throw error
         }
-        try await committer.commit(&batch, consumer: consumer)
     }
+
+    /// Outputs handed to the producer at a time.
+    private static let outputRun = 2_000
 
     private var kafkaConfiguration: KafkaConfiguration {
         KafkaConfiguration(

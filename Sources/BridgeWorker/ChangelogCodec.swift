@@ -108,15 +108,14 @@ struct ChangelogCodec: Sendable {
     }
 
     private static func key(_ kind: StaticString, _ id: String?, _ token: String) -> [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(token.utf8.count + (id?.utf8.count ?? 0) + 4)
-        key.append(contentsOf: UnsafeBufferPointer(start: kind.utf8Start, count: kind.utf8CodeUnitCount))
-        key.append(UInt8(ascii: " "))
-        if let id {
-            key.append(contentsOf: id.utf8)
+        ByteWriter.array(scratchCapacity: 512) { key in
+            key.append(kind)
             key.append(UInt8(ascii: " "))
+            if let id {
+                key.append(utf8: id)
+                key.append(UInt8(ascii: " "))
+            }
+            key.append(utf8: token)
         }
-        key.append(contentsOf: token.utf8)
-        return key
     }
 }

@@ -18,11 +18,6 @@ import DeviceQueues
         partitions[partition] = [:]
     }
 
-    /// Takes over every partition `other` holds.
-    mutating func adopt(contentsOf other: DeviceStates) {
-        partitions.merge(other.partitions) { $1 }
-    }
-
     /// Drops a partition's devices (its partition was revoked).
     mutating func drop(_ partition: Int32) {
         partitions[partition] = nil

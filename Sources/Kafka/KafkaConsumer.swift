@@ -79,8 +79,8 @@ public final class KafkaConsumer: Sendable {
             // Wait for the first message only, then take whatever else is there without waiting.
             var count = rd_kafka_consume_batch_queue(queue, ms, messages, 1)
             if count == 1 && maxRecords > 1 {
-                let more = rd_kafka_consume_batch_queue(queue, 0, messages + 1, maxRecords - 1)
-                count = more < 0 ? more : count + more
+                // An error here is the next poll's to report: the first message is kept.
+                count += max(0, rd_kafka_consume_batch_queue(queue, 0, messages + 1, maxRecords - 1))
             }
             guard count >= 0 else { throw KafkaError(rd_kafka_last_error(), message: "consume") }
             let batch = UnsafeMutableBufferPointer(start: messages, count: count)

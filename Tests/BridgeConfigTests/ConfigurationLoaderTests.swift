@@ -33,7 +33,9 @@ struct ConfigurationLoaderTests {
         queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600}
         apns: {bundle_id: com.example.app, payload_limit: 5120}
         delivery: at_least_once
+        commit_interval_ms: 250
         max_batch_records: 50
+        max_batch_bytes: 1048576
         """
         let configuration = try ConfigurationLoader.load(yaml: yaml, environment: [:])
         #expect(configuration.kafka.groupID == "push" && configuration.kafka.clientID == "push-worker")
@@ -48,6 +50,7 @@ struct ConfigurationLoaderTests {
         #expect(configuration.queue.defaultTimeToLive == 60_000 && configuration.queue.inactiveAfter == 3_600_000)
         #expect(configuration.bundleID == "com.example.app" && configuration.payloadLimit == 5120)
         #expect(configuration.delivery == .atLeastOnce && configuration.maxBatchRecords == 50)
+        #expect(configuration.commitIntervalMilliseconds == 250 && configuration.maxBatchBytes == 1_048_576)
     }
 
     @Test("environment variables override the file, including librdkafka properties")
@@ -90,6 +93,8 @@ struct ConfigurationLoaderTests {
         ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_QUEUE_MAX_PENDIN": "3"], "", "FCM_BRIDGE_QUEUE_MAX_PENDIN overrides no configuration field"),
         ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_QUEUE_MAX_PENDING": "-3"], "queue.max_pending", "between 1 and"),
         ("kafka: [", [:], "", "not valid YAML"),
+        ("kafka: {bootstrap_servers: b:1}\ncommit_interval_ms: 30000", [:], "commit_interval_ms", "between 1 and 10000"),
+        ("kafka: {bootstrap_servers: b:1}\nmax_batch_bytes: 1000", [:], "max_batch_bytes", "between 65536 and"),
     ] as [(String, [String: String], String, String)])
     func badConfigurations(yaml: String, environment: [String: String], field: String, problem: String) {
         #expect {

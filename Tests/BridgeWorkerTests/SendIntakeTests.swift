@@ -14,6 +14,15 @@ struct SendIntakeTests {
         }
     }
 
+    @Test("an inbox record larger than the stack scratch is written whole")
+    func largeRecord() throws {
+        let value = String(repeating: "x", count: 3_000)
+        let message = try #require(accepted(#"{"to": "t", "data": {"big": "\#(value)"}}"#).first)
+        let record = String(decoding: message.inboxRecord, as: UTF8.self)
+        #expect(record.hasPrefix(#"{"apns":{"headers":"#) && record.hasSuffix(#","token":"t"}"#))
+        #expect(record.contains(#""big":"\#(value)""#))
+    }
+
     @Test("expiry and collapse key come from the translated APNs headers", arguments: [
         (#"{"to": "t", "time_to_live": 60}"#, 1_700_000_060_000 as Int64?, nil as String?),
         (#"{"to": "t", "time_to_live": 0}"#, 1_700_000_000_500, nil),

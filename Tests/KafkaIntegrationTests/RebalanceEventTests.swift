@@ -43,7 +43,9 @@ struct RebalanceEventTests {
         // still holds the partitions.
         let second = try KafkaConsumer(configuration: configuration, logger: TestCluster.logger)
         try second.subscribe([topic])
-        let joining = Task { for _ in 0..<100 { _ = try await second.poll(timeout: .milliseconds(100)) } }
+        let joining = Task {
+            for _ in 0..<300 where !Task.isCancelled { _ = try await second.poll(timeout: .milliseconds(100)) }
+        }
         var revoked: [TopicPartition]?
         while revoked == nil, ContinuousClock.now < deadline + .seconds(30) {
             for case .partitionsRevoked(let partitions, let lost) in try await first.poll(timeout: .milliseconds(100)) {
@@ -61,6 +63,7 @@ struct RebalanceEventTests {
             #expect(try first.assignment().isEmpty, "the revocation was not completed: \(next)")
         }
         joining.cancel()
+        _ = try? await joining.value
         try await first.close()
         try await second.close()
     }

@@ -50,11 +50,6 @@ public struct ByteWriter: ~Copyable {
     /// The bytes written, as an array.
     public var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }
 
-    /// The bytes written in `range`, as an array.
-    public func bytes(in range: Range<Int>) -> [UInt8] {
-        [UInt8](UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
-    }
-
     @inline(__always)
     private mutating func reserve(_ extra: Int) {
         if capacity - count < extra { grow(to: count + extra) }

@@ -44,11 +44,6 @@ struct SortedMembers<Value> {
         members.removeLast(members.count - kept)
     }
 
-    /// The value of the member named `name`, after ``sort()``.
-    func value(named name: ByteSpan) -> Value? {
-        members.first { $0.name == name }?.value
-    }
-
     /// Writes the sorted members as `{"name":value,...}`; `writeValue` writes a value and returns
     /// false to leave the member out.
     func write(to output: inout ByteWriter, _ writeValue: (Value, inout ByteWriter) -> Bool) {

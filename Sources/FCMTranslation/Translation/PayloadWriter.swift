@@ -103,7 +103,12 @@ struct PayloadWriter {
         func list(_ key: StaticString, _ strings: [String]?, _ output: inout ByteWriter) {
             guard let strings else { return }
             name(key, &output)
-            JSONValue.array(strings.map(JSONValue.string)).write(to: &output)
+            output.append(UInt8(ascii: "["))
+            for (index, string) in strings.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONOutput.writeString(string, to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
         }
         text("body", notification.body, &output)
         list("loc-args", notification.bodyLocArgs, &output)
