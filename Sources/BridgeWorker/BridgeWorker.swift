@@ -30,7 +30,13 @@ public struct BridgeWorker: Service {
         ])
 
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)
-        let layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
+        let layout: TopicLayout
+        do {
+            layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
+        } catch {
+            await admin.close()
+            throw error
+        }
         await admin.close()
         logger.info("topics ready", metadata: [
             "state_partitions": "\(layout.statePartitions)", "colocated_inputs": "\(layout.colocatedTopics.sorted())",

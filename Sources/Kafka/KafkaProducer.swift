@@ -48,17 +48,18 @@ public final class KafkaProducer: Sendable {
         let pending = PendingDeliveries(topics: records.map(\.topic))
         var lastTopic: TopicHandle?
         var fatal: KafkaError?
-        for (index, record) in records.enumerated() {
-            let partition = record.partition.number
+        // Records are read in place (`records[index]`), not copied out one by one.
+        for index in records.indices {
+            let partition = records[index].partition.number
             if let fatal {
                 pending.complete(index, partition: partition, offset: -1, error: fatal)
                 continue
             }
             do {
-                let topic = try lastTopic.flatMap { $0.name == record.topic ? $0 : nil }
-                    ?? topics.handle(for: record.topic, producer: client.handle)
+                let topic = try lastTopic.flatMap { $0.name == records[index].topic ? $0 : nil }
+                    ?? topics.handle(for: records[index].topic, producer: client.handle)
                 lastTopic = topic
-                while let error = produce(record, topic: topic, opaque: pending.opaque(for: index)) {
+                while let error = produce(records[index], topic: topic, opaque: pending.opaque(for: index)) {
                     guard error.code == RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue else { throw error }
                     // Delivery frees room; cancellation does not, so the wait goes on regardless.
                     try? await Task.sleep(for: .milliseconds(1))
