@@ -109,8 +109,10 @@ enum JSONScan {
         let count = bytes.count
         if let base = bytes.baseAddress {
             while count - position >= 8 {
-                let word = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                if hasSpecialByte(word, allowingNonASCII: allowingNonASCII) { break }
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let special = specialBytes(word, allowingNonASCII: allowingNonASCII)
+                // The lowest flagged byte is exact (only bytes above a true one can be flagged wrongly).
+                if special != 0 { return position + special.trailingZeroBitCount / 8 }
                 position += 8
             }
         }
@@ -123,15 +125,15 @@ enum JSONScan {
         byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && (allowingNonASCII || byte < 0x80)
     }
 
-    /// Whether any byte of `word` is < 0x20, a quote or a backslash (or >= 0x80 when not allowed).
+    /// The high bit of each byte of `word` that is < 0x20, a quote or a backslash (or >= 0x80
+    /// when not allowed), and maybe of bytes above the first such one; 0 when there is none.
     @inline(__always)
-    private static func hasSpecialByte(_ word: UInt64, allowingNonASCII: Bool) -> Bool {
-        // Each term has its high bit set in some byte exactly when that kind of byte is there.
+    private static func specialBytes(_ word: UInt64, allowingNonASCII: Bool) -> UInt64 {
         let control = (word &- ones &* 0x20) & ~word
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
         var special = control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
         if !allowingNonASCII { special |= word }
-        return special & highs != 0
+        return special & highs
     }
 }
