@@ -69,7 +69,7 @@ struct BatchCommitter: Sendable {
                 batch.inTransaction = true
             }
             batch.deliveries.append(try await producer.enqueue(records))
-            for record in records { batch.bytes += (record.key?.count ?? 0) + (record.value?.count ?? 0) }
+            for index in records.indices { batch.bytes += (records[index].key?.count ?? 0) + (records[index].value?.count ?? 0) }
         } catch {
             throw await failed(&batch, cause: error)
         }

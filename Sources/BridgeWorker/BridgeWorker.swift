@@ -85,7 +85,7 @@ public struct BridgeWorker: Service {
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 let wait = committer.timeUntilDue(batch, now: .now) ?? .milliseconds(100)
                 let room = max(1, configuration.maxBatchRecords - batch.records)
-                let events = try await consumer.poll(maxRecords: min(room, 5_000), timeout: wait)
+                let events = try await consumer.poll(maxRecords: min(room, 1_000), timeout: wait)
                 for event in events {
                     switch event {
                     case .record(let record):

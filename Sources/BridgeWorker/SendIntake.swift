@@ -74,7 +74,7 @@ import NIOCore
     /// `apns-collapse-id` and `apns-expiration`).
     private func queued(_ request: SendRequest, id: String, token: String, time: Int64) -> Swift.Result<QueuedMessage, Rejection> {
         var translated: Swift.Result<TranslationSummary, Rejection> = .failure(Rejection(.invalidArgument, "not translated"))
-        let record = ByteWriter.array(scratchCapacity: 2048) { output in
+        let record = ByteWriter.array() { output in
             InboxEncoding.writeMessage(token: token, messageID: id, sentAt: time, to: &output) { output in
                 translated = translator.translate(request, messageID: id, sentAt: time, into: &output)
                 if case .success = translated { return true } else { return false }

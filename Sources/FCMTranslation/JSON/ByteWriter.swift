@@ -38,7 +38,8 @@ public struct ByteWriter: ~Copyable {
     deinit { if ownsBase { base.deallocate() } }
 
     /// The array `body` writes, built in stack memory: the array is the only allocation unless
-    /// the output is larger than `scratchCapacity`.
+    /// the output is larger than `scratchCapacity` (at most 1,024 bytes are taken from the stack;
+    /// more would be heap memory, which is what this avoids).
     public static func array(scratchCapacity: Int = 1024, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
         withUnsafeTemporaryAllocation(byteCount: scratchCapacity, alignment: 16) { scratch in
             var writer = ByteWriter(scratch: scratch)
