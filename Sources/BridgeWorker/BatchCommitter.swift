@@ -64,10 +64,7 @@ struct BatchCommitter: Sendable {
     func send(_ records: [ProducerRecord], in batch: inout OpenBatch) async throws {
         guard !records.isEmpty else { return }
         do {
-            if delivery == .exactlyOnce && !batch.inTransaction {
-                try producer.beginTransaction()
-                batch.inTransaction = true
-            }
+            if delivery == .exactlyOnce { try beginTransaction(of: &batch) }
             batch.deliveries.append(try await producer.enqueue(records))
             for index in records.indices { batch.bytes += (records[index].key?.count ?? 0) + (records[index].value?.count ?? 0) }
         } catch {
@@ -87,10 +84,7 @@ struct BatchCommitter: Sendable {
         do {
             switch delivery {
             case .exactlyOnce:
-                if !batch.inTransaction {
-                    try producer.beginTransaction()
-                    batch.inTransaction = true
-                }
+                try beginTransaction(of: &batch)
                 try await producer.sendOffsetsToTransaction(offsets, groupMetadata: try consumer.groupMetadata())
                 try await commitRetrying()
             case .atLeastOnce:
@@ -101,6 +95,13 @@ struct BatchCommitter: Sendable {
             throw await failed(&batch, cause: error)
         }
         batch = OpenBatch()
+    }
+
+    /// Begins the batch's transaction unless it has begun.
+    private func beginTransaction(of batch: inout OpenBatch) throws {
+        guard !batch.inTransaction else { return }
+        try producer.beginTransaction()
+        batch.inTransaction = true
     }
 
     /// Commits, trying again while librdkafka says the error is retriable.

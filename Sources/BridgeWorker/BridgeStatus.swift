@@ -63,10 +63,7 @@ enum BridgeStatus: Sendable, Hashable {
 /// Writing a status object's members, which callers give in name order.
 extension ByteWriter {
     fileprivate mutating func member(_ name: StaticString) {
-        append(count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
-        append(UInt8(ascii: "\""))
-        append(name)
-        append(#"":"#)
+        appendMemberName(name, first: count == 0)
     }
 
     fileprivate mutating func integer(_ key: StaticString, _ value: Int64) {

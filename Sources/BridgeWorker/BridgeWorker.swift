@@ -81,6 +81,11 @@ public struct BridgeWorker: Service {
         var produced: [ProducerRecord] = []
         var progress = ProgressLog(logger: logger)
         var outputs = 0
+        func sendProduced() async throws {
+            outputs += produced.count
+            try await committer.send(produced, in: &batch)
+            produced.removeAll(keepingCapacity: true)
+        }
         do {
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 let wait = committer.timeUntilDue(batch, now: .now) ?? .milliseconds(100)
@@ -94,9 +99,7 @@ public struct BridgeWorker: Service {
                         // Outputs go to the producer in bounded runs, and a full batch commits
                         // at once, even in the middle of a poll: one poll cannot outgrow a batch.
                         if produced.count >= Self.outputRun || committer.isFull(batch) {
-                            outputs += produced.count
-                            try await committer.send(produced, in: &batch)
-                            produced.removeAll(keepingCapacity: true)
+                            try await sendProduced()
                         }
                         if committer.isFull(batch) {
                             try await committer.commit(&batch, consumer: consumer)
@@ -119,9 +122,7 @@ public struct BridgeWorker: Service {
                         break
                     }
                 }
-                outputs += produced.count
-                try await committer.send(produced, in: &batch)
-                produced.removeAll(keepingCapacity: true)
+                try await sendProduced()
                 progress.record(inputs: events.count, outputs: outputs)
                 outputs = 0
                 if committer.isDue(batch, now: .now) {

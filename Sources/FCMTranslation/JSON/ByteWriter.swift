@@ -107,6 +107,14 @@ public struct ByteWriter: ~Copyable {
         text.withUTF8 { append($0) }
     }
 
+    /// Appends `{"name":` for an object's first member, else `,"name":`; the name needs no escaping.
+    public mutating func appendMemberName(_ name: StaticString, first: Bool) {
+        append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        append(UInt8(ascii: "\""))
+        append(name)
+        append(#"":"#)
+    }
+
     /// Drops everything written from `position` on.
     public mutating func truncate(to position: Int) {
         count = min(count, max(0, position))

@@ -89,11 +89,8 @@ struct PayloadWriter {
         let notification = request.notification
         var first = true
         func name(_ name: StaticString, _ output: inout ByteWriter) {
-            output.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            output.appendMemberName(name, first: first)
             first = false
-            output.append(UInt8(ascii: "\""))
-            output.append(name)
-            output.append(#"":"#)
         }
         func text(_ key: StaticString, _ node: JSONNodeIndex?, _ output: inout ByteWriter) {
             guard let node else { return }
