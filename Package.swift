@@ -44,10 +44,23 @@ let package = Package(
             name: "BridgeConfig",
             dependencies: ["DeviceQueues", .product(name: "Yams", package: "Yams")]
         ),
-        // The worker: wires Kafka, translation and device queues together.
+        // The pure half of the worker: intake, routing, the encoding of every output record and
+        // the changelog codec, with no Kafka in it.
+        .target(
+            name: "BridgeCore",
+            dependencies: [
+                "FCMTranslation",
+                "DeviceQueues",
+                "BridgeConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The worker: the loop, commits, restore and topics, wiring Kafka to the pure half.
         .target(
             name: "BridgeWorker",
             dependencies: [
+                "BridgeCore",
                 "Kafka",
                 "FCMTranslation",
                 "DeviceQueues",
@@ -92,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "ProcessingBenchmark",
             dependencies: [
-                "BridgeWorker", "BridgeConfig", "Kafka",
+                "BridgeCore", "BridgeConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -102,7 +115,7 @@ let package = Package(
         .executableTarget(
             name: "RestoreBenchmark",
             dependencies: [
-                "BridgeWorker", "BridgeConfig", "Kafka",
+                "BridgeWorker", "BridgeCore", "BridgeConfig", "Kafka",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -112,7 +125,7 @@ let package = Package(
         // Resident memory per waiting message against the payload bytes alone.
         .executableTarget(
             name: "MemoryBenchmark",
-            dependencies: ["BridgeWorker", "DeviceQueues", "FCMTranslation"],
+            dependencies: ["BridgeCore", "DeviceQueues", "FCMTranslation"],
             path: "Benchmarks/MemoryBenchmark"
         ),
         .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues"]),
@@ -120,6 +133,7 @@ let package = Package(
             name: "BridgeIntegrationTests",
             dependencies: [
                 "BridgeWorker",
+                "BridgeCore",
                 "BridgeConfig",
                 "Kafka",
                 "FCMTranslation",
@@ -128,8 +142,13 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "BridgeWorkerTests",
-            dependencies: ["BridgeWorker", "DeviceQueues", "FCMTranslation", "Kafka", .product(name: "NIOCore", package: "swift-nio")]
+            name: "BridgeCoreTests",
+            dependencies: [
+                "BridgeCore", "BridgeConfig", "DeviceQueues", "FCMTranslation",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
@@ -144,6 +163,7 @@ let package = Package(
             name: "KafkaIntegrationTests",
             dependencies: [
                 "Kafka",
+                "BridgeCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

@@ -17,4 +17,6 @@ swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"
 # The fault tests run the worker as a process of its own, to kill it.
 FCM_BRIDGE_BINARY="$(swift build --show-bin-path)/fcm-bridge"
 export FCM_BRIDGE_BINARY
-swift test --skip-build "${SWIFT_LINK_FLAGS[@]}" "$@"
+# Each integration suite has its own time limit; this one bounds the whole run, so that a hang
+# fails fast instead of eating CI's time.
+timeout --kill-after=30s "${FCM_BRIDGE_TEST_TIMEOUT:-45m}" swift test --skip-build "${SWIFT_LINK_FLAGS[@]}" "$@"

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import BridgeWorker
+import BridgeCore
 import DeviceQueues
 import FCMTranslation
 import Foundation

@@ -1,6 +1,5 @@
-@_spi(Benchmarks) import BridgeWorker
 import BridgeConfig
-import Kafka
+import BridgeCore
 import Logging
 import NIOCore
 
@@ -34,7 +33,7 @@ enum ProcessingBenchmark {
         for partition in 0..<partitions { states.adopt(partition) }
 
         let time: Int64 = 1_700_000_000_000
-        var inputs: [ConsumerRecord] = []
+        var inputs: [InMemoryRecord] = []
         inputs.reserveCapacity(devices / 2 + built)
         for device in 0..<devices / 2 {
             inputs.append(record(topics.presence, token(device), #"{"token":"\#(token(device))","event":"connect"}"#, offset: Int64(device), time: time))
@@ -44,13 +43,17 @@ enum ProcessingBenchmark {
             inputs.append(record(topics.send, token(device), request(token(device), index), offset: Int64(index), time: time + Int64(index)))
         }
 
-        var produced: [ProducerRecord] = []
+        var produced = OutputRecords()
         var outputs = 0
         for input in inputs.prefix(devices / 2 + requests) {
-            processor.process(input, states: &states, produced: &produced)
-            outputs += produced.count
-            produced.removeAll(keepingCapacity: true)
+            processor.process(input, states: &states, outputs: &produced)
+            // Handed to the producer in runs, as the worker does.
+            if produced.count >= 2_000 {
+                outputs += produced.count
+                produced.removeAll()
+            }
         }
+        outputs += produced.count
         print("inputs \(devices / 2 + requests) outputs \(outputs)")
     }
 
@@ -73,11 +76,10 @@ enum ProcessingBenchmark {
     }
 
     /// A record as the consumer would return it, on the partition the device's state lives in.
-    static func record(_ topic: String, _ token: String, _ value: String, offset: Int64, time: Int64) -> ConsumerRecord {
-        ConsumerRecord(
-            topicPartition: TopicPartition(topic, Murmur2Partitioner.partition(of: token.utf8, partitions: partitions)),
-            offset: offset, key: ByteBuffer(string: token), value: ByteBuffer(string: value),
-            timestamp: KafkaTimestamp(milliseconds: time, kind: .createTime)
+    static func record(_ topic: String, _ token: String, _ value: String, offset: Int64, time: Int64) -> InMemoryRecord {
+        InMemoryRecord(
+            topic: topic, partition: Murmur2Partitioner.partition(of: token.utf8, partitions: partitions),
+            offset: offset, key: ByteBuffer(string: token), value: ByteBuffer(string: value), createTime: time
         )
     }
 }

@@ -1,6 +1,7 @@
 @_spi(Benchmarks) import BridgeWorker
 import ArgumentParser
 import BridgeConfig
+import BridgeCore
 import Foundation
 import Kafka
 import Logging
@@ -78,22 +79,28 @@ struct RestoreBenchmark: AsyncParsableCommand {
         let processor = RecordProcessor(configuration: configuration, statePartitions: partitions, colocatedTopics: [send], logger: logger)
         var states = DeviceStates()
         for partition in 0..<partitions { states.adopt(partition) }
-        var produced: [ProducerRecord] = []
+        var produced = OutputRecords()
         var offset: Int64 = 0
         for round in 0..<messagesPerDevice {
             for device in 0..<devices {
                 let token = "fMEP0vJqS0:APA91bH" + String(repeating: "x", count: 140) + String(device, radix: 16)
                 let value = #"{"to":"\#(token)","notification":{"title":"New message \#(round)","body":"Are we still on for lunch tomorrow at noon?","sound":"default","badge":"3"},"data":{"conversation_id":"c-\#(device)","sender":"alice"}}"#
-                let record = ConsumerRecord(
-                    topicPartition: TopicPartition(send, Murmur2Partitioner.partition(of: token.utf8, partitions: partitions)),
+                let record = InMemoryRecord(
+                    topic: send, partition: Murmur2Partitioner.partition(of: token.utf8, partitions: partitions),
                     offset: offset, key: ByteBuffer(string: token), value: ByteBuffer(string: value),
-                    timestamp: KafkaTimestamp(milliseconds: 1_700_000_000_000 + offset, kind: .createTime)
+                    createTime: 1_700_000_000_000 + offset
                 )
-                processor.process(record, states: &states, produced: &produced)
+                processor.process(record, states: &states, outputs: &produced)
                 offset += 1
             }
         }
-        return produced.filter { $0.topic == configuration.changelogTopic }
+        return produced.copies.filter { $0.topic == .changelog }.map { copy in
+            ProducerRecord(
+                topic: configuration.changelogTopic, partition: copy.partition.map(ProducerRecord.Partition.explicit) ?? .byKey,
+                key: copy.key, value: copy.value, headers: copy.headers.map { KafkaHeader(key: $0.key, value: $0.value) },
+                timestamp: copy.timestamp
+            )
+        }
     }
 
     /// Reads every partition of `topic` to its end; records per second.

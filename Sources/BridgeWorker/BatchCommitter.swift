@@ -1,4 +1,5 @@
 import BridgeConfig
+import BridgeCore
 import Kafka
 import Logging
 
@@ -38,6 +39,7 @@ struct OpenBatch {
 struct BatchCommitter: Sendable {
     let delivery: BridgeConfiguration.Delivery
     let producer: KafkaProducer
+    let outputs: OutputProducer
     let interval: Duration
     let maxRecords: Int
     let maxBytes: Int
@@ -60,13 +62,15 @@ struct BatchCommitter: Sendable {
         batch.records >= maxRecords || batch.bytes >= maxBytes
     }
 
-    /// Hands outputs to the producer, inside the batch's transaction (exactly once).
-    func send(_ records: [ProducerRecord], in batch: inout OpenBatch) async throws {
-        guard !records.isEmpty else { return }
+    /// Hands outputs to the producer, inside the batch's transaction (exactly once), and
+    /// empties them for the next run.
+    func send(_ records: inout OutputRecords, in batch: inout OpenBatch) async throws {
+        guard records.count > 0 else { return }
         do {
             if delivery == .exactlyOnce { try beginTransaction(of: &batch) }
-            batch.deliveries.append(try await producer.enqueue(records))
-            for index in records.indices { batch.bytes += (records[index].key?.count ?? 0) + (records[index].value?.count ?? 0) }
+            batch.deliveries.append(try await outputs.enqueue(records))
+            batch.bytes += records.byteCount
+            records.removeAll()
         } catch {
             throw await failed(&batch, cause: error)
         }

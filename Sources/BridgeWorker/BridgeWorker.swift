@@ -1,4 +1,5 @@
 import BridgeConfig
+import BridgeCore
 import FCMTranslation
 import Foundation
 import Kafka
@@ -72,20 +73,16 @@ public struct BridgeWorker: Service {
     private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, processor: RecordProcessor) async throws {
         let committer = BatchCommitter(
             delivery: configuration.delivery, producer: producer,
+            outputs: try OutputProducer(producer: producer, topicNames: processor.outputTopicNames),
             interval: .milliseconds(configuration.commitIntervalMilliseconds),
             maxRecords: configuration.maxBatchRecords, maxBytes: configuration.maxBatchBytes, logger: logger
         )
-        let restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), codec: changelogCodec, logger: logger)
+        let restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), changelogTopic: configuration.changelogTopic, logger: logger)
         var states = DeviceStates()
         var batch = OpenBatch()
-        var produced: [ProducerRecord] = []
+        var produced = OutputRecords()
         var progress = ProgressLog(logger: logger)
         var outputs = 0
-        func sendProduced() async throws {
-            outputs += produced.count
-            try await committer.send(produced, in: &batch)
-            produced.removeAll(keepingCapacity: true)
-        }
         do {
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 let wait = committer.timeUntilDue(batch, now: .now) ?? .milliseconds(100)
@@ -94,12 +91,13 @@ public struct BridgeWorker: Service {
                 for event in events {
                     switch event {
                     case .record(let record):
-                        processor.process(record, states: &states, produced: &produced)
+                        processor.process(record, states: &states, outputs: &produced)
                         batch.take(record, at: .now)
                         // Outputs go to the producer in bounded runs, and a full batch commits
                         // at once, even in the middle of a poll: one poll cannot outgrow a batch.
                         if produced.count >= Self.outputRun || committer.isFull(batch) {
-                            try await sendProduced()
+                            outputs += produced.count
+                            try await committer.send(&produced, in: &batch)
                         }
                         if committer.isFull(batch) {
                             try await committer.commit(&batch, consumer: consumer)
@@ -122,7 +120,8 @@ public struct BridgeWorker: Service {
                         break
                     }
                 }
-                try await sendProduced()
+                outputs += produced.count
+                try await committer.send(&produced, in: &batch)
                 progress.record(inputs: events.count, outputs: outputs)
                 outputs = 0
                 if committer.isDue(batch, now: .now) {
@@ -146,8 +145,6 @@ public struct BridgeWorker: Service {
             properties: configuration.kafka.properties
         )
     }
-
-    private var changelogCodec: ChangelogCodec { ChangelogCodec(topic: configuration.changelogTopic) }
 
     private func processor(_ layout: TopicLayout) -> RecordProcessor {
         RecordProcessor(configuration: configuration, statePartitions: layout.statePartitions, colocatedTopics: layout.colocatedTopics, logger: logger)

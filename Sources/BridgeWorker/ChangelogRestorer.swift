@@ -1,3 +1,4 @@
+import BridgeCore
 import Kafka
 import Logging
 
@@ -13,12 +14,8 @@ import Logging
 
     /// A restorer reading `changelogTopic` with consumers configured like `consumerConfiguration`.
     public init(consumerConfiguration: KafkaConsumerConfiguration, changelogTopic: String, logger: Logger) {
-        self.init(consumerConfiguration: consumerConfiguration, codec: ChangelogCodec(topic: changelogTopic), logger: logger)
-    }
-
-    init(consumerConfiguration: KafkaConsumerConfiguration, codec: ChangelogCodec, logger: Logger) {
         self.consumerConfiguration = consumerConfiguration
-        self.codec = codec
+        self.codec = ChangelogCodec(topic: changelogTopic)
         self.logger = logger
     }
 

@@ -176,8 +176,11 @@ public final class KafkaConsumer: Sendable {
                 client.logger.error("revoking partitions on close failed: \(error)")
             }
         }
-        context.closing.store(true, ordering: .releasing)
+        // Rebalances reported after the ones handled above are completed here or, from now on,
+        // in the callback: librdkafka cannot leave the group while one waits for its answer.
+        let leftovers = context.beginClosing()
         try await client.blocking { handle in
+            for event in leftovers { try? event.apply(to: handle) }
             try KafkaError.check(rd_kafka_consumer_close(handle), "close consumer")
         }
         await client.shutDownThreads()

@@ -39,6 +39,9 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(code: err.rawValue, message: message)
     }
 
+    /// librdkafka's local queue of records to send is full: try again once some are delivered.
+    public var isQueueFull: Bool { code == RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue }
+
     /// Takes ownership of an `rd_kafka_error_t` and destroys it.
     init(consuming error: OpaquePointer) {
         self.init(

@@ -7,7 +7,7 @@ import Logging
 /// Call ``close(timeout:)`` when done: it delivers what is still in flight.
 public final class KafkaProducer: Sendable {
     let client: KafkaClient
-    private let topics = TopicHandles()
+    let topics = TopicHandles()
 
     /// Creates a producer. Throws for an invalid configuration, naming the property.
     public init(configuration: KafkaProducerConfiguration, logger: Logger) throws {
@@ -60,7 +60,7 @@ public final class KafkaProducer: Sendable {
                     ?? topics.handle(for: records[index].topic, producer: client.handle)
                 lastTopic = topic
                 while let error = produce(records[index], topic: topic, opaque: pending.opaque(for: index)) {
-                    guard error.code == RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue else { throw error }
+                    guard error.isQueueFull else { throw error }
                     // Delivery frees room; cancellation does not, so the wait goes on regardless.
                     try? await Task.sleep(for: .milliseconds(1))
                 }

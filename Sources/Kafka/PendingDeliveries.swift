@@ -14,17 +14,22 @@ public final class PendingDeliveries: Sendable {
     }
 
     private let state: Mutex<State>
-    private let topics: [String]
+    private let topic: @Sendable (Int) -> String
     private let slots: SlotArray
 
-    /// - Parameter topics: each record's topic, in order.
-    init(topics: [String]) {
-        self.topics = topics
+    /// Reports for `count` records, the topic of record `index` being `topic(index)`.
+    public init(count: Int, topic: @escaping @Sendable (Int) -> String) {
+        self.topic = topic
         let placeholder = DeliveryReport(topic: "", partition: -1, offset: -1, error: nil)
-        state = Mutex(State(reports: Array(repeating: placeholder, count: topics.count), remaining: topics.count, waiter: nil))
-        slots = SlotArray(count: topics.count)
+        state = Mutex(State(reports: Array(repeating: placeholder, count: count), remaining: count, waiter: nil))
+        slots = SlotArray(count: count)
         // Kept alive by librdkafka's references until the last report arrives.
-        if !topics.isEmpty { slots.fill(with: Unmanaged.passRetained(self).toOpaque()) }
+        if count > 0 { slots.fill(with: Unmanaged.passRetained(self).toOpaque()) }
+    }
+
+    /// - Parameter topics: each record's topic, in order.
+    convenience init(topics: [String]) {
+        self.init(count: topics.count) { topics[$0] }
     }
 
     /// Waits until every record has its report; the reports are in the order the records were given.
@@ -42,9 +47,10 @@ public final class PendingDeliveries: Sendable {
     /// The opaque pointer for record `index`.
     func opaque(for index: Int) -> UnsafeMutableRawPointer { slots.slot(index) }
 
-    /// Records the outcome of record `index`.
-    func complete(_ index: Int, partition: Int32, offset: Int64, error: KafkaError?) {
-        let report = DeliveryReport(topic: topics[index], partition: partition, offset: offset, error: error)
+    /// Records the outcome of record `index`: for a record librdkafka refused, which gets no
+    /// report from it.
+    public func complete(_ index: Int, partition: Int32, offset: Int64, error: KafkaError?) {
+        let report = DeliveryReport(topic: topic(index), partition: partition, offset: offset, error: error)
         let finished: (CheckedContinuation<[DeliveryReport], Never>?, [DeliveryReport])? = state.withLock { state in
             state.reports[index] = report
             state.remaining -= 1

@@ -28,14 +28,24 @@ struct RebalanceEvent: Sendable {
 /// The consumer's callback context: rebalances reported by librdkafka, in order, until the
 /// consumer hands them to the caller's listener.
 final class ConsumerContext: ClientContext, @unchecked Sendable {
-    private let pending = Mutex<[RebalanceEvent]>([])
-    /// Once closing, rebalances are applied at once: nobody polls for them any more.
-    let closing = Atomic<Bool>(false)
+    /// Rebalances not yet taken; `closing` once nobody polls for them any more, after which
+    /// the callback applies them at once. One lock, so that no rebalance falls in between.
+    private let state = Mutex<(pending: [RebalanceEvent], closing: Bool)>(([], false))
 
     func takePendingRebalances() -> [RebalanceEvent] {
-        pending.withLock { events in
-            defer { events.removeAll() }
-            return events
+        state.withLock { state in
+            defer { state.pending.removeAll() }
+            return state.pending
+        }
+    }
+
+    /// Marks the consumer as closing and returns the rebalances reported before, which the
+    /// caller must still apply.
+    func beginClosing() -> [RebalanceEvent] {
+        state.withLock { state in
+            state.closing = true
+            defer { state.pending.removeAll() }
+            return state.pending
         }
     }
 
@@ -55,13 +65,16 @@ final class ConsumerContext: ClientContext, @unchecked Sendable {
             lost: rd_kafka_assignment_lost(handle) != 0,
             cooperative: String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
         )
-        if context.closing.load(ordering: .acquiring) {
+        let closing = context.state.withLock { state in
+            if !state.closing { state.pending.append(event) }
+            return state.closing
+        }
+        if closing {
             do { try event.apply(to: handle) } catch {
                 context.logger.error("rebalance while closing failed: \(error)")
             }
             return
         }
-        context.pending.withLock { $0.append(event) }
         // Make the batch poll in progress return, so the caller sees the rebalance promptly.
         let queue = rd_kafka_queue_get_consumer(handle)
         rd_kafka_queue_yield(queue)

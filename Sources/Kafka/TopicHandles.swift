@@ -2,7 +2,8 @@ import CRDKafka
 import Synchronization
 
 /// A producer's `rd_kafka_topic_t` for one topic, so that sends need no lookup by name.
-struct TopicHandle: @unchecked Sendable {
+/// Valid while its producer is.
+public struct TopicHandle: @unchecked Sendable {
     let name: String
     let pointer: OpaquePointer
 }

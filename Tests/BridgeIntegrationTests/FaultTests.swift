@@ -5,7 +5,7 @@ import Kafka
 import Testing
 
 /// Nothing accepted is lost when workers leave or die mid-stream.
-@Suite("Bridge faults")
+@Suite("Bridge faults", .needsBroker, .timeLimit(.minutes(5)))
 struct FaultTests {
     static let devices = 12
     static let messagesPerDevice = 10

@@ -1,9 +1,10 @@
 import FCMTranslation
+import BridgeCore
 import Kafka
 import Testing
 
 /// Dry runs, rejections, dead letters, multicast and routing, end to end on the real broker.
-@Suite("Bridge intake")
+@Suite("Bridge intake", .needsBroker, .timeLimit(.minutes(3)))
 struct IntakeTests {
     @Test("dry runs are translated and checked, get validated, and go no further")
     func dryRuns() async throws {

@@ -1,9 +1,10 @@
 import FCMTranslation
+import BridgeCore
 import Kafka
 import Testing
 
 /// The contract's per-device queueing rules, end to end through a worker on the real broker.
-@Suite("Bridge queueing")
+@Suite("Bridge queueing", .needsBroker, .timeLimit(.minutes(3)))
 struct QueueingTests {
     @Test("offline messages are queued, flushed in send order on connect; online ones pass straight through")
     func offlineThenOnline() async throws {

@@ -2,7 +2,7 @@ import NIOCore
 import Kafka
 import Testing
 
-@Suite("Consumer groups on a real broker")
+@Suite("Consumer groups on a real broker", .needsBroker, .timeLimit(.minutes(2)))
 struct ConsumerGroupTests {
     @Test("two members split a 4-partition topic; the survivor takes all; hooks run in order, before revokes complete")
     func rebalance() async throws {

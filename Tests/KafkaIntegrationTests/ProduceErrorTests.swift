@@ -2,7 +2,7 @@ import NIOCore
 import Kafka
 import Testing
 
-@Suite("Produce errors reach the caller")
+@Suite("Produce errors reach the caller", .needsBroker, .timeLimit(.minutes(2)))
 struct ProduceErrorTests {
     @Test("a record over librdkafka's size limit fails with MSG_SIZE_TOO_LARGE")
     func clientSizeLimit() async throws {

@@ -4,7 +4,7 @@ import Testing
 /// A group consumer without a listener gets rebalances as events of its poll, each alone: an
 /// assignment before any record of it, a revocation while the partitions are still held (so the
 /// caller can commit first), completed only at the next poll.
-@Suite("Rebalances as poll events on a real broker")
+@Suite("Rebalances as poll events on a real broker", .needsBroker, .timeLimit(.minutes(2)))
 struct RebalanceEventTests {
     @Test("assignment comes before the records; revocation comes while still held and completes at the next poll")
     func events() async throws {

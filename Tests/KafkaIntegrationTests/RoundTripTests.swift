@@ -1,9 +1,10 @@
 import NIOCore
 import Foundation
+import BridgeCore
 import Kafka
 import Testing
 
-@Suite("Produce and consume on a real broker")
+@Suite("Produce and consume on a real broker", .needsBroker, .timeLimit(.minutes(2)))
 struct RoundTripTests {
     @Test("keys, values, headers and explicit timestamps survive the round trip")
     func roundTrip() async throws {
@@ -37,6 +38,52 @@ struct RoundTripTests {
             #expect(record.value.map(Array.init(buffer:)) == original.value)
             #expect(record.headers == original.headers)
             #expect(record.timestamp == KafkaTimestamp(milliseconds: original.timestamp ?? -1, kind: .createTime))
+        }
+    }
+
+    @Test("records given as pointers into one buffer arrive whole: null and empty stay distinct, headers in order")
+    func viewsRoundTrip() async throws {
+        let topic = try await TestCluster.createTopic("views", partitions: 2)
+        // key, value, header values, partition, timestamp; nil is null.
+        let sent: [(String?, String?, [String], Int32?, Int64)] = [
+            ("token-a", #"{"a":1}"#, ["message", "m-1"], 0, 1_700_000_000_000),
+            (nil, "no key", [], 0, 1_700_000_000_001),
+            ("token-b", nil, ["", "2"], 1, 1_700_000_000_002),
+            ("", "", [], 1, 1_700_000_000_003),
+        ]
+        let names: [StaticString] = ["kind", "message-id"]
+        let producer = try TestCluster.producer()
+        let handle = try producer.topic(topic)
+        let deliveries = PendingDeliveries(count: sent.count) { _ in topic }
+        for (index, (key, value, headerValues, partition, timestamp)) in sent.enumerated() {
+            // One buffer, as the bridge's outputs are: key, then value, then header values.
+            let buffer = Array(((key ?? "") + (value ?? "") + headerValues.joined()).utf8)
+            try buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                func take(_ text: String?) -> UnsafeRawBufferPointer? {
+                    guard let text else { return nil }
+                    defer { offset += text.utf8.count }
+                    return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + text.utf8.count])
+                }
+                let keyBytes = take(key), valueBytes = take(value)
+                let headers = zip(names, headerValues).map { ProducerRecordView.Header(name: $0, value: take($1) ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+                try headers.withUnsafeBufferPointer { headers in
+                    let view = ProducerRecordView(partition: partition, key: keyBytes, value: valueBytes, headers: headers, timestamp: timestamp)
+                    try producer.produce(view, to: handle, deliveries: deliveries, index: index)
+                }
+            }
+        }
+        try (await deliveries.reports()).throwFirstError()
+        try await producer.close()
+
+        let received = try await TestCluster.readAll([TopicPartition(topic, 0), TopicPartition(topic, 1)])
+            .sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
+        try #require(received.count == sent.count)
+        for (record, (key, value, headerValues, partition, timestamp)) in zip(received, sent) {
+            #expect(record.key.map(Array.init(buffer:)) == key.map { Array($0.utf8) })
+            #expect(record.value.map(Array.init(buffer:)) == value.map { Array($0.utf8) })
+            #expect(record.headers == zip(names, headerValues).map { KafkaHeader(key: "\($0)", value: $1) })
+            #expect(record.partition == partition && record.timestamp == KafkaTimestamp(milliseconds: timestamp, kind: .createTime))
         }
     }
 

@@ -105,3 +105,13 @@ func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -
     }
     return try await condition()
 }
+
+extension Trait where Self == ConditionTrait {
+    /// Skips a suite that needs a broker, saying how to run it, when none is named.
+    static var needsBroker: Self {
+        .enabled(
+            if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil,
+            "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`, which starts a local broker"
+        )
+    }
+}

@@ -2,7 +2,7 @@ import NIOCore
 import Kafka
 import Testing
 
-@Suite("Transactions on a real broker")
+@Suite("Transactions on a real broker", .needsBroker, .timeLimit(.minutes(2)))
 struct TransactionTests {
     @Test("a committed transaction's records and consumer offsets are both visible")
     func commit() async throws {

@@ -51,6 +51,11 @@ public struct ByteWriter: ~Copyable {
     /// The bytes written, as an array.
     public var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }
 
+    /// Calls `body` with the bytes written, in place; they stay there until the next write.
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
     @inline(__always)
     private mutating func reserve(_ extra: Int) {
         if capacity - count < extra { grow(to: count + extra) }

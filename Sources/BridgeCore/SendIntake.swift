@@ -4,7 +4,7 @@ import NIOCore
 
 /// The first step for a send record: decode, translate for each token, and decide. Accepted
 /// messages go on to their device's queue; the rest get their status here. Pure: no Kafka.
-@_spi(Benchmarks) public struct SendIntake: Sendable {
+public struct SendIntake: Sendable {
     /// What became of one send record.
     public struct Result: Sendable, Hashable {
         /// Messages for device queues, one per accepted token.

@@ -1,4 +1,4 @@
-import Kafka
+import BridgeCore
 import Testing
 
 @Suite("murmur2 partitioner")

@@ -1,6 +1,5 @@
 import DeviceQueues
 import FCMTranslation
-import Kafka
 
 /// The changelog topic's records: one per state change, keyed so that compaction keeps exactly
 /// the live state. Each key holds one thing, and the latest record for it wins:
@@ -11,37 +10,46 @@ import Kafka
 /// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone.
 ///
 /// Message ids have no spaces, so the token is everything after the second space.
-struct ChangelogCodec: Sendable {
-    let topic: String
+public struct ChangelogCodec: Sendable {
+    /// The changelog topic.
+    public let topic: String
 
-    func record(_ change: StateChange, token: String, partition: Int32) -> ProducerRecord {
-        var record = ProducerRecord(topic: topic, partition: .explicit(partition), value: nil)
+    /// A codec for the changelog topic `topic`.
+    public init(topic: String) {
+        self.topic = topic
+    }
+
+    /// Writes the changelog record of `change` to `token`'s device in state partition `partition`.
+    func record(_ change: StateChange, token: String, partition: Int32, to outputs: inout OutputRecords) {
         switch change {
         case .device(let status):
-            record.key = Self.key("d", nil, token)
-            record.value = Self.json(status)
+            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            outputs.key { Self.writeKey("d", nil, token, to: &$0) }
+            outputs.value { Self.write(status, to: &$0) }
         case .enqueued(let message):
-            record.key = Self.key("m", message.id, token)
-            record.value = message.inboxRecord
-            record.timestamp = message.sentAt
-            if let key = message.collapseKey { record.headers.append(KafkaHeader(key: "collapse-key", value: key)) }
-            if let expiresAt = message.expiresAt { record.headers.append(RecordFields.header("expires-at", expiresAt)) }
+            outputs.begin(.changelog, partition: partition, timestamp: message.sentAt)
+            outputs.key { Self.writeKey("m", message.id, token, to: &$0) }
+            outputs.value { $0.append(message.inboxRecord) }
+            if let key = message.collapseKey { outputs.header("collapse-key", text: key) }
+            if let expiresAt = message.expiresAt { outputs.header("expires-at", integer: expiresAt) }
         case .dequeued(let id):
-            record.key = Self.key("m", id, token)
+            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            outputs.key { Self.writeKey("m", id, token, to: &$0) }
         case .awaitingAcknowledgement(let id):
-            record.key = Self.key("a", id, token)
-            record.value = []
+            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            outputs.key { Self.writeKey("a", id, token, to: &$0) }
+            outputs.value { _ in }
         case .acknowledgementSettled(let id):
-            record.key = Self.key("a", id, token)
+            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            outputs.key { Self.writeKey("a", id, token, to: &$0) }
         }
-        return record
     }
 
     /// The device and change a changelog record holds. The key is read as bytes (a token may
     /// start with anything, a combining mark included); errors name the record's place, never
     /// its token.
-    func change(of record: ConsumerRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
-        let place = "\(record.topicPartition)@\(record.offset)"
+    public func change(of record: some InputRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
+        let place = record.position
         guard let key = record.key?.readableBytesView, key.count > 2, key[key.startIndex + 1] == UInt8(ascii: " ") else {
             throw MalformedRecord(description: "changelog record at \(place) has no key of the form \"<kind> ...\"")
         }
@@ -59,9 +67,9 @@ struct ChangelogCodec: Sendable {
         case (UInt8(ascii: "m"), nil): return (token, .dequeued(messageID: id))
         case (UInt8(ascii: "m"), let value?):
             let message = QueuedMessage(
-                id: id, collapseKey: record.headers.string(for: "collapse-key"),
-                sentAt: record.timestamp?.milliseconds ?? 0,
-                expiresAt: RecordFields.integer("expires-at", in: record.headers),
+                id: id, collapseKey: record.header("collapse-key"),
+                sentAt: record.createTime ?? 0,
+                expiresAt: record.integerHeader("expires-at"),
                 inboxRecord: Array(value.readableBytesView)
             )
             return (token, .enqueued(message))
@@ -71,16 +79,16 @@ struct ChangelogCodec: Sendable {
         }
     }
 
-    private func status(of record: ConsumerRecord) throws(MalformedRecord) -> DeviceStatus {
+    private func status(of record: some InputRecord) throws(MalformedRecord) -> DeviceStatus {
         guard let bytes = RecordFields.bytes(record.value), let json = try? JSONParser.parse(bytes),
               case .bool(let online)? = json["online"], let activity = json["last_activity"].flatMap(Self.integer) else {
-            throw MalformedRecord(description: "changelog device status at \(record.topicPartition)@\(record.offset) is not readable")
+            throw MalformedRecord(description: "changelog device status at \(record.position) is not readable")
         }
         var notice: DeletionNotice?
         if let value = json["notice"] {
             guard let reason = value["reason"]?.stringValue.flatMap(DeletionReason.init(rawValue:)),
                   let count = value["count"].flatMap(Self.integer) else {
-                throw MalformedRecord(description: "changelog notice at \(record.topicPartition)@\(record.offset) is not readable")
+                throw MalformedRecord(description: "changelog notice at \(record.position) is not readable")
             }
             notice = DeletionNotice(reason: reason, count: Int(count))
         }
@@ -92,30 +100,27 @@ struct ChangelogCodec: Sendable {
     }
 
     /// `{"last_activity":..,"notice":{"count":..,"reason":..},"online":..}`, members in name order.
-    private static func json(_ status: DeviceStatus) -> [UInt8] {
-        ByteWriter.array(scratchCapacity: 256) { output in
-            output.append(#"{"last_activity":"#)
-            JSONOutput.writeInteger(status.lastActivity, to: &output)
-            if let notice = status.pendingNotice {
-                output.append(#","notice":{"count":"#)
-                JSONOutput.writeInteger(Int64(notice.count), to: &output)
-                output.append(#","reason":"#)
-                JSONOutput.writeString(notice.reason.rawValue, to: &output)
-                output.append(UInt8(ascii: "}"))
-            }
-            output.append(status.isOnline ? #","online":true}"# : #","online":false}"#)
+    private static func write(_ status: DeviceStatus, to output: inout ByteWriter) {
+        output.append(#"{"last_activity":"#)
+        JSONOutput.writeInteger(status.lastActivity, to: &output)
+        if let notice = status.pendingNotice {
+            output.append(#","notice":{"count":"#)
+            JSONOutput.writeInteger(Int64(notice.count), to: &output)
+            output.append(#","reason":"#)
+            JSONOutput.writeString(notice.reason.rawValue, to: &output)
+            output.append(UInt8(ascii: "}"))
         }
+        output.append(status.isOnline ? #","online":true}"# : #","online":false}"#)
     }
 
-    private static func key(_ kind: StaticString, _ id: String?, _ token: String) -> [UInt8] {
-        ByteWriter.array(scratchCapacity: 512) { key in
-            key.append(kind)
+    /// `<kind> <id> <token>`, or `<kind> <token>` without an id.
+    private static func writeKey(_ kind: StaticString, _ id: String?, _ token: String, to key: inout ByteWriter) {
+        key.append(kind)
+        key.append(UInt8(ascii: " "))
+        if let id {
+            key.append(utf8: id)
             key.append(UInt8(ascii: " "))
-            if let id {
-                key.append(utf8: id)
-                key.append(UInt8(ascii: " "))
-            }
-            key.append(utf8: token)
         }
+        key.append(utf8: token)
     }
 }

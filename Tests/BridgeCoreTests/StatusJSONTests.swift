@@ -1,4 +1,4 @@
-@_spi(Benchmarks) @testable import BridgeWorker
+@testable import BridgeCore
 import DeviceQueues
 import FCMTranslation
 import Testing
@@ -20,13 +20,21 @@ struct StatusJSONTests {
         (.validated(messageID: "m", at: 5), #"{"at":5,"message_id":"m","token":"t","type":"validated"}"#),
     ])
     func statusFields(status: BridgeStatus, expected: String) throws {
-        #expect(try JSONParser.parse(status.json(token: "t")) == JSONParser.parse(Array(expected.utf8)))
-        #expect(status.time == 5)
+        // Written after another record, as in a run of outputs: the status stands on its own.
+        var outputs = OutputRecords()
+        OutputEncoder().status(AddressedStatus(token: "other", status: .queue(.queued(messageID: "x", at: 1))), to: &outputs)
+        OutputEncoder().status(AddressedStatus(token: "t", status: status), to: &outputs)
+        let record = outputs.copy(at: 1)
+        #expect(try JSONParser.parse(try #require(record.value)) == JSONParser.parse(Array(expected.utf8)))
+        #expect(record.topic == .status && record.key == Array("t".utf8) && record.timestamp == 5 && record.partition == nil)
     }
 
-    @Test("a status about undecodable input has no token")
+    @Test("a status about undecodable input has no token and a null key")
     func noToken() throws {
-        let json = try JSONParser.parse(BridgeStatus.rejected(messageID: nil, Rejection(.invalidArgument, "x"), at: 1).json(token: nil))
-        #expect(json["token"] == nil && json["message_id"] == nil)
+        let record = written {
+            OutputEncoder().status(AddressedStatus(token: nil, status: .rejected(messageID: nil, Rejection(.invalidArgument, "x"), at: 1)), to: &$0)
+        }
+        let json = try JSONParser.parse(try #require(record.value))
+        #expect(json["token"] == nil && json["message_id"] == nil && record.key == nil)
     }
 }

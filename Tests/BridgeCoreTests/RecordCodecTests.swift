@@ -1,16 +1,22 @@
-@_spi(Benchmarks) @testable import BridgeWorker
+@testable import BridgeCore
 import DeviceQueues
-import Kafka
 import NIOCore
 import Testing
 
-/// What a consumer would read back of a produced record.
-func consumed(_ record: ProducerRecord, offset: Int64 = 7) -> ConsumerRecord {
-    let partition: Int32 = if case .explicit(let number) = record.partition { number } else { 0 }
-    return ConsumerRecord(
-        topicPartition: TopicPartition(record.topic, partition), offset: offset,
+/// The one record `write` writes.
+func written(_ write: (inout OutputRecords) -> Void) -> OutputRecords.Copy {
+    var outputs = OutputRecords()
+    write(&outputs)
+    #expect(outputs.count == 1)
+    return outputs.copy(at: 0)
+}
+
+/// What a consumer would read back of a written record.
+func consumed(_ record: OutputRecords.Copy, topic: String, offset: Int64 = 7) -> InMemoryRecord {
+    InMemoryRecord(
+        topic: topic, partition: record.partition ?? 0, offset: offset,
         key: record.key.map { ByteBuffer(bytes: $0) }, value: record.value.map { ByteBuffer(bytes: $0) },
-        headers: record.headers, timestamp: record.timestamp.map { KafkaTimestamp(milliseconds: $0, kind: .createTime) }
+        createTime: record.timestamp, headers: record.headers.mapValues { String(decoding: $0, as: UTF8.self) }
     )
 }
 
@@ -27,9 +33,9 @@ struct RecordCodecTests {
     ], ["token", "a token with spaces", "ü", "\u{301}starts with a combining mark", "e\u{301}"])
     func changelogRoundTrip(change: StateChange, token: String) throws {
         let codec = ChangelogCodec(topic: "changelog")
-        let record = codec.record(change, token: token, partition: 3)
-        #expect(record.partition == .explicit(3))
-        let decoded = try codec.change(of: consumed(record))
+        let record = written { codec.record(change, token: token, partition: 3, to: &$0) }
+        #expect(record.partition == 3 && record.topic == .changelog)
+        let decoded = try codec.change(of: consumed(record, topic: "changelog"))
         #expect(Array(decoded.token.utf8) == Array(token.utf8), "tokens are compared as bytes")
         #expect(decoded.change == change)
     }
@@ -37,11 +43,11 @@ struct RecordCodecTests {
     @Test("removals are tombstones of the key that added, so compaction keeps only live state")
     func tombstones() {
         let codec = ChangelogCodec(topic: "changelog")
-        let added = codec.record(.enqueued(Self.message), token: "t", partition: 0)
-        let removed = codec.record(.dequeued(messageID: Self.message.id), token: "t", partition: 0)
+        let added = written { codec.record(.enqueued(Self.message), token: "t", partition: 0, to: &$0) }
+        let removed = written { codec.record(.dequeued(messageID: Self.message.id), token: "t", partition: 0, to: &$0) }
         #expect(removed.key == added.key && removed.value == nil)
-        let awaiting = codec.record(.awaitingAcknowledgement(messageID: "x"), token: "t", partition: 0)
-        let settled = codec.record(.acknowledgementSettled(messageID: "x"), token: "t", partition: 0)
+        let awaiting = written { codec.record(.awaitingAcknowledgement(messageID: "x"), token: "t", partition: 0, to: &$0) }
+        let settled = written { codec.record(.acknowledgementSettled(messageID: "x"), token: "t", partition: 0, to: &$0) }
         #expect(settled.key == awaiting.key && settled.value == nil && awaiting.value != nil)
     }
 
@@ -49,8 +55,7 @@ struct RecordCodecTests {
         (nil, nil), ("d t", "{}"), ("m 1:2:0", "x"), ("z 1 t", "x"), ("d t", "not json"),
     ] as [(String?, String?)])
     func malformedChangelog(key: String?, value: String?) {
-        let record = ConsumerRecord(topicPartition: TopicPartition("c", 0), offset: 0,
-                                    key: key.map { ByteBuffer(string: $0) }, value: value.map { ByteBuffer(string: $0) })
+        let record = InMemoryRecord(topic: "c", key: key.map { ByteBuffer(string: $0) }, value: value.map { ByteBuffer(string: $0) })
         #expect(throws: MalformedRecord.self) { try ChangelogCodec(topic: "c").change(of: record) }
     }
 
@@ -65,8 +70,8 @@ struct RecordCodecTests {
             return 1_700_000_000_123
         }()
         let routed = RoutedInput(token: "device token", input: input, time: time)
-        let record = codec.record(routed, partition: 1)
-        #expect(record.key == Array("device token".utf8) && record.timestamp == time)
-        #expect(try codec.input(of: consumed(record)) == routed)
+        let record = written { codec.record(routed, partition: 1, to: &$0) }
+        #expect(record.key == Array("device token".utf8) && record.timestamp == time && record.partition == 1)
+        #expect(try codec.input(of: consumed(record, topic: "repartition")) == routed)
     }
 }

@@ -1,13 +1,13 @@
 import DeviceQueues
 
 /// An input for one device's queue, after routing: a message to send or a presence event.
-@_spi(Benchmarks) public enum DeviceInput: Sendable, Hashable {
+public enum DeviceInput: Sendable, Hashable {
     case send(QueuedMessage)
     case presence(PresenceEvent.Kind)
 }
 
 /// An input for a device, with its event time.
-@_spi(Benchmarks) public struct RoutedInput: Sendable, Hashable {
+public struct RoutedInput: Sendable, Hashable {
     /// The device.
     public var token: String
     /// What happened.

@@ -21,13 +21,9 @@ enum BridgeStatus: Sendable, Hashable {
         }
     }
 
-    /// The JSON value, per the contract's "Output: status", members in name order. `token` is
-    /// nil for undecodable input.
-    func json(token: String?) -> [UInt8] {
-        ByteWriter.array { output in write(token: token, to: &output) }
-    }
-
-    private func write(token: String?, to writer: inout ByteWriter) {
+    /// Writes the JSON value, per the contract's "Output: status", members in name order.
+    /// `token` is nil for undecodable input.
+    func write(token: String?, to writer: inout ByteWriter) {
         switch self {
         case .queue(let event):
             switch event {
@@ -36,20 +32,20 @@ enum BridgeStatus: Sendable, Hashable {
             case .delivered(let id, let at): writer.simple("delivered", id, at, token)
             case .expired(let id, let at): writer.simple("expired", id, at, token)
             case .collapsed(let id, let reason, let replacedBy, let at):
-                writer.integer("at", at)
+                writer.begin(at: at)
                 writer.string("message_id", id)
                 writer.string("reason", reason.rawValue)
                 writer.string("replaced_by", replacedBy)
                 writer.end(type: "collapsed", token: token)
             case .deletedMessages(let reason, let count, let ids, let at):
-                writer.integer("at", at)
+                writer.begin(at: at)
                 writer.integer("count", Int64(count))
                 writer.strings("message_ids", ids)
                 writer.string("reason", reason.rawValue)
                 writer.end(type: "deleted_messages", token: token)
             }
         case .rejected(let id, let rejection, let at):
-            writer.integer("at", at)
+            writer.begin(at: at)
             writer.string("detail", rejection.detail)
             if let id { writer.string("message_id", id) }
             writer.string("reason", rejection.reason.rawValue)
@@ -62,8 +58,14 @@ enum BridgeStatus: Sendable, Hashable {
 
 /// Writing a status object's members, which callers give in name order.
 extension ByteWriter {
+    /// `{"at":...`: every status begins with its event time, the first member in name order.
+    fileprivate mutating func begin(at: Int64) {
+        append(#"{"at":"#)
+        JSONOutput.writeInteger(at, to: &self)
+    }
+
     fileprivate mutating func member(_ name: StaticString) {
-        appendMemberName(name, first: count == 0)
+        appendMemberName(name, first: false)
     }
 
     fileprivate mutating func integer(_ key: StaticString, _ value: Int64) {
@@ -88,7 +90,7 @@ extension ByteWriter {
 
     /// `at`, `message_id`, `token`, `type`.
     fileprivate mutating func simple(_ type: StaticString, _ id: String, _ at: Int64, _ token: String?) {
-        integer("at", at)
+        begin(at: at)
         string("message_id", id)
         end(type: type, token: token)
     }

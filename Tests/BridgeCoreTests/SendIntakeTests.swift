@@ -1,4 +1,4 @@
-@_spi(Benchmarks) @testable import BridgeWorker
+@testable import BridgeCore
 import DeviceQueues
 import FCMTranslation
 import Testing

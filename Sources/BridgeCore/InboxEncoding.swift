@@ -4,9 +4,9 @@ import FCMTranslation
 /// The inbox topic's JSON values, per the contract's "Output: inbox".
 enum InboxEncoding {
     /// The `kind` header and field of a message.
-    static let messageKind = "message"
+    static let messageKind: StaticString = "message"
     /// The `kind` header and field of a notice that messages were deleted.
-    static let deletedMessagesKind = "deleted_messages"
+    static let deletedMessagesKind: StaticString = "deleted_messages"
 
     /// Writes `{"apns": {...}, "kind": "message", "message_id": ..., "sent_at": ..., "token": ...}`,
     /// with `writeAPNs` writing the `apns` object; stops where `writeAPNs` returns false.
@@ -25,15 +25,13 @@ enum InboxEncoding {
     }
 
     /// `{"count": ..., "kind": "deleted_messages", "reason": ..., "token": ...}`.
-    static func deletedMessages(token: String, reason: DeletionReason, count: Int) -> [UInt8] {
-        ByteWriter.array { output in
-            output.append(#"{"count":"#)
-            JSONOutput.writeInteger(Int64(count), to: &output)
-            output.append(#","kind":"deleted_messages","reason":"#)
-            JSONOutput.writeString(reason.rawValue, to: &output)
-            output.append(#","token":"#)
-            JSONOutput.writeString(token, to: &output)
-            output.append(UInt8(ascii: "}"))
-        }
+    static func writeDeletedMessages(token: String, reason: DeletionReason, count: Int, to output: inout ByteWriter) {
+        output.append(#"{"count":"#)
+        JSONOutput.writeInteger(Int64(count), to: &output)
+        output.append(#","kind":"deleted_messages","reason":"#)
+        JSONOutput.writeString(reason.rawValue, to: &output)
+        output.append(#","token":"#)
+        JSONOutput.writeString(token, to: &output)
+        output.append(UInt8(ascii: "}"))
     }
 }

@@ -1,14 +1,14 @@
 import DeviceQueues
 
 /// The device queues of the state partitions this worker owns, by partition and token.
-@_spi(Benchmarks) public struct DeviceStates: Sendable {
+public struct DeviceStates: Sendable {
     private var partitions: [Int32: [String: DeviceQueue]] = [:]
 
     /// No partitions held.
     public init() {}
 
     /// Whether this worker holds (has restored) the state of `partition`.
-    func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
+    public func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
 
     /// Devices held, over all partitions.
     public var deviceCount: Int { partitions.values.reduce(0) { $0 + $1.count } }
@@ -19,7 +19,7 @@ import DeviceQueues
     }
 
     /// Drops a partition's devices (its partition was revoked).
-    mutating func drop(_ partition: Int32) {
+    public mutating func drop(_ partition: Int32) {
         partitions[partition] = nil
     }
 
@@ -39,7 +39,7 @@ import DeviceQueues
     }
 
     /// Replays a changelog record's change onto its device (when restoring).
-    mutating func restore(_ change: StateChange, token: String, in partition: Int32) {
+    public mutating func restore(_ change: StateChange, token: String, in partition: Int32) {
         partitions[partition, default: [:]][token, default: DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))]
             .apply(change)
     }

@@ -1,18 +1,17 @@
 import BridgeConfig
 import DeviceQueues
 import FCMTranslation
-import Kafka
 import Logging
 
 /// Turns each input record into the records to produce, updating device state: the heart of
 /// the worker, with no I/O of its own. Send and presence records are decoded here; inputs for
 /// a device this partition does not own are forwarded to the repartition topic; inputs for an
 /// owned device go through its queue.
-@_spi(Benchmarks) public struct RecordProcessor: Sendable {
+public struct RecordProcessor: Sendable {
     let topics: BridgeConfiguration.Topics
     let rules: QueueRules
     let intake: SendIntake
-    let outputs: OutputEncoder
+    let encoder: OutputEncoder
     let repartition: RepartitionCodec
     let changelog: ChangelogCodec
     /// Partitions of the repartition and changelog topics: a device lives in
@@ -29,7 +28,7 @@ import Logging
         topics = configuration.topics
         rules = configuration.queue
         intake = SendIntake(translator: APNsTranslator(bundleID: configuration.bundleID, payloadLimit: configuration.payloadLimit))
-        outputs = OutputEncoder(inboxTopic: topics.inbox, statusTopic: topics.status, deadLetterTopic: topics.deadLetters)
+        encoder = OutputEncoder()
         repartition = RepartitionCodec(topic: configuration.repartitionTopic)
         changelog = ChangelogCodec(topic: configuration.changelogTopic)
         self.statePartitions = statePartitions
@@ -37,29 +36,42 @@ import Logging
         self.logger = logger
     }
 
-    /// Handles one record, appending what to produce to `produced`.
-    public func process(_ record: ConsumerRecord, states: inout DeviceStates, produced: inout [ProducerRecord]) {
-        let time = record.timestamp?.milliseconds ?? 0
+    /// The topic names of the records ``process(_:states:outputs:)`` writes, by ``OutputTopic``.
+    public var outputTopicNames: [String] {
+        OutputTopic.allCases.map { topic in
+            switch topic {
+            case .inbox: topics.inbox
+            case .status: topics.status
+            case .deadLetters: topics.deadLetters
+            case .repartition: repartition.topic
+            case .changelog: changelog.topic
+            }
+        }
+    }
+
+    /// Handles one record, writing what to produce to `outputs`.
+    public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
+        let time = record.createTime ?? 0
         switch record.topic {
         case repartition.topic:
             do {
                 let routed = try repartition.input(of: record)
-                handle(routed, in: record.partition, states: &states, produced: &produced)
+                handle(routed, in: record.partition, states: &states, outputs: &outputs)
             } catch {
-                deadLetter(record, error: error.description, produced: &produced)
+                deadLetter(record, error: error.description, outputs: &outputs)
             }
         case topics.send:
             let result = intake.admit(buffer: record.value, partition: record.partition, offset: record.offset, time: time)
-            for status in result.statuses { produced.append(outputs.status(status)) }
-            if let rejection = result.deadLetter { deadLetter(record, error: rejection.description, produced: &produced) }
-            for routed in result.accepted { route(routed, from: record, states: &states, produced: &produced) }
+            for status in result.statuses { encoder.status(status, to: &outputs) }
+            if let rejection = result.deadLetter { deadLetter(record, error: rejection.description, outputs: &outputs) }
+            for routed in result.accepted { route(routed, from: record, states: &states, outputs: &outputs) }
         case topics.presence:
             switch PresenceEvent.decode(record.value?.readableBytesView) {
             case .success(let event):
-                route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record, states: &states, produced: &produced)
+                route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record, states: &states, outputs: &outputs)
             case .failure(let rejection):
-                produced.append(outputs.status(AddressedStatus(token: rejection.tokens.first, status: .rejected(messageID: nil, rejection, at: time))))
-                if rejection.isUndecodable { deadLetter(record, error: rejection.description, produced: &produced) }
+                encoder.status(AddressedStatus(token: rejection.tokens.first, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
+                if rejection.isUndecodable { deadLetter(record, error: rejection.description, outputs: &outputs) }
             }
         default:
             logger.warning("ignoring a record of unexpected topic", metadata: ["topic": "\(record.topic)"])
@@ -71,38 +83,38 @@ import Logging
         Murmur2Partitioner.partition(of: token.utf8, partitions: statePartitions)
     }
 
-    private func route(_ routed: RoutedInput, from record: ConsumerRecord, states: inout DeviceStates, produced: inout [ProducerRecord]) {
+    /// Handles `routed` here when its record sits on the partition that owns its device, which
+    /// this worker holds; else forwards it there through the repartition topic.
+    private func route(_ routed: RoutedInput, from record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
         let partition = statePartition(of: routed.token)
         if colocatedTopics.contains(record.topic), record.partition == partition, states.owns(partition) {
-            handle(routed, in: partition, states: &states, produced: &produced)
+            handle(routed, in: partition, states: &states, outputs: &outputs)
         } else {
-            produced.append(repartition.record(routed, partition: partition))
+            repartition.record(routed, partition: partition, to: &outputs)
         }
     }
 
-    private func handle(_ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, produced: inout [ProducerRecord]) {
+    private func handle(_ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords) {
         guard states.owns(partition) else {
             // Only reachable if the assignor split a co-partitioned set; forwarding keeps it correct.
             logger.error("state partition not owned; forwarding", metadata: ["partition": "\(partition)"])
-            produced.append(repartition.record(routed, partition: partition))
+            repartition.record(routed, partition: partition, to: &outputs)
             return
         }
         let output = states.handle(routed, in: partition, rules: rules)
         for change in output.changes {
-            produced.append(changelog.record(change, token: routed.token, partition: partition))
+            changelog.record(change, token: routed.token, partition: partition, to: &outputs)
         }
-        // One copy of the key for every inbox and status record about the device.
-        let key = Array(routed.token.utf8)
         for entry in output.inbox {
-            produced.append(outputs.inbox(entry, token: routed.token, key: key, at: routed.time))
+            encoder.inbox(entry, token: routed.token, at: routed.time, to: &outputs)
         }
         for event in output.statuses {
-            produced.append(outputs.status(AddressedStatus(token: routed.token, status: .queue(event)), key: key))
+            encoder.status(AddressedStatus(token: routed.token, status: .queue(event)), to: &outputs)
         }
     }
 
-    private func deadLetter(_ record: ConsumerRecord, error: String, produced: inout [ProducerRecord]) {
-        logger.notice("dead letter", metadata: ["source": "\(record.topicPartition)@\(record.offset)", "error": "\(error)"])
-        produced.append(outputs.deadLetter(record, error: error))
+    private func deadLetter(_ record: some InputRecord, error: String, outputs: inout OutputRecords) {
+        logger.notice("dead letter", metadata: ["source": "\(record.position)", "error": "\(error)"])
+        encoder.deadLetter(record, error: error, to: &outputs)
     }
 }

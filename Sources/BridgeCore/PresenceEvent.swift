@@ -1,7 +1,7 @@
 import FCMTranslation
 
 /// A presence event (`fcm.presence`): the device connected, disconnected or acknowledged messages.
-@_spi(Benchmarks) public struct PresenceEvent: Sendable, Hashable {
+public struct PresenceEvent: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         case connect
         case disconnect

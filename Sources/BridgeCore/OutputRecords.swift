@@ -1,0 +1,133 @@
+import FCMTranslation
+
+/// The topics the worker writes to.
+public enum OutputTopic: Int, CaseIterable, Sendable {
+    case inbox, status, deadLetters, repartition, changelog
+}
+
+/// The records a run of input records makes, written back to back into one buffer: keys,
+/// values and header values are ranges of it, so that a record costs no allocation of its own
+/// and the producer reads it in place.
+///
+/// A record is written in order: ``begin(_:partition:timestamp:)``, then its key, value and
+/// headers, each at most once.
+public struct OutputRecords: ~Copyable {
+    /// Where one record's parts are.
+    public struct Record: Sendable {
+        public var topic: OutputTopic
+        /// The partition; nil to partition by key.
+        public var partition: Int32?
+        /// The key's bytes; nil for a null key.
+        public var key: Range<Int>?
+        /// The value's bytes; nil for a null value.
+        public var value: Range<Int>?
+        /// The record's headers: a range of ``headers``.
+        public var headers: Range<Int>
+        /// The CreateTime in milliseconds; nil for none.
+        public var timestamp: Int64?
+    }
+
+    /// A header: a static name and its value's bytes.
+    public struct Header: Sendable {
+        public var name: StaticString
+        public var value: Range<Int>
+    }
+
+    private var buffer = ByteWriter(capacity: 64 * 1024)
+    /// The records, in the order they were written.
+    public private(set) var records: [Record] = []
+    /// Every record's headers, back to back.
+    public private(set) var headers: [Header] = []
+
+    /// No records.
+    public init() {}
+
+    /// Records written.
+    public var count: Int { records.count }
+
+    /// Bytes written (keys, values and header values).
+    public var byteCount: Int { buffer.count }
+
+    /// Forgets every record, keeping the memory for the next run.
+    public mutating func removeAll() {
+        buffer.truncate(to: 0)
+        records.removeAll(keepingCapacity: true)
+        headers.removeAll(keepingCapacity: true)
+    }
+
+    /// Calls `body` with the buffer the records' ranges point into.
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try buffer.withUnsafeBytes(body)
+    }
+
+    /// Starts a record with no key, value or headers yet.
+    mutating func begin(_ topic: OutputTopic, partition: Int32? = nil, timestamp: Int64?) {
+        records.append(Record(topic: topic, partition: partition, key: nil, value: nil, headers: headers.endIndex..<headers.endIndex, timestamp: timestamp))
+    }
+
+    /// Writes the current record's key.
+    mutating func key(_ write: (inout ByteWriter) -> Void) {
+        let range = written(write)
+        records[records.count - 1].key = range
+    }
+
+    /// Writes the current record's value.
+    mutating func value(_ write: (inout ByteWriter) -> Void) {
+        let range = written(write)
+        records[records.count - 1].value = range
+    }
+
+    /// Adds a header to the current record.
+    mutating func header(_ name: StaticString, _ write: (inout ByteWriter) -> Void) {
+        headers.append(Header(name: name, value: written(write)))
+        records[records.count - 1].headers = records[records.count - 1].headers.lowerBound..<headers.endIndex
+    }
+
+    /// Adds a header whose value is text.
+    mutating func header(_ name: StaticString, text: String) {
+        header(name) { $0.append(utf8: text) }
+    }
+
+    /// Adds a header whose value is a decimal integer.
+    mutating func header(_ name: StaticString, integer: Int64) {
+        header(name) { JSONOutput.writeInteger(integer, to: &$0) }
+    }
+
+    private mutating func written(_ write: (inout ByteWriter) -> Void) -> Range<Int> {
+        let start = buffer.count
+        write(&buffer)
+        return start..<buffer.count
+    }
+}
+
+extension OutputRecords {
+    /// A record's parts copied out: for tests and for reading a record back.
+    public struct Copy: Sendable, Hashable {
+        public var topic: OutputTopic
+        public var partition: Int32?
+        public var key: [UInt8]?
+        public var value: [UInt8]?
+        public var headers: [String: [UInt8]]
+        public var timestamp: Int64?
+    }
+
+    /// A copy of the record at `index`.
+    public func copy(at index: Int) -> Copy {
+        let record = records[index]
+        return withUnsafeBytes { bytes in
+            Copy(
+                topic: record.topic, partition: record.partition,
+                key: record.key.map { Array(bytes[$0]) }, value: record.value.map { Array(bytes[$0]) },
+                headers: Dictionary(headers[record.headers].map { ("\($0.name)", Array(bytes[$0.value])) }) { first, _ in first },
+                timestamp: record.timestamp
+            )
+        }
+    }
+
+    /// Copies of every record, in order.
+    public var copies: [Copy] {
+        var copies: [Copy] = []
+        for index in records.indices { copies.append(copy(at: index)) }
+        return copies
+    }
+}

@@ -1,0 +1,34 @@
+import FCMTranslation
+import NIOCore
+
+extension InputRecord {
+    /// The integer value of a header, if present and a number.
+    func integerHeader(_ name: String) -> Int64? {
+        header(name).flatMap { Int64($0) }
+    }
+}
+
+/// Small helpers for reading the bridge's own record formats (repartition and changelog).
+enum RecordFields {
+    /// A buffer's bytes, or nil.
+    static func bytes(_ buffer: ByteBuffer?) -> [UInt8]? {
+        buffer.map { Array($0.readableBytesView) }
+    }
+
+    /// A buffer's text, or nil.
+    static func text(_ buffer: ByteBuffer?) -> String? {
+        buffer.map { String(buffer: $0) }
+    }
+}
+
+extension ByteWriter {
+    /// Appends a buffer's readable bytes.
+    mutating func append(_ buffer: ByteBuffer) {
+        buffer.withUnsafeReadableBytes { append($0) }
+    }
+}
+
+/// A bridge-internal record that cannot be read: the topic holds something the bridge did not write.
+public struct MalformedRecord: Error, CustomStringConvertible {
+    public var description: String
+}

@@ -1,0 +1,65 @@
+import DeviceQueues
+import FCMTranslation
+
+/// The repartition topic's records: inputs forwarded to the partition that owns their device,
+/// keyed by token, with the original event time as the record's CreateTime.
+///
+/// The `kind` header says what the input is: `message` (value: the inbox record; headers
+/// `message-id`, `collapse-key`, `expires-at`), `connect`, `disconnect`, or `ack` (value: the
+/// acknowledged ids as a JSON array).
+struct RepartitionCodec: Sendable {
+    let topic: String
+
+    /// Writes the record that forwards `routed` to state partition `partition`.
+    func record(_ routed: RoutedInput, partition: Int32, to outputs: inout OutputRecords) {
+        outputs.begin(.repartition, partition: partition, timestamp: routed.time)
+        outputs.key { $0.append(utf8: routed.token) }
+        switch routed.input {
+        case .send(let message):
+            outputs.value { $0.append(message.inboxRecord) }
+            outputs.header("kind") { $0.append("message") }
+            outputs.header("message-id", text: message.id)
+            if let key = message.collapseKey { outputs.header("collapse-key", text: key) }
+            if let expiresAt = message.expiresAt { outputs.header("expires-at", integer: expiresAt) }
+        case .presence(.connect):
+            outputs.value { _ in }
+            outputs.header("kind") { $0.append("connect") }
+        case .presence(.disconnect):
+            outputs.value { _ in }
+            outputs.header("kind") { $0.append("disconnect") }
+        case .presence(.acknowledge(let ids)):
+            outputs.value { JSONValue.array(ids.map(JSONValue.string)).write(to: &$0) }
+            outputs.header("kind") { $0.append("ack") }
+        }
+    }
+
+    func input(of record: some InputRecord) throws(MalformedRecord) -> RoutedInput {
+        guard let token = RecordFields.text(record.key), let time = record.createTime else {
+            throw MalformedRecord(description: "repartition record at \(record.position) has no key or timestamp")
+        }
+        let input: DeviceInput
+        switch record.header("kind") {
+        case "message":
+            guard let id = record.header("message-id") else {
+                throw MalformedRecord(description: "repartition message at \(record.position) has no message-id header")
+            }
+            input = .send(QueuedMessage(
+                id: id, collapseKey: record.header("collapse-key"), sentAt: time,
+                expiresAt: record.integerHeader("expires-at"),
+                inboxRecord: RecordFields.bytes(record.value) ?? []
+            ))
+        case "connect":
+            input = .presence(.connect)
+        case "disconnect":
+            input = .presence(.disconnect)
+        case "ack":
+            guard let bytes = RecordFields.bytes(record.value), case .array(let ids)? = try? JSONParser.parse(bytes) else {
+                throw MalformedRecord(description: "repartition ack at \(record.position) has no JSON array of ids")
+            }
+            input = .presence(.acknowledge(messageIDs: ids.compactMap(\.stringValue)))
+        case let kind:
+            throw MalformedRecord(description: "repartition record at \(record.position) is of unknown kind \(kind ?? "nil")")
+        }
+        return RoutedInput(token: token, input: input, time: time)
+    }
+}

@@ -1,0 +1,73 @@
+import BridgeCore
+import Kafka
+
+/// Hands ``OutputRecords`` to the producer in place: each record is read from the run's
+/// buffer by librdkafka, which copies it, with no record value of its own in between.
+struct OutputProducer: Sendable {
+    let producer: KafkaProducer
+    /// The topic of each ``OutputTopic``, by its raw value.
+    private let names: [String]
+    private let handles: [TopicHandle]
+
+    init(producer: KafkaProducer, topicNames: [String]) throws {
+        self.producer = producer
+        self.names = topicNames
+        self.handles = try topicNames.map(producer.topic)
+    }
+
+    /// Hands every record to librdkafka, waiting while its queue is full. A record it refuses
+    /// gets an error report; a fatal error is thrown.
+    func enqueue(_ outputs: borrowing OutputRecords) async throws -> PendingDeliveries {
+        let names = self.names
+        let topics = outputs.records.map { UInt8($0.topic.rawValue) }
+        let deliveries = PendingDeliveries(count: outputs.count) { names[Int(topics[$0])] }
+        var next = 0
+        while next < outputs.count {
+            next = try enqueue(outputs, from: next, deliveries: deliveries)
+            if next < outputs.count {
+                // Delivery frees room; cancellation does not, so the wait goes on regardless.
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        return deliveries
+    }
+
+    /// Hands records to librdkafka from `start` on; returns where it stopped for a full queue.
+    private func enqueue(_ outputs: borrowing OutputRecords, from start: Int, deliveries: PendingDeliveries) throws(KafkaError) -> Int {
+        try outputs.withUnsafeBytes { (bytes) throws(KafkaError) -> Int in
+            try withUnsafeTemporaryAllocation(of: ProducerRecordView.Header.self, capacity: Self.maxHeaders) { (headerViews) throws(KafkaError) -> Int in
+                for index in start..<outputs.count {
+                    let record = outputs.records[index]
+                    var headerCount = 0
+                    for header in outputs.headers[record.headers].prefix(Self.maxHeaders) {
+                        headerViews.initializeElement(at: headerCount, to: .init(name: header.name, value: UnsafeRawBufferPointer(rebasing: bytes[header.value])))
+                        headerCount += 1
+                    }
+                    let view = ProducerRecordView(
+                        partition: record.partition,
+                        key: record.key.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) },
+                        value: record.value.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) },
+                        headers: UnsafeBufferPointer(rebasing: headerViews[..<headerCount]),
+                        timestamp: record.timestamp
+                    )
+                    do throws(KafkaError) {
+                        try producer.produce(view, to: handles[record.topic.rawValue], deliveries: deliveries, index: index)
+                    } catch where error.isQueueFull {
+                        return index
+                    } catch {
+                        deliveries.complete(index, partition: record.partition ?? -1, offset: -1, error: error)
+                        if error.isFatal {
+                            // Nothing more will be sent: the rest get the same error, and it ends the batch.
+                            for rest in (index + 1)..<outputs.count { deliveries.complete(rest, partition: -1, offset: -1, error: error) }
+                            throw error
+                        }
+                    }
+                }
+                return outputs.count
+            }
+        }
+    }
+
+    /// The most headers a bridge record has (a dead letter's four).
+    private static let maxHeaders = 8
+}
