@@ -66,10 +66,7 @@ public struct BridgeWorker: Service {
         try await producer.close()
     }
 
-    /// The loop: takes what has arrived, handles it against the device state it owns, hands the
-    /// outputs to the producer, and commits each batch when it is due. Rebalances arrive as
-    /// events of the poll, so the state needs no lock: a revocation commits the batch at hand
-    /// before the partitions go, an assignment restores their state before any of their records.
+    /// Runs the loop with its committer and restorer.
     private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, processor: RecordProcessor) async throws {
         let committer = BatchCommitter(
             delivery: configuration.delivery, producer: producer,
@@ -78,65 +75,12 @@ public struct BridgeWorker: Service {
             maxRecords: configuration.maxBatchRecords, maxBytes: configuration.maxBatchBytes, logger: logger
         )
         let restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), changelogTopic: configuration.changelogTopic, logger: logger)
-        var states = DeviceStates()
-        var batch = OpenBatch()
-        var produced = OutputRecords()
-        var progress = ProgressLog(logger: logger)
-        var outputs = 0
-        do {
-            while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                let wait = committer.timeUntilDue(batch, now: .now) ?? .milliseconds(100)
-                let room = max(1, configuration.maxBatchRecords - batch.records)
-                let events = try await consumer.poll(maxRecords: min(room, 1_000), timeout: wait)
-                for event in events {
-                    switch event {
-                    case .record(let record):
-                        processor.process(record, states: &states, outputs: &produced)
-                        batch.take(record, at: .now)
-                        // Outputs go to the producer in bounded runs, and a full batch commits
-                        // at once, even in the middle of a poll: one poll cannot outgrow a batch.
-                        if produced.count >= Self.outputRun || committer.isFull(batch) {
-                            outputs += produced.count
-                            try await committer.send(&produced, in: &batch)
-                        }
-                        if committer.isFull(batch) {
-                            try await committer.commit(&batch, consumer: consumer)
-                        }
-                    case .partitionsAssigned(let partitions):
-                        let owned = partitions.filter { $0.topic == configuration.repartitionTopic }.map(\.partition)
-                        try await restorer.restore(owned, into: &states)
-                    case .partitionsRevoked(let partitions, lost: false):
-                        try await committer.commit(&batch, consumer: consumer)
-                        for partition in partitions where partition.topic == configuration.repartitionTopic {
-                            states.drop(partition.partition)
-                        }
-                    case .partitionsRevoked(let partitions, lost: true):
-                        // Taken already: the batch cannot commit. Its changes to any partition's
-                        // state are undone with it, so all state goes; an assignment restores it.
-                        logger.warning("partitions lost; dropping the open batch and the device state", metadata: ["partitions": "\(partitions)"])
-                        await committer.abandon(&batch)
-                        states = DeviceStates()
-                    case .endOfPartition:
-                        break
-                    }
-                }
-                outputs += produced.count
-                try await committer.send(&produced, in: &batch)
-                progress.record(inputs: events.count, outputs: outputs)
-                outputs = 0
-                if committer.isDue(batch, now: .now) {
-                    try await committer.commit(&batch, consumer: consumer)
-                }
-            }
-            try await committer.commit(&batch, consumer: consumer)
-        } catch {
-            await committer.abandon(&batch)
-            throw error
-        }
+        var loop = WorkerLoop(
+            consumer: consumer, processor: processor, committer: committer, restorer: restorer,
+            stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, logger: logger
+        )
+        try await loop.run()
     }
-
-    /// Outputs handed to the producer at a time.
-    private static let outputRun = 2_000
 
     private var kafkaConfiguration: KafkaConfiguration {
         KafkaConfiguration(

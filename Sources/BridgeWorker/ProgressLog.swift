@@ -10,9 +10,14 @@ struct ProgressLog {
 
     init(logger: Logger) { self.logger = logger }
 
-    mutating func record(inputs: Int, outputs: Int) {
-        self.inputs += inputs
+    /// Counts output records handed to the producer.
+    mutating func record(outputs: Int) {
         self.outputs += outputs
+    }
+
+    /// Counts input events taken, and logs if it is time.
+    mutating func record(inputs: Int) {
+        self.inputs += inputs
         guard ContinuousClock.now - since >= interval else { return }
         logger.info("progress", metadata: ["records_in": "\(self.inputs)", "records_out": "\(self.outputs)", "over": "\(interval)"])
         self.inputs = 0
