@@ -99,7 +99,9 @@ let package = Package(
         .executableTarget(
             name: "TranslationBenchmark",
             dependencies: ["FCMTranslation"],
-            path: "Benchmarks/TranslationBenchmark"
+            path: "Benchmarks/TranslationBenchmark",
+            // Read by scripts/benchmark.sh, not built.
+            exclude: ["requests", "orjson_baseline.py"]
         ),
         // The worker's processing path without Kafka, for callgrind's instruction counts.
         .executableTarget(

@@ -51,7 +51,6 @@ public struct RecordProcessor: Sendable {
 
     /// Handles one record, writing what to produce to `outputs`.
     public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
-        let time = record.createTime ?? 0
         switch record.topic {
         case repartition.topic:
             do {
@@ -61,12 +60,17 @@ public struct RecordProcessor: Sendable {
                 deadLetter(record, error: error.description, outputs: &outputs)
             }
         case topics.send:
-            let result = intake.admit(buffer: record.value, partition: record.partition, offset: record.offset, time: time)
+            let result = intake.admit(buffer: record.value, partition: record.partition, offset: record.offset, time: record.createTime)
             for status in result.statuses { encoder.status(status, to: &outputs) }
             if let rejection = result.deadLetter { deadLetter(record, error: rejection.description, outputs: &outputs) }
             for routed in result.accepted { route(routed, from: record, states: &states, outputs: &outputs) }
         case topics.presence:
+            let time = EventTime.reported(record.createTime)
             switch PresenceEvent.decode(record.value?.readableBytesView) {
+            case .success(let event) where EventTime.valid(record.createTime) == nil:
+                var rejection = EventTime.rejection(record.createTime)
+                rejection.tokens = [event.token]
+                encoder.status(AddressedStatus(token: event.token, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
             case .success(let event):
                 route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record, states: &states, outputs: &outputs)
             case .failure(let rejection):

@@ -27,21 +27,28 @@ public struct SendIntake: Sendable {
         admit(value.map(RequestDecoder.decode) ?? .failure(.recordWithoutValue), partition: partition, offset: offset, time: time)
     }
 
-    /// Handles the send record at `partition`/`offset` with CreateTime `time`, reading its value in place.
-    func admit(buffer value: ByteBuffer?, partition: Int32, offset: Int64, time: Int64) -> Result {
+    /// Handles the send record at `partition`/`offset` with CreateTime `time` (nil when it has
+    /// none), reading its value in place.
+    func admit(buffer value: ByteBuffer?, partition: Int32, offset: Int64, time: Int64?) -> Result {
         let decoded = value.map { $0.withUnsafeReadableBytes(RequestDecoder.decode) } ?? .failure(.recordWithoutValue)
         return admit(decoded, partition: partition, offset: offset, time: time)
     }
 
-    private func admit(_ decoded: Swift.Result<SendRequest, Rejection>, partition: Int32, offset: Int64, time: Int64) -> Result {
+    private func admit(_ decoded: Swift.Result<SendRequest, Rejection>, partition: Int32, offset: Int64, time: Int64?) -> Result {
         var result = Result()
         let request: SendRequest
         switch decoded {
         case .success(let decoded):
             request = decoded
         case .failure(let rejection):
-            reject(rejection, partition: partition, offset: offset, time: time, into: &result)
+            reject(rejection, partition: partition, offset: offset, time: EventTime.reported(time), into: &result)
             result.deadLetter = rejection.isUndecodable ? rejection : nil
+            return result
+        }
+        guard let time = EventTime.valid(time) else {
+            var rejection = EventTime.rejection(time)
+            rejection.tokens = request.tokens
+            reject(rejection, partition: partition, offset: offset, time: EventTime.reported(time), into: &result)
             return result
         }
         for (index, token) in request.tokens.enumerated() {

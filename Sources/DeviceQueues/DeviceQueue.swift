@@ -66,7 +66,7 @@ public struct DeviceQueue: Sendable, Hashable {
     /// waiting messages in send order.
     public mutating func connect(at time: Int64, rules: QueueRules) -> QueueOutput {
         var output = QueueOutput()
-        if time - lastActivity > rules.inactiveAfter, !waiting.isEmpty {
+        if time.saturatingSubtract(lastActivity) > rules.inactiveAfter, !waiting.isEmpty {
             discardAll(plus: [], reason: .deviceInactive, at: time, into: &output)
         }
         expireWaiting(at: time, into: &output)
@@ -157,7 +157,9 @@ public struct DeviceQueue: Sendable, Hashable {
         while !waiting.isEmpty { ids.append(remove(at: 0, into: &output).id) }
         ids += extra
         output.statuses.append(.deletedMessages(reason: reason, count: ids.count, messageIDs: ids, at: time))
-        status.pendingNotice = DeletionNotice(reason: reason, count: (pendingNotice?.count ?? 0) + ids.count)
+        // The count may come from a restored changelog record: it saturates rather than traps.
+        let (count, overflow) = (pendingNotice?.count ?? 0).addingReportingOverflow(ids.count)
+        status.pendingNotice = DeletionNotice(reason: reason, count: overflow ? .max : count)
         output.changes.append(.device(status))
     }
 }

@@ -22,5 +22,5 @@ public struct QueuedMessage: Sendable, Hashable {
         self.inboxRecord = inboxRecord
     }
 
-    func expiry(_ rules: QueueRules) -> Int64 { expiresAt ?? sentAt + rules.defaultTimeToLive }
+    func expiry(_ rules: QueueRules) -> Int64 { expiresAt ?? sentAt.saturatingAdd(rules.defaultTimeToLive) }
 }

@@ -143,3 +143,27 @@ struct RecordProcessorTests {
         #expect(outputs.filter { $0.topic == .status }.count == handledHere.count, "queued for those handled here")
     }
 }
+
+extension RecordProcessorTests {
+    @Test("a record without a usable event time is rejected, naming the timestamp; one at the end of time is queued", arguments: [
+        (nil as Int64?, true), (-1, true), (Int64.min, true), (0, false), (Int64.max - 1, false),
+    ])
+    func eventTime(time: Int64?, rejected: Bool) throws {
+        var states = heldStates()
+        var record = send(#"{"to":"device-a","data":{"k":"v"}}"#, partition: owner)
+        record.createTime = time
+        var presence = presence("connect", partition: owner)
+        presence.createTime = time
+        let outputs = process([record, presence], with: processor(), states: &states)
+        let statuses = try outputs.filter { $0.topic == .status }.map { try JSONParser.parse(try #require($0.value)) }
+        if rejected {
+            #expect(outputs.map(\.topic) == [.status, .status], "nothing queued, nothing forwarded")
+            for status in statuses {
+                #expect(status["type"] == .string("rejected") && status["reason"] == .string("invalid_argument"))
+                #expect(status["detail"]?.stringValue?.contains("timestamp") == true && status["token"] == .string(token))
+            }
+        } else {
+            #expect(statuses.map { $0["type"] } == [.string("queued"), .string("dispatched")])
+        }
+    }
+}

@@ -202,3 +202,36 @@ struct DeviceQueueTests {
         #expect(queue.connect(at: t0 + 1, rules: rules).dispatchedIDs == ["a"])
     }
 }
+
+/// Times come from input records: no time may trap, however extreme (issue 9, defect 1).
+@Suite("Device queue rules at extreme times")
+struct ExtremeTimeTests {
+    let rules = QueueRules()
+
+    @Test("a message sent near the end of time waits until the end of time, not until a time in the past", arguments: [
+        Int64.max - 1, Int64.max - QueueRules().defaultTimeToLive + 1,
+    ])
+    func sentNearTheEnd(time: Int64) {
+        var queue = DeviceQueue(firstSeenAt: time)
+        let output = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: time, expiresAt: nil, inboxRecord: []), at: time, rules: rules)
+        #expect(output.statuses == [.queued(messageID: "m", at: time)])
+        #expect(queue.connect(at: time, rules: rules).statuses == [.dispatched(messageID: "m", at: time)])
+    }
+
+    @Test("a message sent at the last millisecond there is has expired already")
+    func sentAtTheEnd() {
+        var queue = DeviceQueue(firstSeenAt: t0)
+        let output = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: .max, expiresAt: nil, inboxRecord: []), at: .max, rules: rules)
+        #expect(output.statuses == [.expired(messageID: "m", at: .max)])
+    }
+
+    @Test("a connect long before or after the last activity decides inactivity without overflow", arguments: [
+        (Int64.min, Int64.max, true), (Int64.max, Int64.min, false), (Int64.min + 1, 0, true), (Int64.max, -1, false),
+    ])
+    func activityAtTheEnds(firstSeen: Int64, connect: Int64, inactive: Bool) {
+        var queue = DeviceQueue(firstSeenAt: firstSeen)
+        _ = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: firstSeen, expiresAt: Int64.max, inboxRecord: []), at: firstSeen, rules: rules)
+        let output = queue.connect(at: connect, rules: rules)
+        #expect(output.statuses.contains { if case .deletedMessages(.deviceInactive, _, _, _) = $0 { true } else { false } } == inactive)
+    }
+}

@@ -1,0 +1,19 @@
+import FCMTranslation
+
+/// A record's CreateTime as the time of the event it carries. A record without one, or with one
+/// before the epoch, is rejected: the wall clock never stands in for it.
+enum EventTime {
+    /// The time, if the record has a usable one.
+    static func valid(_ time: Int64?) -> Int64? {
+        guard let time, time >= 0 else { return nil }
+        return time
+    }
+
+    /// The `at` of a status about a record whose time is not usable: 0.
+    static func reported(_ time: Int64?) -> Int64 { valid(time) ?? 0 }
+
+    /// Why a record with an unusable time is rejected, naming the field.
+    static func rejection(_ time: Int64?) -> Rejection {
+        Rejection(.invalidArgument, "the record's timestamp: a CreateTime of 0 or later is required, got \(time.map { String($0) } ?? "none")")
+    }
+}
