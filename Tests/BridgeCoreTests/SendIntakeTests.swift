@@ -71,4 +71,23 @@ struct SendIntakeTests {
         let empty = intake.admit(nil, partition: 0, offset: 3, time: time)
         #expect(empty.deadLetter != nil && empty.statuses.count == 1)
     }
+
+    @Test("a request over FCM's 1,000-token limit gets one rejection with no token, not one per token (issue 9, defect 3)",
+          arguments: [1_001, 1_500, 100_000])
+    func overTheTokenLimit(count: Int) throws {
+        let ids = (0..<count).map { "\"t\($0)\"" }.joined(separator: ",")
+        let result = intake.admit(Array(#"{"registration_ids": [\#(ids)], "data": {"k": "v"}}"#.utf8), partition: 0, offset: 4, time: time)
+        #expect(result.accepted.isEmpty && result.deadLetter == nil)
+        let status = try #require(result.statuses.first)
+        #expect(result.statuses.count == 1 && status.token == nil)
+        guard case .rejected(nil, let rejection, _) = status.status else { Issue.record("not rejected: \(status)"); return }
+        #expect(rejection.reason == .invalidArgument && rejection.detail.contains("registration_ids"))
+    }
+
+    @Test("at the limit, every token is its own message")
+    func atTheTokenLimit() {
+        let ids = (0..<1_000).map { "\"t\($0)\"" }.joined(separator: ",")
+        let result = intake.admit(Array(#"{"registration_ids": [\#(ids)], "data": {"k": "v"}}"#.utf8), partition: 0, offset: 4, time: time)
+        #expect(result.accepted.count == 1_000 && result.statuses.isEmpty)
+    }
 }

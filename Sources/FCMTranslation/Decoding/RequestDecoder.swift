@@ -44,7 +44,9 @@ public enum RequestDecoder {
         }
     }
 
-    /// The targets of a request that was not accepted, as far as they can be read.
+    /// The targets of a request that was not accepted, as far as they can be read. None for a
+    /// `registration_ids` over the limit: FCM rejects such a request as a whole, and one
+    /// rejection per token would let one record make any number of outputs.
     static func readableTokens(_ request: FieldReader) -> [String] {
         let document = request.document
         if let message = request.value("message"), document[message].kind == .object,
@@ -53,7 +55,9 @@ public enum RequestDecoder {
         }
         if let token = try? request.string("to") { return [token] }
         if let ids = request.value("registration_ids"), document[ids].kind == .array {
-            return document.elements(of: ids).filter { document[$0].kind == .string }.map(document.text)
+            let elements = Array(document.elements(of: ids).prefix(maximumRegistrationIDs + 1))
+            guard elements.count <= maximumRegistrationIDs else { return [] }
+            return elements.filter { document[$0].kind == .string }.map(document.text)
         }
         return []
     }
