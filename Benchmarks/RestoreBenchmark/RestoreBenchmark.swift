@@ -97,7 +97,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
         return produced.copies.filter { $0.topic == .changelog }.map { copy in
             ProducerRecord(
                 topic: configuration.changelogTopic, partition: copy.partition.map(ProducerRecord.Partition.explicit) ?? .byKey,
-                key: copy.key, value: copy.value, headers: copy.headers.map { KafkaHeader(key: $0.key, value: $0.value) },
+                key: copy.key, value: copy.value, headers: copy.headers.map { KafkaHeader(key: $0.name, value: $0.value) },
                 timestamp: copy.timestamp
             )
         }

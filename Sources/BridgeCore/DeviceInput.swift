@@ -2,7 +2,9 @@ import DeviceQueues
 
 /// An input for one device's queue, after routing: a message to send or a presence event.
 public enum DeviceInput: Sendable, Hashable {
+    /// A message for the device's queue.
     case send(QueuedMessage)
+    /// The device connected, disconnected or acknowledged messages.
     case presence(PresenceEvent.Kind)
 }
 

@@ -12,8 +12,10 @@ enum EventTime {
     /// The `at` of a status about a record whose time is not usable: 0.
     static func reported(_ time: Int64?) -> Int64 { valid(time) ?? 0 }
 
-    /// Why a record with an unusable time is rejected, naming the field.
-    static func rejection(_ time: Int64?) -> Rejection {
-        Rejection(.invalidArgument, "the record's timestamp: a CreateTime of 0 or later is required, got \(time.map { String($0) } ?? "none")")
+    /// Why a record with an unusable time is rejected, naming the field, for the devices it names.
+    static func rejection(_ time: Int64?, tokens: [String]) -> Rejection {
+        var rejection = Rejection(.invalidArgument, "the record's timestamp: a CreateTime of 0 or later is required, got \(time.map { String($0) } ?? "none")")
+        rejection.tokens = tokens
+        return rejection
     }
 }

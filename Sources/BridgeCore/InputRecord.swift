@@ -26,11 +26,17 @@ extension InputRecord {
 
 /// A record held in memory: for tests, benchmarks, and reading back what was written.
 public struct InMemoryRecord: InputRecord, Sendable {
+    /// The topic it was read from.
     public var topic: String
+    /// The partition it was read from.
     public var partition: Int32
+    /// Its offset in the partition.
     public var offset: Int64
+    /// The key; nil for a null key.
     public var key: ByteBuffer?
+    /// The value; nil for a null value.
     public var value: ByteBuffer?
+    /// The CreateTime in milliseconds, when it has one.
     public var createTime: Int64?
     /// Headers by name.
     public var headers: [String: String]
@@ -49,5 +55,6 @@ public struct InMemoryRecord: InputRecord, Sendable {
         self.headers = headers
     }
 
+    /// The value of the header named `name`.
     public func header(_ name: String) -> String? { headers[name] }
 }

@@ -2,7 +2,16 @@ import FCMTranslation
 
 /// The topics the worker writes to.
 public enum OutputTopic: Int, CaseIterable, Sendable {
-    case inbox, status, deadLetters, repartition, changelog
+    /// The contract's inbox topic.
+    case inbox
+    /// The contract's status topic.
+    case status
+    /// The contract's dead letter topic.
+    case deadLetters
+    /// The worker's repartition topic.
+    case repartition
+    /// The worker's changelog topic.
+    case changelog
 }
 
 /// The records a run of input records makes, written back to back into one buffer: keys,
@@ -14,6 +23,7 @@ public enum OutputTopic: Int, CaseIterable, Sendable {
 public struct OutputRecords: ~Copyable {
     /// Where one record's parts are.
     public struct Record: Sendable {
+        /// Where the record goes.
         public var topic: OutputTopic
         /// The partition; nil to partition by key.
         public var partition: Int32?
@@ -29,7 +39,9 @@ public struct OutputRecords: ~Copyable {
 
     /// A header: a static name and its value's bytes.
     public struct Header: Sendable {
+        /// The header's name.
         public var name: StaticString
+        /// The value's bytes.
         public var value: Range<Int>
     }
 
@@ -102,13 +114,24 @@ public struct OutputRecords: ~Copyable {
 
 extension OutputRecords {
     /// A record's parts copied out: for tests and for reading a record back.
-    public struct Copy: Sendable, Hashable {
+    public struct Copy: Sendable {
+        /// Where the record goes.
         public var topic: OutputTopic
+        /// The partition; nil to partition by key.
         public var partition: Int32?
+        /// The key; nil for a null key.
         public var key: [UInt8]?
+        /// The value; nil for a null value.
         public var value: [UInt8]?
-        public var headers: [String: [UInt8]]
+        /// The headers, in order.
+        public var headers: [(name: String, value: [UInt8])]
+        /// The CreateTime in milliseconds; nil for none.
         public var timestamp: Int64?
+
+        /// The value of the first header named `name`.
+        public func header(_ name: String) -> [UInt8]? {
+            headers.first { $0.name == name }?.value
+        }
     }
 
     /// A copy of the record at `index`.
@@ -118,7 +141,7 @@ extension OutputRecords {
             Copy(
                 topic: record.topic, partition: record.partition,
                 key: record.key.map { Array(bytes[$0]) }, value: record.value.map { Array(bytes[$0]) },
-                headers: Dictionary(headers[record.headers].map { ("\($0.name)", Array(bytes[$0.value])) }) { first, _ in first },
+                headers: headers[record.headers].map { ("\($0.name)", Array(bytes[$0.value])) },
                 timestamp: record.timestamp
             )
         }

@@ -3,8 +3,11 @@ import FCMTranslation
 /// A presence event (`fcm.presence`): the device connected, disconnected or acknowledged messages.
 public struct PresenceEvent: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
+        /// The device is online from now on.
         case connect
+        /// The device is offline from now on.
         case disconnect
+        /// The device received these messages.
         case acknowledge(messageIDs: [String])
     }
 

@@ -30,5 +30,6 @@ extension ByteWriter {
 
 /// A bridge-internal record that cannot be read: the topic holds something the bridge did not write.
 public struct MalformedRecord: Error, CustomStringConvertible {
+    /// What is wrong and where the record is; never its token.
     public var description: String
 }

@@ -68,8 +68,7 @@ public struct RecordProcessor: Sendable {
             let time = EventTime.reported(record.createTime)
             switch PresenceEvent.decode(record.value?.readableBytesView) {
             case .success(let event) where EventTime.valid(record.createTime) == nil:
-                var rejection = EventTime.rejection(record.createTime)
-                rejection.tokens = [event.token]
+                let rejection = EventTime.rejection(record.createTime, tokens: [event.token])
                 encoder.status(AddressedStatus(token: event.token, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
             case .success(let event):
                 route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record, states: &states, outputs: &outputs)

@@ -46,9 +46,7 @@ public struct SendIntake: Sendable {
             return result
         }
         guard let time = EventTime.valid(time) else {
-            var rejection = EventTime.rejection(time)
-            rejection.tokens = request.tokens
-            reject(rejection, partition: partition, offset: offset, time: EventTime.reported(time), into: &result)
+            reject(EventTime.rejection(time, tokens: request.tokens), partition: partition, offset: offset, time: EventTime.reported(time), into: &result)
             return result
         }
         for (index, token) in request.tokens.enumerated() {

@@ -10,7 +10,7 @@ struct OpenBatch {
     var offsets: [TopicPartition: Int64] = [:]
     /// Input records in the batch.
     var records = 0
-    /// Output bytes (keys and values) in the batch.
+    /// Output bytes (keys, values and header values) in the batch.
     var bytes = 0
     /// When its first record was taken.
     var started: ContinuousClock.Instant?

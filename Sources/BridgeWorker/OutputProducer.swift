@@ -24,10 +24,7 @@ struct OutputProducer: Sendable {
         var next = 0
         while next < outputs.count {
             next = try enqueue(outputs, from: next, deliveries: deliveries)
-            if next < outputs.count {
-                // Delivery frees room; cancellation does not, so the wait goes on regardless.
-                try? await Task.sleep(for: .milliseconds(1))
-            }
+            if next < outputs.count { await producer.waitForRoom() }
         }
         return deliveries
     }
@@ -35,19 +32,18 @@ struct OutputProducer: Sendable {
     /// Hands records to librdkafka from `start` on; returns where it stopped for a full queue.
     private func enqueue(_ outputs: borrowing OutputRecords, from start: Int, deliveries: PendingDeliveries) throws(KafkaError) -> Int {
         try outputs.withUnsafeBytes { (bytes) throws(KafkaError) -> Int in
-            try withUnsafeTemporaryAllocation(of: ProducerRecordView.Header.self, capacity: Self.maxHeaders) { (headerViews) throws(KafkaError) -> Int in
-                for index in start..<outputs.count {
-                    let record = outputs.records[index]
-                    var headerCount = 0
-                    for header in outputs.headers[record.headers].prefix(Self.maxHeaders) {
-                        headerViews.initializeElement(at: headerCount, to: .init(name: header.name, value: UnsafeRawBufferPointer(rebasing: bytes[header.value])))
-                        headerCount += 1
+            for index in start..<outputs.count {
+                let record = outputs.records[index]
+                let stopped = try withUnsafeTemporaryAllocation(of: ProducerRecordView.Header.self, capacity: record.headers.count) {
+                    (headerViews) throws(KafkaError) -> Int? in
+                    for (slot, header) in outputs.headers[record.headers].enumerated() {
+                        headerViews.initializeElement(at: slot, to: .init(name: header.name, value: UnsafeRawBufferPointer(rebasing: bytes[header.value])))
                     }
                     let view = ProducerRecordView(
                         partition: record.partition,
                         key: record.key.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) },
                         value: record.value.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) },
-                        headers: UnsafeBufferPointer(rebasing: headerViews[..<headerCount]),
+                        headers: UnsafeBufferPointer(headerViews),
                         timestamp: record.timestamp
                     )
                     do throws(KafkaError) {
@@ -62,12 +58,11 @@ struct OutputProducer: Sendable {
                             throw error
                         }
                     }
+                    return nil
                 }
-                return outputs.count
+                if let stopped { return stopped }
             }
+            return outputs.count
         }
     }
-
-    /// The most headers a bridge record has (a dead letter's four).
-    private static let maxHeaders = 8
 }

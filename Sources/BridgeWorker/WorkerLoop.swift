@@ -45,7 +45,7 @@ struct WorkerLoop: ~Copyable {
             var events = try await poll()
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 if events.allSatisfy(\.isRecord) {
-                    let (maxRecords, timeout) = pollLimits
+                    let (maxRecords, timeout) = pollLimits(after: events.count)
                     async let next = consumer.poll(maxRecords: maxRecords, timeout: timeout)
                     try await handle(events)
                     events = try await next
@@ -63,14 +63,15 @@ struct WorkerLoop: ~Copyable {
     }
 
     /// A poll waits for records until the open batch is due, and takes no more than there is
-    /// room for in it.
-    private var pollLimits: (maxRecords: Int, timeout: Duration) {
-        let room = max(1, maxBatchRecords - batch.records)
-        return (min(room, 1_000), committer.timeUntilDue(batch, now: .now) ?? .milliseconds(100))
+    /// room for in it, once `pending` records not yet in the batch are.
+    private func pollLimits(after pending: Int = 0) -> (maxRecords: Int, timeout: Duration) {
+        let room = max(1, maxBatchRecords - batch.records - pending)
+        let timeout = committer.timeUntilDue(batch, now: .now) ?? (pending > 0 ? committer.interval : .milliseconds(100))
+        return (min(room, 1_000), timeout)
     }
 
     private func poll() async throws -> [ConsumerEvent] {
-        let (maxRecords, timeout) = pollLimits
+        let (maxRecords, timeout) = pollLimits()
         return try await consumer.poll(maxRecords: maxRecords, timeout: timeout)
     }
 

@@ -31,7 +31,10 @@ public final class KafkaConsumer: Sendable {
         self.client = try KafkaClient(
             type: RD_KAFKA_CONSUMER,
             properties: properties,
-            context: context
+            context: context,
+            // One for polls, one for commits and other calls, so that a commit need not wait for
+            // a poll in flight.
+            threadCount: 2
         ) { conf in
             if configuration.groupID != nil {
                 rd_kafka_conf_set_rebalance_cb(conf, ConsumerContext.rebalanceCallback)

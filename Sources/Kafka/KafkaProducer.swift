@@ -61,8 +61,7 @@ public final class KafkaProducer: Sendable {
                 lastTopic = topic
                 while let error = produce(records[index], topic: topic, opaque: pending.opaque(for: index)) {
                     guard error.isQueueFull else { throw error }
-                    // Delivery frees room; cancellation does not, so the wait goes on regardless.
-                    try? await Task.sleep(for: .milliseconds(1))
+                    await waitForRoom()
                 }
             } catch let error as KafkaError {
                 pending.complete(index, partition: partition, offset: -1, error: error)
@@ -71,6 +70,13 @@ public final class KafkaProducer: Sendable {
         }
         if let fatal { throw fatal }
         return pending
+    }
+
+    /// Waits a moment for librdkafka's local queue to make room (after `isQueueFull`), on the
+    /// producer's own thread: delivery frees room, cancellation does not, so this waits even for
+    /// a cancelled task rather than spin.
+    public func waitForRoom() async {
+        try? await client.blocking { handle in _ = rd_kafka_flush(handle, 1) }
     }
 
     /// Waits until every record in flight is delivered or failed.

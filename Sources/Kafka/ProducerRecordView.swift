@@ -16,10 +16,13 @@ public struct ProducerRecordView {
 
     /// A header: a NUL-terminated name and the value's bytes.
     public struct Header {
+        /// The NUL-terminated name.
         public var name: UnsafePointer<CChar>
+        /// The value's bytes.
         public var value: UnsafeRawBufferPointer
 
-        /// A header named by a literal (whose text is NUL-terminated).
+        /// A header named by a string literal of two or more characters, whose text is stored
+        /// NUL-terminated (a single character may be stored as a scalar, without a pointer).
         public init(name: StaticString, value: UnsafeRawBufferPointer) {
             self.name = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
             self.value = value

@@ -16,7 +16,8 @@ func consumed(_ record: OutputRecords.Copy, topic: String, offset: Int64 = 7) ->
     InMemoryRecord(
         topic: topic, partition: record.partition ?? 0, offset: offset,
         key: record.key.map { ByteBuffer(bytes: $0) }, value: record.value.map { ByteBuffer(bytes: $0) },
-        createTime: record.timestamp, headers: record.headers.mapValues { String(decoding: $0, as: UTF8.self) }
+        createTime: record.timestamp,
+        headers: Dictionary(record.headers.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) }) { first, _ in first }
     )
 }
 
@@ -72,6 +73,7 @@ struct RecordCodecTests {
         let routed = RoutedInput(token: "device token", input: input, time: time)
         let record = written { codec.record(routed, partition: 1, to: &$0) }
         #expect(record.key == Array("device token".utf8) && record.timestamp == time && record.partition == 1)
+        #expect(record.value != nil, "an empty value, never a null one")
         #expect(try codec.input(of: consumed(record, topic: "repartition")) == routed)
     }
 }
