@@ -98,48 +98,44 @@ public final class KafkaProducer: Sendable {
         topics.destroyAll()
     }
 
-    /// Calls `rd_kafka_produceva`; returns the error when it fails.
+    /// Hands one record to librdkafka as a ``ProducerRecordView``; returns the error when it fails.
+    /// Header names are made NUL-terminated, next to their values, in one scratch buffer.
     private func produce(_ record: ProducerRecord, topic: TopicHandle, opaque: UnsafeMutableRawPointer) -> KafkaError? {
-        let headers = record.headers.isEmpty ? nil : Self.nativeHeaders(record.headers)
-        let error: OpaquePointer? = withOptionalBytes(record.key) { key in
+        var scratch: [UInt8] = []
+        for header in record.headers {
+            scratch.append(contentsOf: header.key.utf8)
+            scratch.append(0)
+            scratch.append(contentsOf: header.value ?? [])
+        }
+        return withOptionalBytes(record.key) { key in
             withOptionalBytes(record.value) { value in
-                withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 8) { values in
-                    var count = 0
-                    func add(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t) -> Void) {
-                        values[count] = rd_kafka_vu_t()
-                        values[count].vtype = type
-                        set(&values[count])
-                        count += 1
+                scratch.withUnsafeBytes { scratch in
+                    withUnsafeTemporaryAllocation(of: ProducerRecordView.Header.self, capacity: record.headers.count) { headers -> KafkaError? in
+                        var offset = 0
+                        for (index, header) in record.headers.enumerated() {
+                            let name = scratch.baseAddress.unsafelyUnwrapped + offset
+                            offset += header.key.utf8.count + 1
+                            let count = header.value?.count ?? 0
+                            headers.initializeElement(at: index, to: ProducerRecordView.Header(
+                                name: name.assumingMemoryBound(to: CChar.self),
+                                value: header.value.map { _ in UnsafeRawBufferPointer(rebasing: scratch[offset..<offset + count]) }
+                            ))
+                            offset += count
+                        }
+                        let view = ProducerRecordView(
+                            partition: record.partition.number == RD_KAFKA_PARTITION_UA ? nil : record.partition.number,
+                            key: key, value: value, headers: UnsafeBufferPointer(headers), timestamp: record.timestamp
+                        )
+                        do throws(KafkaError) {
+                            try produce(view, to: topic, opaque: opaque)
+                            return nil
+                        } catch {
+                            return error
+                        }
                     }
-                    add(RD_KAFKA_VTYPE_RKT) { $0.u.rkt = topic.pointer }
-                    add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = record.partition.number }
-                    add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
-                    add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque }
-                    if let key { add(RD_KAFKA_VTYPE_KEY) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: key.baseAddress), size: key.count) } }
-                    if let value { add(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: value.baseAddress), size: value.count) } }
-                    if let headers { add(RD_KAFKA_VTYPE_HEADERS) { $0.u.headers = headers } }
-                    if let timestamp = record.timestamp { add(RD_KAFKA_VTYPE_TIMESTAMP) { $0.u.i64 = timestamp } }
-                    return rd_kafka_produceva(client.handle, values.baseAddress, count)
                 }
             }
         }
-        guard let error else { return nil }
-        // On failure librdkafka does not keep the headers.
-        if let headers { rd_kafka_headers_destroy(headers) }
-        return KafkaError(consuming: error)
-    }
-
-    private static func nativeHeaders(_ headers: [KafkaHeader]) -> OpaquePointer {
-        // librdkafka's allocators abort rather than return NULL.
-        let native = rd_kafka_headers_new(headers.count)!
-        for header in headers {
-            if let value = header.value {
-                value.withUnsafeBytes { _ = rd_kafka_header_add(native, header.key, -1, $0.baseAddress, $0.count) }
-            } else {
-                _ = rd_kafka_header_add(native, header.key, -1, nil, 0)
-            }
-        }
-        return native
     }
 }
 

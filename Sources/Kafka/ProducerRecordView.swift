@@ -18,14 +18,19 @@ public struct ProducerRecordView {
     public struct Header {
         /// The NUL-terminated name.
         public var name: UnsafePointer<CChar>
-        /// The value's bytes.
-        public var value: UnsafeRawBufferPointer
+        /// The value's bytes; nil for a null value.
+        public var value: UnsafeRawBufferPointer?
+
+        /// A header whose name is a NUL-terminated C string.
+        public init(name: UnsafePointer<CChar>, value: UnsafeRawBufferPointer?) {
+            self.name = name
+            self.value = value
+        }
 
         /// A header named by a string literal of two or more characters, whose text is stored
         /// NUL-terminated (a single character may be stored as a scalar, without a pointer).
-        public init(name: StaticString, value: UnsafeRawBufferPointer) {
-            self.name = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
-            self.value = value
+        public init(name: StaticString, value: UnsafeRawBufferPointer?) {
+            self.init(name: UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self), value: value)
         }
     }
 
@@ -52,6 +57,11 @@ extension KafkaProducer {
     /// `deliveries`. Throws librdkafka's error, `RD_KAFKA_RESP_ERR__QUEUE_FULL` (see
     /// ``KafkaError/isQueueFull``) when its queue has no room: call again after a while.
     public func produce(_ record: ProducerRecordView, to topic: TopicHandle, deliveries: PendingDeliveries, index: Int) throws(KafkaError) {
+        try produce(record, to: topic, opaque: deliveries.opaque(for: index))
+    }
+
+    /// Calls `rd_kafka_produceva` with `opaque` as the record's delivery-report opaque.
+    func produce(_ record: ProducerRecordView, to topic: TopicHandle, opaque: UnsafeMutableRawPointer) throws(KafkaError) {
         // Empty bytes point somewhere: librdkafka reads a null address as no value at all.
         var emptyByte: UInt8 = 0
         let error: OpaquePointer? = withUnsafeMutableBytes(of: &emptyByte) { empty in
@@ -69,7 +79,7 @@ extension KafkaProducer {
             add(RD_KAFKA_VTYPE_RKT) { $0.u.rkt = topic.pointer }
             add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = record.partition ?? RD_KAFKA_PARTITION_UA }
             add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
-            add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = deliveries.opaque(for: index) }
+            add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque }
             if let key = record.key {
                 add(RD_KAFKA_VTYPE_KEY) { $0.u.mem.ptr = address(of: key); $0.u.mem.size = key.count }
             }
@@ -79,8 +89,8 @@ extension KafkaProducer {
             for header in record.headers {
                 add(RD_KAFKA_VTYPE_HEADER) {
                     $0.u.header.name = header.name
-                    $0.u.header.val = UnsafeRawPointer(address(of: header.value))
-                    $0.u.header.size = header.value.count
+                    $0.u.header.val = header.value.map { UnsafeRawPointer(address(of: $0)) }
+                    $0.u.header.size = header.value?.count ?? 0
                 }
             }
             if let timestamp = record.timestamp { add(RD_KAFKA_VTYPE_TIMESTAMP) { $0.u.i64 = timestamp } }
