@@ -66,10 +66,11 @@ public struct RecordProcessor: Sendable {
             for routed in result.accepted { route(routed, from: record, states: &states, outputs: &outputs) }
         case topics.presence:
             let time = EventTime.reported(record.createTime)
-            switch PresenceEvent.decode(record.value?.readableBytesView) {
-            case .success(let event) where EventTime.valid(record.createTime) == nil:
-                let rejection = EventTime.rejection(record.createTime, tokens: [event.token])
-                encoder.status(AddressedStatus(token: event.token, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
+            let decoded = PresenceEvent.decode(record.value?.readableBytesView).flatMap { event in
+                EventTime.valid(record.createTime) == nil
+                    ? .failure(EventTime.rejection(record.createTime, tokens: [event.token])) : .success(event)
+            }
+            switch decoded {
             case .success(let event):
                 route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record, states: &states, outputs: &outputs)
             case .failure(let rejection):

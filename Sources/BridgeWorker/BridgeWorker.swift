@@ -1,6 +1,5 @@
 import BridgeConfig
 import BridgeCore
-import FCMTranslation
 import Foundation
 import Kafka
 import Logging
