@@ -31,7 +31,13 @@ public struct DeviceQueue: Sendable, Hashable {
     public mutating func send(_ message: QueuedMessage, at time: Int64, rules: QueueRules) -> QueueOutput {
         var output = QueueOutput()
         if isOnline {
-            dispatch(message, at: time, rules: rules, into: &output)
+            // Time to live 0 means now or never: now is still in time; an expiration before the
+            // send (an explicit `apns-expiration` in the past) is not.
+            if message.expiry(rules) < time {
+                output.statuses.append(.expired(messageID: message.id, at: time))
+            } else {
+                dispatch(message, at: time, rules: rules, into: &output)
+            }
             return output
         }
         // A repeat of a waiting message (input processed again after a crash) changes nothing.

@@ -130,6 +130,15 @@ struct DeviceQueueTests {
         #expect(queue.send(message("b", ttl: 0), at: t0, rules: rules).statuses == [.dispatched(messageID: "b", at: t0)])
     }
 
+    @Test("a message whose expiration passed before its send time is expired for an online device too")
+    func expiredBeforeSentToOnline() {
+        var queue = offline()
+        _ = queue.connect(at: t0, rules: rules)
+        let output = queue.send(message("a", at: t0 + 5, ttl: -1), at: t0 + 5, rules: rules)
+        #expect(output.statuses == [.expired(messageID: "a", at: t0 + 5)])
+        #expect(output.inbox.isEmpty && output.changes.isEmpty && queue.unacknowledged.isEmpty)
+    }
+
     @Test("collapse plus expiry: the replacing message's own time to live counts")
     func collapsePlusExpiry() {
         var queue = offline()
