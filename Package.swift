@@ -42,7 +42,7 @@ let package = Package(
         // The YAML configuration of `fcm-bridge run`, with environment overrides.
         .target(
             name: "BridgeConfig",
-            dependencies: ["DeviceQueues", .product(name: "Yams", package: "Yams")]
+            dependencies: ["DeviceQueues", "Kafka", .product(name: "Yams", package: "Yams")]
         ),
         // The pure half of the worker: intake, routing, the encoding of every output record and
         // the changelog codec, with no Kafka in it.

@@ -11,7 +11,7 @@ import ServiceLifecycle
 ///
 /// Runs until graceful shutdown (SIGTERM or SIGINT through a `ServiceGroup`), finishing the
 /// batch at hand. Throws when a batch cannot be committed; a restart resumes from the last commit.
-public struct BridgeWorker: Service {
+public struct BridgeWorker: Service, CustomStringConvertible {
     private let configuration: BridgeConfiguration
     private let logger: Logger
 
@@ -19,6 +19,11 @@ public struct BridgeWorker: Service {
     public init(configuration: BridgeConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+    }
+
+    /// Names the worker's group and guarantee, never its settings (they may hold secrets).
+    public var description: String {
+        "BridgeWorker(group: \(configuration.kafka.groupID), delivery: \(configuration.delivery.rawValue))"
     }
 
     public func run() async throws {

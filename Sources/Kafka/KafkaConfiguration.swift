@@ -44,7 +44,8 @@ public struct KafkaConfiguration: Sendable, Hashable, CustomStringConvertible {
             .reduce(text) { $0.replacingOccurrences(of: $1.value, with: "[redacted]") }
     }
 
-    static func redactedDescription(of properties: [String: String]) -> String {
+    /// `properties` as `[name=value, ...]` sorted by name, secret values shown as `[redacted]`.
+    public static func redactedDescription(of properties: [String: String]) -> String {
         let pairs = properties.keys.sorted().map { key in
             "\(key)=\(isSensitive(key) ? "[redacted]" : properties[key] ?? "")"
         }

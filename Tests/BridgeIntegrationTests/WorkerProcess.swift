@@ -14,11 +14,12 @@ final class WorkerProcess {
             .appendingPathComponent(".build/debug/fcm-bridge")
     }
 
-    init(_ configuration: BridgeConfiguration) throws {
+    /// Starts a worker with `configuration`, logging at `logLevel`, with `extraEnvironment` added.
+    init(_ configuration: BridgeConfiguration, logLevel: String = "info", extraEnvironment: [String: String] = [:]) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-bridge-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = Self.binary
-        process.arguments = ["run", "--log-level", "info"]
+        process.arguments = ["run", "--log-level", logLevel]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FCM_BRIDGE_") }
         let topics = configuration.topics
         let fields: [String: String] = [
@@ -35,7 +36,7 @@ final class WorkerProcess {
         for (name, value) in configuration.kafka.consumerProperties {
             environment["FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_" + name.uppercased().replacing(".", with: "_")] = value
         }
-        process.environment = environment
+        process.environment = environment.merging(extraEnvironment) { $1 }
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
