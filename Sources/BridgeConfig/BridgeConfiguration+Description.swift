@@ -7,7 +7,7 @@ extension BridgeConfiguration: CustomStringConvertible {
             "kafka: \(kafka)", "topics: \(topics)", "queue: \(queue)", "bundle_id: \(bundleID ?? "none")",
             "payload_limit: \(payloadLimit)", "delivery: \(delivery.rawValue)",
             "commit_interval_ms: \(commitIntervalMilliseconds)", "max_batch_records: \(maxBatchRecords)",
-            "max_batch_bytes: \(maxBatchBytes)",
+            "max_batch_bytes: \(maxBatchBytes)", "shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)",
         ]
         return "BridgeConfiguration(" + fields.joined(separator: ", ") + ")"
     }

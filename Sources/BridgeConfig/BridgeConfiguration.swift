@@ -71,6 +71,11 @@ public struct BridgeConfiguration: Sendable, Hashable {
     /// as many, so a transaction always fits its timeout.
     public var maxBatchBytes = 16 * 1024 * 1024
 
+    /// How long a graceful shutdown (finish the batch, leave the group) may take before the
+    /// process exits anyway, in milliseconds. What was not committed is processed again by the
+    /// partitions' next owner.
+    public var shutdownTimeoutMilliseconds = 30_000
+
     /// A configuration for the given cluster, with defaults for the rest.
     public init(kafka: Kafka) {
         self.kafka = kafka

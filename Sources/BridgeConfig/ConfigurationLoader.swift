@@ -56,6 +56,8 @@ public enum ConfigurationLoader {
             ?? configuration.commitIntervalMilliseconds
         configuration.maxBatchRecords = try root.integer("max_batch_records", in: 1...1_000_000).map(Int.init) ?? configuration.maxBatchRecords
         configuration.maxBatchBytes = try root.integer("max_batch_bytes", in: 65_536...1_073_741_824).map(Int.init) ?? configuration.maxBatchBytes
+        configuration.shutdownTimeoutMilliseconds = try root.integer("shutdown_timeout_ms", in: 100...3_600_000).map(Int.init)
+            ?? configuration.shutdownTimeoutMilliseconds
         return configuration
     }
 

@@ -24,8 +24,11 @@ struct RunCommand: AsyncParsableCommand {
     var logLevel: Logger.Level = .info
 
     func run() async throws {
-        var logger = Logger(label: "fcm-bridge")
-        logger.logLevel = logLevel
+        let logger = {
+            var logger = Logger(label: "fcm-bridge")
+            logger.logLevel = logLevel
+            return logger
+        }()
         let environment = ProcessInfo.processInfo.environment
         let configuration: BridgeConfiguration
         do {
@@ -36,12 +39,20 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let worker = BridgeWorker(configuration: configuration, logger: logger)
-        let group = ServiceGroup(
-            services: [worker],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
-        try await group.run()
+        // No signals for the group itself: ShutdownSignals owns them, for the second signal and the deadline.
+        let group = ServiceGroup(configuration: .init(services: [worker], logger: logger))
+        let deadline = Duration.milliseconds(configuration.shutdownTimeoutMilliseconds)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { await ShutdownSignals.watch(group, deadline: deadline, logger: logger) }
+                try await group.run()
+                tasks.cancelAll()
+            }
+        } catch let error as ConfigurationError {
+            // Found only once connected (the internal topics' layout): still the configuration's fault.
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(2)
+        }
     }
 }
 

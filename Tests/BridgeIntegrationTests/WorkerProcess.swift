@@ -29,6 +29,7 @@ final class WorkerProcess {
             "topics.status": topics.status, "topics.dead_letters": topics.deadLetters,
             "delivery": configuration.delivery.rawValue,
             "apns.bundle_id": configuration.bundleID ?? "",
+            "shutdown_timeout_ms": "\(configuration.shutdownTimeoutMilliseconds)",
         ]
         var configured = fields
         configured["kafka.transactional_id"] = configuration.kafka.transactionalID
@@ -53,6 +54,31 @@ final class WorkerProcess {
     func terminate() {
         process.terminate()
         process.waitUntilExit()
+    }
+
+    /// Sends it `signal`.
+    func send(_ signal: Int32) {
+        Foundation.kill(process.processIdentifier, signal)
+    }
+
+    /// Waits until its output contains `text`; false if it does not within `timeout` or exits first.
+    func waitForOutput(containing text: String, timeout: Duration = .seconds(30)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !output.contains(text) {
+            guard ContinuousClock.now < deadline, process.isRunning else { return output.contains(text) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    /// Waits for it to exit and returns its exit status; nil if it still runs after `timeout`.
+    func exitStatus(within timeout: Duration) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus
     }
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }

@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// How `fcm-bridge run` ends on SIGTERM or SIGINT: the first starts a graceful shutdown of the
+/// service group (finish the batch at hand, leave the consumer group); a second one, or the
+/// shutdown deadline passing, ends the process at once. Ending at once loses nothing: offsets are
+/// committed only with their outputs, so the partitions' next owner processes the rest again.
+enum ShutdownSignals {
+    /// Watches for the signals until the calling task is cancelled (when `group` has finished).
+    static func watch(_ group: ServiceGroup, deadline: Duration, logger: Logger) async {
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        await withTaskGroup(of: Void.self) { deadlineTask in
+            var shuttingDown = false
+            for await signal in signals {
+                guard !shuttingDown else {
+                    logger.warning("second signal: exiting at once; whatever was not committed is processed again", metadata: [
+                        "signal": "\(signal)",
+                    ])
+                    exit(128 + signal.rawValue)
+                }
+                shuttingDown = true
+                logger.notice("shutting down: finishing the batch at hand; a second signal exits at once", metadata: [
+                    "signal": "\(signal)", "deadline": "\(deadline)",
+                ])
+                await group.triggerGracefulShutdown()
+                deadlineTask.addTask {
+                    // Cancelled when the group finished in time.
+                    guard (try? await Task.sleep(for: deadline)) != nil else { return }
+                    logger.critical("the shutdown did not finish within its deadline (shutdown_timeout_ms): exiting; whatever was not committed is processed again", metadata: [
+                        "deadline": "\(deadline)",
+                    ])
+                    exit(1)
+                }
+            }
+            deadlineTask.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import BridgeConfig
+import Foundation
+import Kafka
+import Testing
+
+/// A worker that cannot reach its cluster: it is stuck in a blocking metadata request, as a
+/// worker can be stuck in any call into librdkafka, and cannot honour a graceful shutdown soon.
+private func stuckWorker(shutdownTimeout: Int = 30_000) async throws -> WorkerProcess {
+    // Port 9 (discard) on loopback: nothing listens, librdkafka retries until its timeout.
+    var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "127.0.0.1:9"))
+    configuration.bundleID = "com.example.test"
+    configuration.shutdownTimeoutMilliseconds = shutdownTimeout
+    let worker = try WorkerProcess(configuration)
+    try #require(try await worker.waitForOutput(containing: "starting fcm-bridge worker"), "the worker did not start: \(worker.output)")
+    return worker
+}
+
+/// How `fcm-bridge run` ends: on signals, on a stuck shutdown, on a configuration error.
+@Suite("Worker shutdown", .timeLimit(.minutes(2)))
+struct ShutdownTests {
+    @Test("a second SIGTERM exits at once, with 128 + the signal's number")
+    func secondSignal() async throws {
+        let worker = try await stuckWorker()
+        worker.send(SIGTERM)
+        #expect(try await worker.waitForOutput(containing: "shutting down"), "\(worker.output)")
+        worker.send(SIGTERM)
+        // Well before the 10 s metadata timeout and the 30 s deadline.
+        let status = try await worker.exitStatus(within: .seconds(5))
+        #expect(status == 128 + SIGTERM, "exit status \(String(describing: status)); output: \(worker.output)")
+    }
+
+    @Test("a shutdown that does not finish within shutdown_timeout_ms exits with status 1 and says why")
+    func deadline() async throws {
+        let worker = try await stuckWorker(shutdownTimeout: 300)
+        worker.send(SIGINT)
+        let status = try await worker.exitStatus(within: .seconds(5))
+        #expect(status == 1, "exit status \(String(describing: status)); output: \(worker.output)")
+        #expect(worker.output.contains("did not finish within its deadline (shutdown_timeout_ms)"), "\(worker.output)")
+    }
+}
+
+@Suite("Worker configuration errors", .needsBroker, .timeLimit(.minutes(2)))
+struct LayoutErrorTests {
+    @Test("internal topics split differently from the state exit 2, naming topics.state_partitions")
+    func statePartitionMismatch() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 2)
+        let admin = try KafkaAdmin(configuration: fixture.kafka, logger: BridgeFixture.logger)
+        try await admin.createTopics([NewTopic(name: fixture.configuration.changelogTopic, partitions: 3)], ignoreExisting: false)
+        await admin.close()
+        let worker = try WorkerProcess(fixture.configuration)
+        let status = try await worker.exitStatus(within: .seconds(60))
+        #expect(status == 2, "exit status \(String(describing: status)); output: \(worker.output)")
+        #expect(worker.output.contains("topics.state_partitions"), "\(worker.output)")
+    }
+}
