@@ -21,11 +21,9 @@ struct TopicLayout: Sendable {
             for name in missing { existing[name] = topics.partitions }
         }
         let statePartitions = topics.statePartitions ?? existing[topics.send] ?? topics.partitions
-        // Event times can be weeks old: nothing internal may be lost to time-based retention.
         let internalTopics = [
-            NewTopic(name: configuration.changelogTopic, partitions: statePartitions, configs: ["cleanup.policy": "compact"]),
-            NewTopic(name: configuration.repartitionTopic, partitions: statePartitions,
-                     configs: ["retention.ms": "-1", "message.timestamp.type": "CreateTime"]),
+            NewTopic(name: configuration.changelogTopic, partitions: statePartitions, configs: InternalTopicSettings.changelog),
+            NewTopic(name: configuration.repartitionTopic, partitions: statePartitions, configs: InternalTopicSettings.repartition),
         ]
         for topic in internalTopics {
             if let count = existing[topic.name] {
@@ -41,7 +39,23 @@ struct TopicLayout: Sendable {
                 try await admin.createTopics([topic])
             }
         }
+        try await checkSettings(configuration, admin: admin, logger: logger)
         let colocated = Set([topics.send, topics.presence].filter { existing[$0] == statePartitions })
         return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated)
+    }
+
+    /// Refuses internal topics whose settings would lose state or event time (they may have been
+    /// created by hand, or by an older version); a cluster that cannot describe configs is trusted.
+    private static func checkSettings(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws {
+        let configs: [String: [String: String]]
+        do {
+            configs = try await admin.topicConfigs([configuration.changelogTopic, configuration.repartitionTopic])
+        } catch {
+            logger.warning("cannot check the internal topics' settings; make sure they are as the README says", metadata: ["error": "\(error)"])
+            return
+        }
+        let problems = InternalTopicSettings.changelogProblems(configuration.changelogTopic, configs: configs[configuration.changelogTopic] ?? [:])
+            + InternalTopicSettings.repartitionProblems(configuration.repartitionTopic, configs: configs[configuration.repartitionTopic] ?? [:])
+        guard problems.isEmpty else { throw ConfigurationError(field: "", problems.joined(separator: "; and ")) }
     }
 }

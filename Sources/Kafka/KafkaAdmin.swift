@@ -31,7 +31,7 @@ public struct TopicMetadata: Sendable, Hashable {
 
 /// Cluster administration: creating topics and reading metadata.
 public final class KafkaAdmin: Sendable {
-    private let client: KafkaClient
+    let client: KafkaClient
 
     /// Creates an admin client.
     public init(configuration: KafkaConfiguration, logger: Logger) throws {

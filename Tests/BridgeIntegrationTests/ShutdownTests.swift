@@ -52,4 +52,20 @@ struct LayoutErrorTests {
         #expect(status == 2, "exit status \(String(describing: status)); output: \(worker.output)")
         #expect(worker.output.contains("topics.state_partitions"), "\(worker.output)")
     }
+
+    @Test("an internal topic whose settings would lose state or event time exits 2, naming the topic and setting", arguments: [
+        ("changelog", "cleanup.policy", "delete"),
+        ("repartition", "message.timestamp.type", "LogAppendTime"),
+    ])
+    func internalTopicSetting(topic: String, setting: String, value: String) async throws {
+        let fixture = try await BridgeFixture.make(partitions: 2)
+        let name = topic == "changelog" ? fixture.configuration.changelogTopic : fixture.configuration.repartitionTopic
+        let admin = try KafkaAdmin(configuration: fixture.kafka, logger: BridgeFixture.logger)
+        try await admin.createTopics([NewTopic(name: name, partitions: 2, configs: [setting: value])], ignoreExisting: false)
+        await admin.close()
+        let worker = try WorkerProcess(fixture.configuration)
+        let status = try await worker.exitStatus(within: .seconds(60))
+        #expect(status == 2, "exit status \(String(describing: status)); output: \(worker.output)")
+        #expect(worker.output.contains("internal topic \(name) has \(setting)=\(value)"), "\(worker.output)")
+    }
 }
