@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // The C module: librdkafka's API, found through pkg-config.
@@ -29,12 +30,15 @@ let package = Package(
             name: "Kafka",
             dependencies: [
                 "CRDKafka",
+                "SecretProperties",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // Which librdkafka properties are secret: shared by the Kafka layer and the configuration.
+        .target(name: "SecretProperties"),
         // FCM request decoding and APNs translation: pure, no Kafka.
         .target(name: "FCMTranslation"),
         // Per-device queues: FCM's queueing rules as a pure state machine, no Kafka.
@@ -42,7 +46,7 @@ let package = Package(
         // The YAML configuration of `fcm-bridge run`, with environment overrides.
         .target(
             name: "BridgeConfig",
-            dependencies: ["DeviceQueues", "Kafka", .product(name: "Yams", package: "Yams")]
+            dependencies: ["DeviceQueues", "SecretProperties", .product(name: "Yams", package: "Yams")]
         ),
         // The pure half of the worker: intake, routing, the encoding of every output record and
         // the changelog codec, with no Kafka in it.
@@ -52,6 +56,7 @@ let package = Package(
                 "FCMTranslation",
                 "DeviceQueues",
                 "BridgeConfig",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

@@ -1,4 +1,4 @@
-import Kafka
+import SecretProperties
 
 extension BridgeConfiguration: CustomStringConvertible {
     /// Every field by its YAML name; values of secret Kafka properties show as `[redacted]`.
@@ -19,9 +19,9 @@ extension BridgeConfiguration.Kafka: CustomStringConvertible {
         let fields = [
             "bootstrap_servers: \(bootstrapServers)", "group_id: \(groupID)", "client_id: \(clientID)",
             "transactional_id: \(transactionalID ?? "one per start")",
-            "properties: \(KafkaConfiguration.redactedDescription(of: properties))",
-            "consumer_properties: \(KafkaConfiguration.redactedDescription(of: consumerProperties))",
-            "producer_properties: \(KafkaConfiguration.redactedDescription(of: producerProperties))",
+            "properties: \(SecretProperties.redactedDescription(of: properties))",
+            "consumer_properties: \(SecretProperties.redactedDescription(of: consumerProperties))",
+            "producer_properties: \(SecretProperties.redactedDescription(of: producerProperties))",
         ]
         return "(" + fields.joined(separator: ", ") + ")"
     }

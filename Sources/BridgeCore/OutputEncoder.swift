@@ -1,5 +1,7 @@
+import Crypto
 import DeviceQueues
 import FCMTranslation
+import NIOCore
 
 /// Writes the records of the contract's output topics: inbox, status and dead letters.
 struct OutputEncoder: Sendable {
@@ -25,14 +27,55 @@ struct OutputEncoder: Sendable {
         outputs.value { addressed.status.write(token: addressed.token, to: &$0) }
     }
 
-    /// The input record, unchanged, with headers saying why and where it came from.
-    func deadLetter(_ record: some InputRecord, error: String, to outputs: inout OutputRecords) {
+    /// The input record, unchanged, with headers saying why and where it came from; cut to fit
+    /// `limits` when it is larger (see ``DeadLetterCut``).
+    func deadLetter(_ record: some InputRecord, error: String, limits: OutputLimits, to outputs: inout OutputRecords) {
         outputs.begin(.deadLetters, timestamp: record.createTime)
-        if let key = record.key { outputs.key { $0.append(key) } }
-        if let value = record.value { outputs.value { $0.append(value) } }
+        let cut = DeadLetterCut(key: record.key?.readableBytes ?? 0, value: record.value?.readableBytes ?? 0, limits: limits)
+        if let key = record.key { outputs.key { $0.append(key, upTo: cut.keptKey) } }
+        if let value = record.value { outputs.value { $0.append(value, upTo: cut.keptValue) } }
         outputs.header("error", text: error)
         outputs.header("source-topic", text: record.topic)
         outputs.header("source-partition", integer: Int64(record.partition))
         outputs.header("source-offset", integer: record.offset)
+        if cut.cutsKey || cut.cutsValue {
+            outputs.header("truncated", text: [cut.cutsKey ? "key" : nil, cut.cutsValue ? "value" : nil].compactMap { $0 }.joined(separator: ","))
+        }
+        if cut.cutsKey, let key = record.key { originalSizeAndHash(of: key, names: ("original-key-bytes", "original-key-sha256"), to: &outputs) }
+        if cut.cutsValue, let value = record.value { originalSizeAndHash(of: value, names: ("original-value-bytes", "original-value-sha256"), to: &outputs) }
+    }
+
+    private func originalSizeAndHash(of bytes: ByteBuffer, names: (size: StaticString, hash: StaticString), to outputs: inout OutputRecords) {
+        outputs.header(names.size, integer: Int64(bytes.readableBytes))
+        let digest = bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) }
+        outputs.header(names.hash, text: digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
+    }
+}
+
+/// How much of a dead letter's key and value fit in one output record: all of both when they
+/// do; else the key up to a token's length and the value up to what is left.
+struct DeadLetterCut: Hashable {
+    var keptKey: Int
+    var keptValue: Int
+    var cutsKey: Bool
+    var cutsValue: Bool
+
+    init(key: Int, value: Int, limits: OutputLimits) {
+        // Headers (error, source, what was cut) stay well within a token's length.
+        let room = limits.maxRecordBytes - RequestDecoder.maximumTokenBytes
+        if key <= room - value {
+            (keptKey, keptValue) = (key, value)
+        } else {
+            keptKey = min(key, RequestDecoder.maximumTokenBytes)
+            keptValue = min(value, room - keptKey)
+        }
+        cutsKey = keptKey < key
+        cutsValue = keptValue < value
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -1,3 +1,4 @@
+import DeviceQueues
 import FCMTranslation
 
 /// A presence event (`fcm.presence`): the device connected, disconnected or acknowledged messages.
@@ -14,6 +15,9 @@ public struct PresenceEvent: Sendable, Hashable {
     var token: String
     var kind: Kind
 
+    /// The most ids one `ack` may name: a device's acknowledgement window.
+    static let maximumAcknowledgedIDs = QueueRules().acknowledgementWindow
+
     /// Decodes `{"token": ..., "event": "connect" | "disconnect" | "ack", "message_ids": [...]}`.
     /// A rejection names the field; it is undecodable (a dead letter too) when the value is not
     /// a JSON object with a token.
@@ -24,6 +28,11 @@ public struct PresenceEvent: Sendable, Hashable {
         }
         guard let token = members["token"]?.stringValue, !token.isEmpty else {
             return .failure(Rejection(.invalidArgument, "token: a non-empty string is required", isUndecodable: true))
+        }
+        let tokenBytes = token.utf8.count
+        guard tokenBytes <= RequestDecoder.maximumTokenBytes else {
+            // Decodable, but too long to be a key or to be echoed: a target-less rejection.
+            return .failure(Rejection(.invalidArgument, "token: \(tokenBytes) bytes, over \(RequestDecoder.maximumTokenBytes)"))
         }
         var rejection = Rejection(.invalidArgument, "")
         rejection.tokens = [token]
@@ -37,11 +46,19 @@ public struct PresenceEvent: Sendable, Hashable {
                 rejection.detail = "message_ids: an array of strings is required on ack"
                 return .failure(rejection)
             }
-            let ids = values.compactMap(\.stringValue)
+            // Bounds what one ack makes (forwarded records, `delivered` statuses); a device
+            // remembers no more dispatched ids than that anyway.
+            guard values.count <= Self.maximumAcknowledgedIDs else {
+                rejection.detail = "message_ids: at most \(Self.maximumAcknowledgedIDs) ids per ack, got \(values.count)"
+                return .failure(rejection)
+            }
+            var ids = values.compactMap(\.stringValue)
             guard ids.count == values.count else {
                 rejection.detail = "message_ids: every id must be a string"
                 return .failure(rejection)
             }
+            // Unknown ids are ignored; one longer than any id made here is unknown for sure.
+            ids.removeAll { $0.utf8.count > MessageID.maximumBytes }
             return .success(PresenceEvent(token: token, kind: .acknowledge(messageIDs: ids)))
         default:
             rejection.detail = "event: must be \"connect\", \"disconnect\" or \"ack\""

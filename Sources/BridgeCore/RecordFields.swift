@@ -26,6 +26,11 @@ extension ByteWriter {
     mutating func append(_ buffer: ByteBuffer) {
         buffer.withUnsafeReadableBytes { append($0) }
     }
+
+    /// Appends the first `count` readable bytes of a buffer (all of them when it has fewer).
+    mutating func append(_ buffer: ByteBuffer, upTo count: Int) {
+        buffer.withUnsafeReadableBytes { append(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+    }
 }
 
 /// A bridge-internal record that cannot be read: the topic holds something the bridge did not write.

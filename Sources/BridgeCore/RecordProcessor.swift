@@ -20,19 +20,24 @@ public struct RecordProcessor: Sendable {
     /// Input topics partitioned like the state (same partition count), whose records keyed
     /// right may be handled where they land, without a trip through the repartition topic.
     let colocatedTopics: Set<String>
+    /// How large each output may be.
+    let limits: OutputLimits
     let logger: Logger
 
     /// A processor for `configuration`'s topics and rules, with device state split
-    /// `statePartitions` ways and the given inputs partitioned like the state.
-    public init(configuration: BridgeConfiguration, statePartitions: Int32, colocatedTopics: Set<String>, logger: Logger) {
+    /// `statePartitions` ways, the given inputs partitioned like the state, and outputs within
+    /// `limits` (check the configuration with ``OutputLimits/problem(with:)`` first).
+    public init(configuration: BridgeConfiguration, statePartitions: Int32, colocatedTopics: Set<String>, limits: OutputLimits = .librdkafkaDefault, logger: Logger) {
         topics = configuration.topics
         rules = configuration.queue
-        intake = SendIntake(translator: APNsTranslator(bundleID: configuration.bundleID, payloadLimit: configuration.payloadLimit))
+        intake = SendIntake(translator: APNsTranslator(bundleID: configuration.bundleID, payloadLimit: configuration.payloadLimit),
+                            limits: limits)
         encoder = OutputEncoder()
         repartition = RepartitionCodec(topic: configuration.repartitionTopic)
         changelog = ChangelogCodec(topic: configuration.changelogTopic)
         self.statePartitions = statePartitions
         self.colocatedTopics = colocatedTopics
+        self.limits = limits
         self.logger = logger
     }
 
@@ -119,6 +124,6 @@ public struct RecordProcessor: Sendable {
 
     private func deadLetter(_ record: some InputRecord, error: String, outputs: inout OutputRecords) {
         logger.notice("dead letter", metadata: ["source": "\(record.position)", "error": "\(error)"])
-        encoder.deadLetter(record, error: error, to: &outputs)
+        encoder.deadLetter(record, error: error, limits: limits, to: &outputs)
     }
 }

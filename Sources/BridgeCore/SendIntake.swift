@@ -16,10 +16,13 @@ public struct SendIntake: Sendable {
     }
 
     let translator: APNsTranslator
+    /// The largest inbox record a message may make (its APNs headers and payload as translated).
+    let maxInboxRecordBytes: Int
 
-    /// Creates an intake that translates with `translator`.
-    public init(translator: APNsTranslator) {
+    /// Creates an intake that translates with `translator` into inbox records that fit `limits`.
+    public init(translator: APNsTranslator, limits: OutputLimits = .librdkafkaDefault) {
         self.translator = translator
+        self.maxInboxRecordBytes = limits.maxInboxRecordBytes
     }
 
     /// Handles the send record at `partition`/`offset` with CreateTime `time`.
@@ -86,6 +89,10 @@ public struct SendIntake: Sendable {
             }
         }
         return translated.flatMap { summary in
+            // The payload is within its limit; APNs headers passed through from the request are not.
+            guard record.count <= maxInboxRecordBytes else {
+                return .failure(Rejection(.invalidArgument, "message.apns.headers: the message with its headers takes \(record.count) bytes, over the \(maxInboxRecordBytes) an output record holds"))
+            }
             var expiresAt: Int64?
             if let expiration = summary.expiration {
                 guard let seconds = Int64(expiration), seconds >= 0, seconds < Int64.max / 1000 else {

@@ -48,6 +48,11 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         ])
 
         let producer = try KafkaProducer(configuration: producerConfiguration(kafka), logger: logger)
+        let limits = outputLimits(producer: producer, layout: layout)
+        if let problem = limits.problem(with: configuration) {
+            try? await producer.close()
+            throw problem
+        }
         let consumer: KafkaConsumer
         do {
             if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
@@ -58,7 +63,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         }
         do {
             try consumer.subscribe([configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic])
-            try await consume(consumer, producer: producer, processor: processor(layout))
+            try await consume(consumer, producer: producer, processor: processor(layout, limits: limits))
         } catch {
             logger.error("stopping: \(error)")
             try? await consumer.close()
@@ -94,8 +99,18 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         )
     }
 
-    private func processor(_ layout: TopicLayout) -> RecordProcessor {
-        RecordProcessor(configuration: configuration, statePartitions: layout.statePartitions, colocatedTopics: layout.colocatedTopics, logger: logger)
+    private func processor(_ layout: TopicLayout, limits: OutputLimits) -> RecordProcessor {
+        RecordProcessor(configuration: configuration, statePartitions: layout.statePartitions, colocatedTopics: layout.colocatedTopics,
+                        limits: limits, logger: logger)
+    }
+
+    /// What one output may hold: what the producer accepts, and less where an output topic's
+    /// `max.message.bytes` (which counts a whole record batch) is lower.
+    private func outputLimits(producer: KafkaProducer, layout: TopicLayout) -> OutputLimits {
+        let batchOverhead = 512
+        let limit = min(producer.maximumRecordBytes, layout.maxMessageBytes.map { $0 - batchOverhead } ?? .max)
+        logger.info("output records hold at most \(limit) bytes")
+        return OutputLimits(maxRecordBytes: limit)
     }
 
     private func consumerConfiguration(_ kafka: KafkaConfiguration) -> KafkaConsumerConfiguration {

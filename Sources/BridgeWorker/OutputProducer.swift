@@ -16,7 +16,7 @@ struct OutputProducer: Sendable {
     }
 
     /// Hands every record to librdkafka, waiting while its queue is full. A record it refuses
-    /// gets an error report; a fatal error is thrown.
+    /// ends the batch: its error is thrown, and it and the records after it get it as their report.
     func enqueue(_ outputs: borrowing OutputRecords) async throws -> PendingDeliveries {
         let names = self.names
         let topics = outputs.records.map { UInt8($0.topic.rawValue) }
@@ -51,12 +51,10 @@ struct OutputProducer: Sendable {
                     } catch where error.isQueueFull {
                         return index
                     } catch {
-                        deliveries.complete(index, partition: record.partition ?? -1, offset: -1, error: error)
-                        if error.isFatal {
-                            // Nothing more will be sent: the rest get the same error, and it ends the batch.
-                            for rest in (index + 1)..<outputs.count { deliveries.complete(rest, partition: -1, offset: -1, error: error) }
-                            throw error
-                        }
+                        // An output refused (too large, a fatal error) must not be committed past:
+                        // the rest get the same error, and it ends the batch.
+                        for rest in index..<outputs.count { deliveries.complete(rest, partition: -1, offset: -1, error: error) }
+                        throw error
                     }
                     return nil
                 }

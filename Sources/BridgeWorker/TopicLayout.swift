@@ -8,6 +8,8 @@ struct TopicLayout: Sendable {
     var statePartitions: Int32
     /// Input topics with as many partitions as the state.
     var colocatedTopics: Set<String>
+    /// The lowest `max.message.bytes` of the topics the bridge writes, where the cluster reports it.
+    var maxMessageBytes: Int?
 
     /// Creates missing topics and checks that the internal ones are partitioned alike.
     static func prepare(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws -> TopicLayout {
@@ -39,23 +41,29 @@ struct TopicLayout: Sendable {
                 try await admin.createTopics([topic])
             }
         }
-        try await checkSettings(configuration, admin: admin, logger: logger)
+        let maxMessageBytes = try await checkSettings(configuration, admin: admin, logger: logger)
         let colocated = Set([topics.send, topics.presence].filter { existing[$0] == statePartitions })
-        return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated)
+        return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated, maxMessageBytes: maxMessageBytes)
     }
 
     /// Refuses internal topics whose settings would lose state or event time (they may have been
-    /// created by hand, or by an older version); a cluster that cannot describe configs is trusted.
-    private static func checkSettings(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws {
+    /// created by hand, or by an older version), and returns the lowest `max.message.bytes` of
+    /// the topics the bridge writes. A cluster that cannot describe configs is trusted.
+    private static func checkSettings(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws -> Int? {
+        let topics = configuration.topics
+        let changelog = configuration.changelogTopic
+        let repartition = configuration.repartitionTopic
+        let outputs = [topics.inbox, topics.status, topics.deadLetters, changelog, repartition]
         let configs: [String: [String: String]]
         do {
-            configs = try await admin.topicConfigs([configuration.changelogTopic, configuration.repartitionTopic])
+            configs = try await admin.topicConfigs(outputs)
         } catch {
-            logger.warning("cannot check the internal topics' settings; make sure they are as the README says", metadata: ["error": "\(error)"])
-            return
+            logger.warning("cannot check the topics' settings; make sure the internal ones are as the README says", metadata: ["error": "\(error)"])
+            return nil
         }
-        let problems = InternalTopicSettings.changelogProblems(configuration.changelogTopic, configs: configs[configuration.changelogTopic] ?? [:])
-            + InternalTopicSettings.repartitionProblems(configuration.repartitionTopic, configs: configs[configuration.repartitionTopic] ?? [:])
+        let problems = InternalTopicSettings.changelogProblems(changelog, configs: configs[changelog] ?? [:])
+            + InternalTopicSettings.repartitionProblems(repartition, configs: configs[repartition] ?? [:])
         guard problems.isEmpty else { throw ConfigurationError(field: "", problems.joined(separator: "; and ")) }
+        return outputs.compactMap { configs[$0]?["max.message.bytes"].flatMap { Int($0) } }.min()
     }
 }

@@ -10,8 +10,11 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The reason, as the status event's `reason` field spells it.
     public var reason: Reason
-    /// What is wrong, naming the field, e.g. `message.data.from: reserved key`.
-    public var detail: String
+    /// What is wrong, naming the field, e.g. `message.data.from: reserved key`; at most
+    /// ``maximumDetailBytes``, as it may quote the input.
+    public var detail: String {
+        didSet { detail = Self.capped(detail) }
+    }
     /// The request could not be decoded at all (not JSON, or no target): it goes to the dead
     /// letter topic as well.
     public var isUndecodable: Bool
@@ -19,12 +22,25 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// `rejected` status events are about.
     public var tokens: [String] = []
 
+    /// The longest ``detail``, in bytes: a longer one is cut on a character boundary and ends in `…`.
+    public static let maximumDetailBytes = 256
+
     /// Creates a rejection.
     public init(_ reason: Reason, _ detail: String, isUndecodable: Bool = false) {
         self.reason = reason
-        self.detail = detail
+        self.detail = Self.capped(detail)
         self.isUndecodable = isUndecodable
     }
 
     public var description: String { "\(reason.rawValue): \(detail)" }
+
+    private static func capped(_ detail: String) -> String {
+        guard detail.utf8.count > maximumDetailBytes else { return detail }
+        let ellipsis = "…"
+        var end = detail.utf8.index(detail.utf8.startIndex, offsetBy: maximumDetailBytes - ellipsis.utf8.count)
+        while end > detail.startIndex, end.samePosition(in: detail.unicodeScalars) == nil {
+            end = detail.utf8.index(before: end)
+        }
+        return String(detail[..<end]) + ellipsis
+    }
 }

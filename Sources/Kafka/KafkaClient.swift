@@ -2,6 +2,7 @@ import CRDKafka
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
+import SecretProperties
 
 /// What librdkafka's callbacks reach through the client's opaque pointer.
 class ClientContext: @unchecked Sendable {
@@ -11,7 +12,7 @@ class ClientContext: @unchecked Sendable {
 
     init(logger: Logger, properties: [String: String]) {
         self.logger = logger
-        self.secrets = properties.filter { KafkaConfiguration.isSensitive($0.key) }
+        self.secrets = properties.filter { SecretProperties.isSensitive($0.key) }
     }
 
     /// `text` with secret values replaced by `[redacted]`.
@@ -100,6 +101,16 @@ final class KafkaClient: @unchecked Sendable {
     /// Makes the loops end after their current round.
     func stopLoops() {
         loopsRun.withLockedValue { $0 = false }
+    }
+
+    /// The value librdkafka uses for `property` (set or default); nil for an unknown property.
+    func configurationValue(_ property: String) -> String? {
+        guard let conf = rd_kafka_conf(handle) else { return nil }
+        var size = 0
+        guard rd_kafka_conf_get(conf, property, nil, &size) == RD_KAFKA_CONF_OK, size > 0 else { return nil }
+        var value = [CChar](repeating: 0, count: size)
+        guard rd_kafka_conf_get(conf, property, &value, &size) == RD_KAFKA_CONF_OK else { return nil }
+        return String(cBuffer: value)
     }
 
     /// The fatal error a client has had, if any (`rd_kafka_fatal_error`).

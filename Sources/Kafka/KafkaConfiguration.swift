@@ -1,4 +1,5 @@
 import Foundation
+import SecretProperties
 
 /// Settings every Kafka client shares: where the cluster is, who the client is, and any
 /// librdkafka property (SASL, TLS, tuning) passed through as is.
@@ -27,30 +28,16 @@ public struct KafkaConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// The configuration with secret values replaced by `[redacted]`.
     public var description: String {
         let shown = commonProperties.merging(properties) { $1 }
-        return Self.redactedDescription(of: shown)
-    }
-
-    /// True for librdkafka properties whose values are secrets (passwords, keys, tokens).
-    public static func isSensitive(_ property: String) -> Bool {
-        let name = property.lowercased()
-        if ["sasl.username", "sasl.oauthbearer.config", "ssl_key", "ssl.key.location"].contains(name) { return true }
-        return ["password", "secret", ".pem", "token", "credential"].contains { name.contains($0) }
+        return SecretProperties.redactedDescription(of: shown)
     }
 
     /// `text` with the value of every secret property in `properties` replaced by `[redacted]`.
     static func redact(_ text: String, properties: [String: String]) -> String {
         properties
-            .filter { isSensitive($0.key) && !$0.value.isEmpty }
+            .filter { SecretProperties.isSensitive($0.key) && !$0.value.isEmpty }
             .reduce(text) { $0.replacingOccurrences(of: $1.value, with: "[redacted]") }
     }
 
-    /// `properties` as `[name=value, ...]` sorted by name, secret values shown as `[redacted]`.
-    public static func redactedDescription(of properties: [String: String]) -> String {
-        let pairs = properties.keys.sorted().map { key in
-            "\(key)=\(isSensitive(key) ? "[redacted]" : properties[key] ?? "")"
-        }
-        return "[" + pairs.joined(separator: ", ") + "]"
-    }
 }
 
 /// Where a consumer starts in a partition that has no committed offset.

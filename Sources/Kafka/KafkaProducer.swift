@@ -27,6 +27,12 @@ public final class KafkaProducer: Sendable {
         client.startLoop { handle in _ = rd_kafka_poll(handle, 100) }
     }
 
+    /// The largest record, key, value and headers together, that the producer accepts
+    /// (`message.max.bytes`): it refuses a larger one when it is handed over.
+    public var maximumRecordBytes: Int {
+        client.configurationValue("message.max.bytes").flatMap { Int($0) } ?? 1_000_000
+    }
+
     /// Sends one record and waits for its delivery report. Throws when it was not delivered.
     @discardableResult
     public func send(_ record: ProducerRecord) async throws -> DeliveryReport {

@@ -68,4 +68,15 @@ struct LayoutErrorTests {
         #expect(status == 2, "exit status \(String(describing: status)); output: \(worker.output)")
         #expect(worker.output.contains("internal topic \(name) has \(setting)=\(value)"), "\(worker.output)")
     }
+
+    @Test("a producer message.max.bytes too small for the bridge's outputs exits 2, naming the field")
+    func producerLimitTooSmall() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 1) {
+            $0.kafka.producerProperties["message.max.bytes"] = "30000"
+        }
+        let worker = try WorkerProcess(fixture.configuration)
+        let status = try await worker.exitStatus(within: .seconds(60))
+        #expect(status == 2, "exit status \(String(describing: status)); output: \(worker.output)")
+        #expect(worker.output.contains("kafka.producer_properties.message.max.bytes"), "\(worker.output)")
+    }
 }

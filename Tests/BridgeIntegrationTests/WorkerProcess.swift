@@ -34,8 +34,10 @@ final class WorkerProcess {
         var configured = fields
         configured["kafka.transactional_id"] = configuration.kafka.transactionalID
         for (field, value) in configured { environment["FCM_BRIDGE_" + field.uppercased().replacing(".", with: "_")] = value }
-        for (name, value) in configuration.kafka.consumerProperties {
-            environment["FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_" + name.uppercased().replacing(".", with: "_")] = value
+        for (section, properties) in [("CONSUMER_PROPERTIES", configuration.kafka.consumerProperties), ("PRODUCER_PROPERTIES", configuration.kafka.producerProperties)] {
+            for (name, value) in properties {
+                environment["FCM_BRIDGE_KAFKA_\(section)_" + name.uppercased().replacing(".", with: "_")] = value
+            }
         }
         process.environment = environment.merging(extraEnvironment) { $1 }
         let handle = try FileHandle(forWritingTo: log)

@@ -17,6 +17,7 @@ struct RejectionCase: CustomTestStringConvertible, Sendable {
 struct RejectionTests {
     static let registrationIDs1001 = (0...1000).map { "\"t\($0)\"" }.joined(separator: ",")
     static let longKey = String(repeating: "k", count: 65)
+    static let longToken = String(repeating: "t", count: 4097)
 
     static let cases: [RejectionCase] = [
         RejectionCase(name: "not JSON", request: "{nope", reason: .invalidArgument, detail: "not JSON", undecodable: true),
@@ -47,6 +48,9 @@ struct RejectionTests {
         RejectionCase(name: "bad badge", request: #"{"to":"t","notification":{"badge":"many"}}"#, reason: .invalidArgument, detail: "notification.badge:"),
         RejectionCase(name: "loc args string that is not a JSON array", request: #"{"to":"t","notification":{"body_loc_args":"a,b"}}"#, reason: .invalidArgument, detail: "notification.body_loc_args:"),
         RejectionCase(name: "unknown v1 field", request: #"{"message":{"token":"t","notifications":{}}}"#, reason: .invalidArgument, detail: "message.notifications: unknown field"),
+        RejectionCase(name: "v1 token over 4096 bytes", request: #"{"message":{"token":"\#(longToken)"}}"#, reason: .invalidArgument, detail: "message.token: 4097 bytes, over 4096"),
+        RejectionCase(name: "legacy to over 4096 bytes", request: #"{"to":"\#(longToken)"}"#, reason: .invalidArgument, detail: "to: 4097 bytes, over 4096"),
+        RejectionCase(name: "a registration id over 4096 bytes", request: #"{"registration_ids":["a","\#(longToken)"]}"#, reason: .invalidArgument, detail: "registration_ids[1]: 4097 bytes, over 4096"),
         RejectionCase(name: "payload over the limit",
                       request: #"{"to":"t","data":{"big":"\#(String(repeating: "x", count: 4100))"}}"#,
                       reason: .payloadTooLarge, detail: "APNs payload is"),
@@ -81,5 +85,31 @@ struct RejectionTests {
         let message = translate(#"{"to":"t","data":{"k":"\#(padding)"}}"#).message
         #expect(message.map { JSONValue.object($0.payload).jsonBytes.count } == 4096)
         #expect(translate(#"{"to":"t","data":{"k":"\#(padding)x"}}"#).rejection?.reason == .payloadTooLarge)
+    }
+
+    @Test("a token over 4096 bytes is never echoed: the rejection names no targets, or only the readable ones", arguments: [
+        (#"{"message":{"token":"\#(longToken)"}}"#, [String]()),
+        (#"{"to":"\#(longToken)"}"#, []),
+        (#"{"registration_ids":["a","\#(longToken)"]}"#, ["a"]),
+        (#"{"to":"\#(longToken)","priority":"urgent"}"#, []),
+    ])
+    func longTokenNotEchoed(request: String, tokens: [String]) throws {
+        let rejection = try #require(translate(request).rejection)
+        #expect(rejection.tokens == tokens)
+        #expect(!rejection.detail.contains(Self.longToken.prefix(300)))
+    }
+
+    @Test("a detail quoting the input is cut to 256 bytes on a character boundary, ending in …", arguments: [
+        String(repeating: "é", count: 300), String(repeating: "x", count: 300), "🙂" + String(repeating: "ab", count: 200),
+    ])
+    func detailCapped(quoted: String) {
+        let rejection = Rejection(.invalidArgument, "field: got \(quoted)")
+        #expect(rejection.detail.utf8.count <= Rejection.maximumDetailBytes)
+        #expect(rejection.detail.hasPrefix("field: got ") && rejection.detail.hasSuffix("…"))
+        #expect(("field: got " + quoted).hasPrefix(rejection.detail.dropLast()))
+        var changed = rejection
+        changed.detail = quoted
+        #expect(changed.detail.utf8.count <= Rejection.maximumDetailBytes)
+        #expect(Rejection(.invalidArgument, "short").detail == "short")
     }
 }

@@ -43,6 +43,7 @@ enum LegacyRequestDecoder {
         if let to = try request.string("to") {
             if to.hasPrefix("/topics/") { throw Rejection(.unsupportedTarget, "to: topic targets are not supported") }
             guard !to.isEmpty else { throw request.invalid("to", "must not be empty") }
+            try RequestDecoder.checkToken(to, key: "to", in: request)
             return [to]
         }
         guard let value = request.value("registration_ids") else {
@@ -62,7 +63,9 @@ enum LegacyRequestDecoder {
             guard document[element].kind == .string, document[element].start < document[element].end else {
                 throw request.invalid("registration_ids[\(index)]", "must be a non-empty string")
             }
-            tokens.append(document.text(element))
+            let token = document.text(element)
+            try RequestDecoder.checkToken(token, key: "registration_ids[\(index)]", in: request)
+            tokens.append(token)
         }
         return tokens
     }

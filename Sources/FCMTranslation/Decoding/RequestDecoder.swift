@@ -5,6 +5,9 @@ public enum RequestDecoder {
     public static let maximumCollapseKeyBytes = 64
     /// The most tokens a legacy `registration_ids` may hold.
     public static let maximumRegistrationIDs = 1000
+    /// The longest device token, in bytes (FCM's are about 160): a token is echoed in status and
+    /// inbox keys and values, so its length bounds theirs.
+    public static let maximumTokenBytes = 4096
     /// The longest legacy `time_to_live`: four weeks.
     public static let maximumTimeToLive = 2_419_200
 
@@ -44,22 +47,30 @@ public enum RequestDecoder {
         }
     }
 
-    /// The targets of a request that was not accepted, as far as they can be read. None for a
-    /// `registration_ids` over the limit: FCM rejects such a request as a whole, and one
-    /// rejection per token would let one record make any number of outputs.
+    /// The targets of a request that was not accepted, as far as they can be read; never a
+    /// token over ``maximumTokenBytes``. None for a `registration_ids` over the limit: FCM
+    /// rejects such a request as a whole, and one rejection per token would let one record make
+    /// any number of outputs.
     static func readableTokens(_ request: FieldReader) -> [String] {
         let document = request.document
+        var tokens: [String] = []
         if let message = request.value("message"), document[message].kind == .object,
            let token = try? FieldReader(document: document, object: message, path: .root).string("token") {
-            return [token]
-        }
-        if let token = try? request.string("to") { return [token] }
-        if let ids = request.value("registration_ids"), document[ids].kind == .array {
+            tokens = [token]
+        } else if let token = try? request.string("to") {
+            tokens = [token]
+        } else if let ids = request.value("registration_ids"), document[ids].kind == .array {
             let elements = Array(document.elements(of: ids).prefix(maximumRegistrationIDs + 1))
             guard elements.count <= maximumRegistrationIDs else { return [] }
-            return elements.filter { document[$0].kind == .string }.map(document.text)
+            tokens = elements.filter { document[$0].kind == .string }.map(document.text)
         }
-        return []
+        return tokens.filter { $0.utf8.count <= maximumTokenBytes }
+    }
+
+    /// Rejects a token over ``maximumTokenBytes``, naming `key` of `reader`.
+    static func checkToken(_ token: String, key: String, in reader: FieldReader) throws(Rejection) {
+        let count = token.utf8.count
+        if count > maximumTokenBytes { throw reader.invalid(key, "\(count) bytes, over \(maximumTokenBytes)") }
     }
 
     /// Rejects data keys FCM reserves: `from`, `message_type`, and any starting with `google` or

@@ -18,6 +18,7 @@ enum V1RequestDecoder {
         }
         guard let token = try message.string("token") else { throw RequestDecoder.noTarget("message.token") }
         guard !token.isEmpty else { throw message.invalid("token", "must not be empty") }
+        try RequestDecoder.checkToken(token, key: "token", in: message)
 
         var result = SendRequest(format: .v1, tokens: [token], document: request.document)
         result.validateOnly = try request.bool("validate_only") ?? false
