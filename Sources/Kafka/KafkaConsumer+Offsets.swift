@@ -33,6 +33,24 @@ extension KafkaConsumer {
         }
     }
 
+    /// The offset of the next record this consumer will return from each partition (nil where
+    /// it has none yet). Never waits.
+    public func positions(_ partitions: [TopicPartition]) throws -> [TopicPartition: Int64] {
+        let list = NativePartitionList(partitions)
+        try KafkaError.check(rd_kafka_position(client.handle, list.pointer), "position")
+        return Dictionary(list.entries.filter { $0.offset >= 0 }.map { ($0.partition, $0.offset) }) { $1 }
+    }
+
+    /// The partition's high watermark as the last fetch reported it: the offset after the last
+    /// record written, in a finished transaction or not (a read_committed consumer's end is the
+    /// last stable offset, which can be lower). Nil before any fetch answered. Never waits.
+    public func highWatermark(of partition: TopicPartition) -> Int64? {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        let err = rd_kafka_get_watermark_offsets(client.handle, partition.topic, partition.partition, &low, &high)
+        return err == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : nil
+    }
+
     /// Stops fetching from the partitions until ``resume(_:)``; their position is kept.
     public func pause(_ partitions: [TopicPartition]) throws {
         let list = NativePartitionList(partitions)
