@@ -158,6 +158,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(
+            name: "BridgeWorkerTests",
+            dependencies: ["BridgeWorker", "BridgeCore", "Kafka", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

@@ -105,6 +105,22 @@ public struct OutputRecords: ~Copyable {
         header(name) { JSONOutput.writeInteger(integer, to: &$0) }
     }
 
+    /// Moves the records for `topic` to the end of `other`, keeping their order; the others stay.
+    public mutating func move(_ topic: OutputTopic, to other: inout OutputRecords) {
+        guard records.contains(where: { $0.topic == topic }) else { return }
+        buffer.withUnsafeBytes { bytes in
+            for record in records where record.topic == topic {
+                other.begin(record.topic, partition: record.partition, timestamp: record.timestamp)
+                if let key = record.key { other.key { $0.append(UnsafeRawBufferPointer(rebasing: bytes[key])) } }
+                if let value = record.value { other.value { $0.append(UnsafeRawBufferPointer(rebasing: bytes[value])) } }
+                for header in headers[record.headers] {
+                    other.header(header.name) { $0.append(UnsafeRawBufferPointer(rebasing: bytes[header.value])) }
+                }
+            }
+        }
+        records.removeAll { $0.topic == topic }
+    }
+
     private mutating func written(_ write: (inout ByteWriter) -> Void) -> Range<Int> {
         let start = buffer.count
         write(&buffer)

@@ -5,7 +5,7 @@ import Logging
 
 /// A batch being built: the input offsets it covers and what its outputs cost, from its first
 /// record until it is committed.
-struct OpenBatch {
+struct OpenBatch: ~Copyable {
     /// The next offset to read of each input partition the batch holds records of.
     var offsets: [TopicPartition: Int64] = [:]
     /// Input records in the batch.
@@ -18,6 +18,9 @@ struct OpenBatch {
     var deliveries: [PendingDeliveries] = []
     /// Exactly once: its transaction has begun.
     var inTransaction = false
+    /// At least once: its changelog writes, held back until the outputs they describe are
+    /// acknowledged, so that a crash can never leave the changelog ahead of the outputs.
+    var changelog = OutputRecords()
 
     /// No input record taken yet.
     var isEmpty: Bool { offsets.isEmpty }
@@ -46,19 +49,19 @@ struct BatchCommitter: Sendable {
     let logger: Logger
 
     /// How long the loop may wait for more records before the batch is due.
-    func timeUntilDue(_ batch: OpenBatch, now: ContinuousClock.Instant) -> Duration? {
+    func timeUntilDue(_ batch: borrowing OpenBatch, now: ContinuousClock.Instant) -> Duration? {
         guard let started = batch.started else { return nil }
         return max(.zero, started + interval - now)
     }
 
     /// Whether the batch must be committed now: its interval has passed, or it is full.
-    func isDue(_ batch: OpenBatch, now: ContinuousClock.Instant) -> Bool {
+    func isDue(_ batch: borrowing OpenBatch, now: ContinuousClock.Instant) -> Bool {
         guard let started = batch.started else { return false }
         return now - started >= interval || isFull(batch)
     }
 
     /// Whether the batch holds as many input records or output bytes as one may.
-    func isFull(_ batch: OpenBatch) -> Bool {
+    func isFull(_ batch: borrowing OpenBatch) -> Bool {
         batch.records >= maxRecords || batch.bytes >= maxBytes
     }
 
@@ -66,10 +69,11 @@ struct BatchCommitter: Sendable {
     /// empties them for the next run.
     func send(_ records: inout OutputRecords, in batch: inout OpenBatch) async throws {
         guard records.count > 0 else { return }
+        batch.bytes += records.byteCount
+        if delivery == .atLeastOnce { records.move(.changelog, to: &batch.changelog) }
         do {
             if delivery == .exactlyOnce { try beginTransaction(of: &batch) }
-            batch.deliveries.append(try await outputs.enqueue(records))
-            batch.bytes += records.byteCount
+            if records.count > 0 { batch.deliveries.append(try await outputs.enqueue(records)) }
             records.removeAll()
         } catch {
             throw await failed(&batch, cause: error)
@@ -77,7 +81,8 @@ struct BatchCommitter: Sendable {
     }
 
     /// Exactly once: outputs, changelog writes and offsets in one transaction. At least once:
-    /// offsets committed only after every output is acknowledged. The batch is empty afterwards.
+    /// the changelog writes once every other output is acknowledged, then the offsets once they
+    /// are. The batch is empty afterwards.
     ///
     /// Throws ``BatchNotCommitted`` when the batch did not commit; its outputs are then aborted
     /// (exactly once) or may be repeated (at least once), and the worker must start over from
@@ -93,6 +98,7 @@ struct BatchCommitter: Sendable {
                 try await commitRetrying()
             case .atLeastOnce:
                 for pending in batch.deliveries { try await pending.reports().throwFirstError() }
+                if batch.changelog.count > 0 { try await outputs.enqueue(batch.changelog).reports().throwFirstError() }
                 try await consumer.commit(offsets)
             }
         } catch {
