@@ -160,7 +160,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgeWorkerTests",
-            dependencies: ["BridgeWorker", "BridgeCore", "Kafka", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BridgeWorker", "BridgeCore", "Kafka",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(

@@ -34,7 +34,7 @@ struct OutputEncoder: Sendable {
         let cut = DeadLetterCut(key: record.key?.readableBytes ?? 0, value: record.value?.readableBytes ?? 0, limits: limits)
         if let key = record.key { outputs.key { $0.append(key, upTo: cut.keptKey) } }
         if let value = record.value { outputs.value { $0.append(value, upTo: cut.keptValue) } }
-        outputs.header("error", text: error)
+        outputs.header("error", text: Rejection.capped(error))
         outputs.header("source-topic", text: record.topic)
         outputs.header("source-partition", integer: Int64(record.partition))
         outputs.header("source-offset", integer: record.offset)
@@ -49,28 +49,6 @@ struct OutputEncoder: Sendable {
         outputs.header(names.size, integer: Int64(bytes.readableBytes))
         let digest = bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) }
         outputs.header(names.hash, text: digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
-    }
-}
-
-/// How much of a dead letter's key and value fit in one output record: all of both when they
-/// do; else the key up to a token's length and the value up to what is left.
-struct DeadLetterCut: Hashable {
-    var keptKey: Int
-    var keptValue: Int
-    var cutsKey: Bool
-    var cutsValue: Bool
-
-    init(key: Int, value: Int, limits: OutputLimits) {
-        // Headers (error, source, what was cut) stay well within a token's length.
-        let room = limits.maxRecordBytes - RequestDecoder.maximumTokenBytes
-        if key <= room - value {
-            (keptKey, keptValue) = (key, value)
-        } else {
-            keptKey = min(key, RequestDecoder.maximumTokenBytes)
-            keptValue = min(value, room - keptKey)
-        }
-        cutsKey = keptKey < key
-        cutsValue = keptValue < value
     }
 }
 

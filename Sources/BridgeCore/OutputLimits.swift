@@ -15,8 +15,12 @@ public struct OutputLimits: Sendable, Hashable {
     /// Room kept in every record for what the bridge adds around input-sized parts: a key (a
     /// token), headers and their framing.
     static let envelopeBytes = RequestDecoder.maximumTokenBytes + 4096
-    /// The smallest ``maxRecordBytes`` that leaves room for anything.
-    static let minimumRecordBytes = 4 * envelopeBytes
+    /// The smallest ``maxRecordBytes`` the bridge works with: room for a forwarded `ack` of
+    /// 1,000 ids and for a dead letter's key, with headers.
+    static let minimumRecordBytes = 65_536
+    /// What a topic's `max.message.bytes` (which counts a whole record batch) spends on the
+    /// batch's own framing.
+    public static let batchOverheadBytes = 512
     /// Room for a message's APNs headers and the inbox record's own members, beyond the payload.
     static let inboxHeaderBytes = 8192
     /// The most bytes an id takes in `deleted_messages` (the id, quotes and a comma).

@@ -29,10 +29,9 @@ public struct PresenceEvent: Sendable, Hashable {
         guard let token = members["token"]?.stringValue, !token.isEmpty else {
             return .failure(Rejection(.invalidArgument, "token: a non-empty string is required", isUndecodable: true))
         }
-        let tokenBytes = token.utf8.count
-        guard tokenBytes <= RequestDecoder.maximumTokenBytes else {
-            // Decodable, but too long to be a key or to be echoed: a target-less rejection.
-            return .failure(Rejection(.invalidArgument, "token: \(tokenBytes) bytes, over \(RequestDecoder.maximumTokenBytes)"))
+        if let problem = RequestDecoder.tokenProblem(token) {
+            // Decodable, but not to be a key or to be echoed: a target-less rejection.
+            return .failure(Rejection(.invalidArgument, "token: \(problem)"))
         }
         var rejection = Rejection(.invalidArgument, "")
         rejection.tokens = [token]
@@ -57,8 +56,8 @@ public struct PresenceEvent: Sendable, Hashable {
                 rejection.detail = "message_ids: every id must be a string"
                 return .failure(rejection)
             }
-            // Unknown ids are ignored; one longer than any id made here is unknown for sure.
-            ids.removeAll { $0.utf8.count > MessageID.maximumBytes }
+            // Unknown ids are ignored; one that is not shaped like an id made here is unknown for sure.
+            ids.removeAll { !MessageID.isWellFormed($0) }
             return .success(PresenceEvent(token: token, kind: .acknowledge(messageIDs: ids)))
         default:
             rejection.detail = "event: must be \"connect\", \"disconnect\" or \"ack\""

@@ -141,7 +141,10 @@ struct BatchCommitter: Sendable {
     /// Aborts the batch's transaction where it needs it and says why the batch failed.
     private func failed(_ batch: inout OpenBatch, cause: any Error) async -> BatchNotCommitted {
         let offsets = batch.offsetList
-        if batch.inTransaction, (cause as? KafkaError)?.transactionRequiresAbort ?? true {
+        // Abort whatever failed (a refused output too: its transaction would otherwise stay open
+        // until the broker times it out, holding back read_committed readers and restores),
+        // unless the producer is fenced or broken for good.
+        if batch.inTransaction, !((cause as? KafkaError)?.isFatal ?? false) {
             await abandon(&batch)
         }
         batch = OpenBatch()

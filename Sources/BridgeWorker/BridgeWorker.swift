@@ -47,7 +47,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             "state_partitions": "\(layout.statePartitions)", "colocated_inputs": "\(layout.colocatedTopics.sorted())",
         ])
 
-        let producer = try KafkaProducer(configuration: producerConfiguration(kafka), logger: logger)
+        let producer = try KafkaProducer(configuration: producerConfiguration(kafka, layout: layout), logger: logger)
         let limits = outputLimits(producer: producer, layout: layout)
         if let problem = limits.problem(with: configuration) {
             try? await producer.close()
@@ -107,8 +107,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     /// What one output may hold: what the producer accepts, and less where an output topic's
     /// `max.message.bytes` (which counts a whole record batch) is lower.
     private func outputLimits(producer: KafkaProducer, layout: TopicLayout) -> OutputLimits {
-        let batchOverhead = 512
-        let limit = min(producer.maximumRecordBytes, layout.maxMessageBytes.map { $0 - batchOverhead } ?? .max)
+        let limit = min(producer.maximumRecordBytes, layout.maxMessageBytes.map { $0 - OutputLimits.batchOverheadBytes } ?? .max)
         logger.info("output records hold at most \(limit) bytes")
         return OutputLimits(maxRecordBytes: limit)
     }
@@ -124,8 +123,12 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         return consumer
     }
 
-    private func producerConfiguration(_ kafka: KafkaConfiguration) -> KafkaProducerConfiguration {
+    private func producerConfiguration(_ kafka: KafkaConfiguration, layout: TopicLayout) -> KafkaProducerConfiguration {
         var kafka = kafka
+        // A topic's max.message.bytes counts a whole batch: batches must fit it as records do.
+        if let topicLimit = layout.maxMessageBytes, topicLimit - OutputLimits.batchOverheadBytes < Self.librdkafkaBatchSize {
+            kafka.properties["batch.size"] = "\(max(1, topicLimit - OutputLimits.batchOverheadBytes))"
+        }
         kafka.properties.merge(configuration.kafka.producerProperties) { $1 }
         var producer = KafkaProducerConfiguration(kafka: kafka)
         if configuration.delivery == .exactlyOnce {
@@ -136,4 +139,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         }
         return producer
     }
+
+    /// librdkafka's default `batch.size`.
+    private static let librdkafkaBatchSize = 1_000_000
 }

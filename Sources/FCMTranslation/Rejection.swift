@@ -34,7 +34,9 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(reason.rawValue): \(detail)" }
 
-    private static func capped(_ detail: String) -> String {
+    /// `text` cut to ``maximumDetailBytes`` on a character boundary, ending in `…` when cut: for
+    /// any text about a record that may quote it.
+    public static func capped(_ detail: String) -> String {
         guard detail.utf8.count > maximumDetailBytes else { return detail }
         let ellipsis = "…"
         var end = detail.utf8.index(detail.utf8.startIndex, offsetBy: maximumDetailBytes - ellipsis.utf8.count)

@@ -37,7 +37,6 @@ public struct KafkaConfiguration: Sendable, Hashable, CustomStringConvertible {
             .filter { SecretProperties.isSensitive($0.key) && !$0.value.isEmpty }
             .reduce(text) { $0.replacingOccurrences(of: $1.value, with: "[redacted]") }
     }
-
 }
 
 /// Where a consumer starts in a partition that has no committed offset.

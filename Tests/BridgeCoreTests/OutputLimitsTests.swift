@@ -38,7 +38,7 @@ struct OutputLimitsTests {
         #expect(Self.size(letter) <= Self.limits.maxRecordBytes)
         #expect(letter.key == Array("k".utf8))
         #expect(letter.value.map { Array(value.utf8.prefix($0.count)) == $0 } == true, "the value's beginning, unchanged")
-        #expect(letter.value?.count == 40_000 - RequestDecoder.maximumTokenBytes - 1)
+        #expect(letter.value?.count == 35_903, "40,000 less 4,096 for headers and the 1-byte key")
         #expect(letter.header("truncated") == Array("value".utf8))
         #expect(letter.header("original-value-bytes") == Array("100000".utf8))
         #expect(letter.header("original-value-sha256") == Array("5020fd656e6098d30f67796d2a2d85aede957079ddea60662c623e4420031ff3".utf8))
@@ -84,14 +84,33 @@ struct OutputLimitsTests {
         (1_000_000, 4096, 100, nil),
         (1_000_000, 983_616, 100, nil),
         (1_000_000, 983_617, 100, "apns.payload_limit"),
-        (40_000, 23_616, 100, nil),
-        (40_000, 4096, 1_000, "queue.max_pending"),
-        (20_000, 4096, 100, "kafka.producer_properties.message.max.bytes"),
+        (80_000, 63_616, 100, nil),
+        (80_000, 4096, 1_000, nil),
+        (80_000, 4096, 2_000, "queue.max_pending"),
+        (65_536, 4096, 100, nil),
+        (65_535, 4096, 100, "kafka.producer_properties.message.max.bytes"),
     ] as [(Int, Int, Int, String?)])
     func configurationFits(maxRecordBytes: Int, payloadLimit: Int, maxPending: Int, field: String?) {
         var configuration = configuration
         configuration.payloadLimit = payloadLimit
         configuration.queue.maxPending = maxPending
         #expect(OutputLimits(maxRecordBytes: maxRecordBytes).problem(with: configuration)?.field == field)
+    }
+
+    @Test("the largest forwarded ack and a status about the longest token fit the smallest limit")
+    func largestOutputsFit() throws {
+        let limits = OutputLimits(maxRecordBytes: 65_536)
+        let processor = RecordProcessor(configuration: configuration, statePartitions: 2, colocatedTopics: [],
+                                        limits: limits, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let token = String(repeating: "é", count: RequestDecoder.maximumTokenBytes / 2)
+        let ids = (0..<1000).map { #""2147483647:9223372036854775807:\#($0)""# }.joined(separator: ",")
+        let ack = #"{"token":"\#(token)","event":"ack","message_ids":[\#(ids)]}"#
+        let record = InMemoryRecord(topic: configuration.topics.presence, key: ByteBuffer(string: token), value: ByteBuffer(string: ack), createTime: 1)
+        var states = DeviceStates()
+        var outputs = OutputRecords()
+        processor.process(record, states: &states, outputs: &outputs)
+        let copies = outputs.copies
+        #expect(copies.map(\.topic) == [.repartition])
+        #expect(copies.allSatisfy { Self.size($0) <= limits.maxRecordBytes }, "\(copies.map(Self.size))")
     }
 }

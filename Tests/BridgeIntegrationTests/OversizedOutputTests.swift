@@ -11,10 +11,10 @@ struct OversizedOutputTests {
           arguments: [BridgeConfiguration.Delivery.exactlyOnce, .atLeastOnce])
     func deadLetterOverLimit(delivery: BridgeConfiguration.Delivery) async throws {
         let fixture = try await BridgeFixture.make(partitions: 1, delivery: delivery) {
-            $0.kafka.producerProperties["message.max.bytes"] = "40000"
+            $0.kafka.producerProperties["message.max.bytes"] = "80000"
         }
         let worker = fixture.startWorker()
-        let value = "{" + String(repeating: "x", count: 99_999)
+        let value = "{" + String(repeating: "x", count: 199_999)
         try await fixture.produce([ProducerRecord(topic: fixture.configuration.topics.send, key: Array("big".utf8), value: Array(value.utf8), timestamp: testEpoch)])
         let token = uniqueToken("after")
         try await fixture.send([Requests.legacy(token)], key: token, at: testEpoch + 1)
@@ -23,8 +23,8 @@ struct OversizedOutputTests {
         try await worker.stop()
         let letter = try #require(reader.deadLetters.first)
         #expect(letter.key == "big")
-        #expect(letter.value.map { $0.count < 40_000 && Array(value.utf8.prefix($0.count)) == $0 } == true)
-        #expect(letter.headers.first { $0.key == "original-value-bytes" }.flatMap { $0.value.map { String(decoding: $0, as: UTF8.self) } } == "100000")
+        #expect(letter.value.map { $0.count < 80_000 && Array(value.utf8.prefix($0.count)) == $0 } == true)
+        #expect(letter.headers.first { $0.key == "original-value-bytes" }.flatMap { $0.value.map { String(decoding: $0, as: UTF8.self) } } == "200000")
         #expect(reader.statuses(of: token).first?.type == "queued")
     }
 }

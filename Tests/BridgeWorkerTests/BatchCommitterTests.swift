@@ -3,6 +3,7 @@
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 import Testing
 
 /// Commits on the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
@@ -45,17 +46,44 @@ struct BatchCommitterTests {
             try await committer.commit(&batch, consumer: consumer)
         }
 
-        var reader = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
-        reader.reportsEndOfPartition = true
-        let changelog = try KafkaConsumer(configuration: reader, logger: logger)
-        try await changelog.assign([TopicPartitionOffset(TopicPartition(names[OutputTopic.changelog.rawValue], 0), offset: KafkaOffset.beginning)])
-        var read: [ConsumerEvent] = []
-        while !read.contains(where: { if case .endOfPartition = $0 { true } else { false } }) {
-            read += try await changelog.poll()
-        }
-        #expect(!read.contains { if case .record = $0 { true } else { false } }, "the changelog got ahead of the outputs")
-        try await changelog.close()
+        #expect(try await readAll(names[OutputTopic.changelog.rawValue], kafka: kafka).isEmpty, "the changelog got ahead of the outputs")
+
+        // The same writes with a deliverable inbox record: the changelog record lands.
+        var good = OutputRecords()
+        good.begin(.inbox, partition: 0, timestamp: 1)
+        good.value { $0.append(utf8: "message") }
+        good.begin(.changelog, partition: 0, timestamp: 1)
+        good.key { $0.append(utf8: "a 1:0:0 device") }
+        good.value { $0.append(utf8: "dispatched") }
+        var next = OpenBatch()
+        next.offsets[TopicPartition("batch-input.\(id)", 0)] = 1
+        next.records = 1
+        try await committer.send(&good, in: &next)
+        try await committer.commit(&next, consumer: consumer)
+        let changelog = try await readAll(names[OutputTopic.changelog.rawValue], kafka: kafka)
+        #expect(changelog.map { $0.value.map { String(buffer: $0) } } == ["dispatched"])
         try await consumer.close()
         try? await producer.close()
+    }
+
+    /// Every record of partition 0 of `topic`, read to its end.
+    private func readAll(_ topic: String, kafka: KafkaConfiguration) async throws -> [ConsumerRecord] {
+        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
+        configuration.reportsEndOfPartition = true
+        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
+        try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
+        var records: [ConsumerRecord] = []
+        var ended = false
+        while !ended {
+            for event in try await consumer.poll() {
+                switch event {
+                case .record(let record): records.append(record)
+                case .endOfPartition: ended = true
+                default: break
+                }
+            }
+        }
+        try await consumer.close()
+        return records
     }
 }

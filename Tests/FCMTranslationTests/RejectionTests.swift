@@ -50,6 +50,8 @@ struct RejectionTests {
         RejectionCase(name: "unknown v1 field", request: #"{"message":{"token":"t","notifications":{}}}"#, reason: .invalidArgument, detail: "message.notifications: unknown field"),
         RejectionCase(name: "v1 token over 4096 bytes", request: #"{"message":{"token":"\#(longToken)"}}"#, reason: .invalidArgument, detail: "message.token: 4097 bytes, over 4096"),
         RejectionCase(name: "legacy to over 4096 bytes", request: #"{"to":"\#(longToken)"}"#, reason: .invalidArgument, detail: "to: 4097 bytes, over 4096"),
+        RejectionCase(name: "a token with a control character", request: #"{"message":{"token":"a\u0001b"}}"#, reason: .invalidArgument, detail: "message.token: must not hold control characters"),
+        RejectionCase(name: "a token with a backslash", request: #"{"to":"a\\b"}"#, reason: .invalidArgument, detail: "to: must not hold control characters, quotes or backslashes"),
         RejectionCase(name: "a registration id over 4096 bytes", request: #"{"registration_ids":["a","\#(longToken)"]}"#, reason: .invalidArgument, detail: "registration_ids[1]: 4097 bytes, over 4096"),
         RejectionCase(name: "payload over the limit",
                       request: #"{"to":"t","data":{"big":"\#(String(repeating: "x", count: 4100))"}}"#,

@@ -48,7 +48,7 @@ public enum RequestDecoder {
     }
 
     /// The targets of a request that was not accepted, as far as they can be read; never a
-    /// token over ``maximumTokenBytes``. None for a `registration_ids` over the limit: FCM
+    /// token with a ``tokenProblem(_:)``. None for a `registration_ids` over the limit: FCM
     /// rejects such a request as a whole, and one rejection per token would let one record make
     /// any number of outputs.
     static func readableTokens(_ request: FieldReader) -> [String] {
@@ -64,13 +64,24 @@ public enum RequestDecoder {
             guard elements.count <= maximumRegistrationIDs else { return [] }
             tokens = elements.filter { document[$0].kind == .string }.map(document.text)
         }
-        return tokens.filter { $0.utf8.count <= maximumTokenBytes }
+        return tokens.filter { tokenProblem($0) == nil }
     }
 
-    /// Rejects a token over ``maximumTokenBytes``, naming `key` of `reader`.
+    /// Rejects a token with a ``tokenProblem(_:)``, naming `key` of `reader`.
     static func checkToken(_ token: String, key: String, in reader: FieldReader) throws(Rejection) {
+        if let problem = tokenProblem(token) { throw reader.invalid(key, problem) }
+    }
+
+    /// What makes `token` unusable, if anything: over ``maximumTokenBytes``, or holding a
+    /// character JSON must escape (a control character, `"` or `\`). A token is echoed in keys
+    /// and in JSON values, so its size bounds theirs; FCM's tokens hold none of these.
+    public static func tokenProblem(_ token: String) -> String? {
         let count = token.utf8.count
-        if count > maximumTokenBytes { throw reader.invalid(key, "\(count) bytes, over \(maximumTokenBytes)") }
+        if count > maximumTokenBytes { return "\(count) bytes, over \(maximumTokenBytes)" }
+        if token.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "must not hold control characters, quotes or backslashes"
+        }
+        return nil
     }
 
     /// Rejects data keys FCM reserves: `from`, `message_type`, and any starting with `google` or
