@@ -56,31 +56,48 @@ public final class KafkaAdmin: Sendable {
                     try KafkaError.check(rd_kafka_NewTopic_set_config(native, name, value), "topic \(topic.name) config \(name)")
                 }
             }
-            let queue = rd_kafka_queue_new(handle)
-            defer { rd_kafka_queue_destroy(queue) }
-            let options = rd_kafka_AdminOptions_new(handle, RD_KAFKA_ADMIN_OP_CREATETOPICS)
-            defer { rd_kafka_AdminOptions_destroy(options) }
-            _ = rd_kafka_AdminOptions_set_operation_timeout(options, ms, &errorText, errorText.count)
-            _ = rd_kafka_AdminOptions_set_request_timeout(options, ms, &errorText, errorText.count)
-            natives.withUnsafeMutableBufferPointer {
-                rd_kafka_CreateTopics(handle, $0.baseAddress, $0.count, options, queue)
-            }
-            guard let event = rd_kafka_queue_poll(queue, ms + 1000) else {
-                throw KafkaError(RD_KAFKA_RESP_ERR__TIMED_OUT, message: "create topics: no answer")
-            }
-            defer { rd_kafka_event_destroy(event) }
-            try KafkaError.check(rd_kafka_event_error(event), "create topics")
-            var count = 0
-            guard let result = rd_kafka_event_CreateTopics_result(event),
-                  let results = rd_kafka_CreateTopics_result_topics(result, &count) else { return }
-            for index in 0..<count {
-                let err = rd_kafka_topic_result_error(results[index])
-                if err == RD_KAFKA_RESP_ERR_NO_ERROR || (ignoreExisting && err == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) { continue }
-                let name = String(cString: rd_kafka_topic_result_name(results[index]))
-                let text = rd_kafka_topic_result_error_string(results[index]).map { String(cString: $0) }
-                throw KafkaError(err, message: "create topic \(name): \(text ?? String(cString: rd_kafka_err2str(err)))")
+            try Self.request(RD_KAFKA_ADMIN_OP_CREATETOPICS, "create topics", handle: handle, timeout: ms) { options, queue in
+                natives.withUnsafeMutableBufferPointer {
+                    rd_kafka_CreateTopics(handle, $0.baseAddress, $0.count, options, queue)
+                }
+            } read: { answer in
+                var count = 0
+                guard let result = rd_kafka_event_CreateTopics_result(answer),
+                      let results = rd_kafka_CreateTopics_result_topics(result, &count) else { return }
+                for index in 0..<count {
+                    let err = rd_kafka_topic_result_error(results[index])
+                    if err == RD_KAFKA_RESP_ERR_NO_ERROR || (ignoreExisting && err == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) { continue }
+                    let name = String(cString: rd_kafka_topic_result_name(results[index]))
+                    let text = rd_kafka_topic_result_error_string(results[index]).map { String(cString: $0) }
+                    throw KafkaError(err, message: "create topic \(name): \(text ?? String(cString: rd_kafka_err2str(err)))")
+                }
             }
         }
+    }
+
+    /// Inside a blocking call: starts one admin request with `send` (given options with the
+    /// timeouts set, and the queue its answer comes to), waits for the answer, checks it for a
+    /// request-level error and hands it to `read`, which must not keep it.
+    static func request<T>(
+        _ operation: rd_kafka_admin_op_t, _ what: String, handle: OpaquePointer, timeout ms: Int32,
+        send: (_ options: OpaquePointer?, _ queue: OpaquePointer?) -> Void,
+        read: (_ answer: OpaquePointer) throws -> T
+    ) throws -> T {
+        let queue = rd_kafka_queue_new(handle)
+        defer { rd_kafka_queue_destroy(queue) }
+        let options = rd_kafka_AdminOptions_new(handle, operation)
+        defer { rd_kafka_AdminOptions_destroy(options) }
+        var errorText = [CChar](repeating: 0, count: 512)
+        // An operation without an operation timeout refuses that setting, and nothing changes.
+        _ = rd_kafka_AdminOptions_set_operation_timeout(options, ms, &errorText, errorText.count)
+        _ = rd_kafka_AdminOptions_set_request_timeout(options, ms, &errorText, errorText.count)
+        send(options, queue)
+        guard let answer = rd_kafka_queue_poll(queue, ms + 1000) else {
+            throw KafkaError(RD_KAFKA_RESP_ERR__TIMED_OUT, message: "\(what): no answer")
+        }
+        defer { rd_kafka_event_destroy(answer) }
+        try KafkaError.check(rd_kafka_event_error(answer), what)
+        return try read(answer)
     }
 
     /// The metadata of every topic in the cluster.
