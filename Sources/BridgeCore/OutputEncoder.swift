@@ -48,12 +48,8 @@ struct OutputEncoder: Sendable {
     private func originalSizeAndHash(of bytes: ByteBuffer, names: (size: StaticString, hash: StaticString), to outputs: inout OutputRecords) {
         outputs.header(names.size, integer: Int64(bytes.readableBytes))
         let digest = bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) }
-        outputs.header(names.hash, text: digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        outputs.header(names.hash) { writer in
+            for byte in digest { JSONOutput.writeHex(byte, to: &writer) }
+        }
     }
 }

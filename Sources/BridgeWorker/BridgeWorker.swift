@@ -104,10 +104,10 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                         limits: limits, logger: logger)
     }
 
-    /// What one output may hold: what the producer accepts, and less where an output topic's
-    /// `max.message.bytes` (which counts a whole record batch) is lower.
+    /// What one output may hold: what the producer accepts, and less where the topics it writes
+    /// accept less.
     private func outputLimits(producer: KafkaProducer, layout: TopicLayout) -> OutputLimits {
-        let limit = min(producer.maximumRecordBytes, layout.maxMessageBytes.map { $0 - OutputLimits.batchOverheadBytes } ?? .max)
+        let limit = min(producer.maximumRecordBytes, layout.maxRecordBytes ?? .max)
         logger.info("output records hold at most \(limit) bytes")
         return OutputLimits(maxRecordBytes: limit)
     }
@@ -126,8 +126,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     private func producerConfiguration(_ kafka: KafkaConfiguration, layout: TopicLayout) -> KafkaProducerConfiguration {
         var kafka = kafka
         // A topic's max.message.bytes counts a whole batch: batches must fit it as records do.
-        if let topicLimit = layout.maxMessageBytes, topicLimit - OutputLimits.batchOverheadBytes < Self.librdkafkaBatchSize {
-            kafka.properties["batch.size"] = "\(max(1, topicLimit - OutputLimits.batchOverheadBytes))"
+        if let topicLimit = layout.maxRecordBytes, topicLimit < Self.librdkafkaBatchSize {
+            kafka.properties["batch.size"] = "\(max(1, topicLimit))"
         }
         kafka.properties.merge(configuration.kafka.producerProperties) { $1 }
         var producer = KafkaProducerConfiguration(kafka: kafka)

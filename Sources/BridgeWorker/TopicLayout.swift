@@ -1,4 +1,5 @@
 import BridgeConfig
+import BridgeCore
 import Kafka
 import Logging
 
@@ -8,8 +9,10 @@ struct TopicLayout: Sendable {
     var statePartitions: Int32
     /// Input topics with as many partitions as the state.
     var colocatedTopics: Set<String>
-    /// The lowest `max.message.bytes` of the topics the bridge writes, where the cluster reports it.
-    var maxMessageBytes: Int?
+    /// The largest record the topics the bridge writes accept: their lowest `max.message.bytes`
+    /// (which counts a whole record batch) less the batch's framing; nil where the cluster does
+    /// not report it.
+    var maxRecordBytes: Int?
 
     /// Creates missing topics and checks that the internal ones are partitioned alike.
     static func prepare(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws -> TopicLayout {
@@ -41,9 +44,10 @@ struct TopicLayout: Sendable {
                 try await admin.createTopics([topic])
             }
         }
-        let maxMessageBytes = try await checkSettings(configuration, admin: admin, logger: logger)
+        let maxRecordBytes = try await checkSettings(configuration, admin: admin, logger: logger)
+            .map { $0 - OutputLimits.batchOverheadBytes }
         let colocated = Set([topics.send, topics.presence].filter { existing[$0] == statePartitions })
-        return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated, maxMessageBytes: maxMessageBytes)
+        return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated, maxRecordBytes: maxRecordBytes)
     }
 
     /// Refuses internal topics whose settings would lose state or event time (they may have been

@@ -70,8 +70,7 @@ public enum JSONOutput {
         case 0x09: output.append(#"\t"#)
         default:
             output.append(#"\u00"#)
-            output.append(hexDigit(byte >> 4))
-            output.append(hexDigit(byte & 0xF))
+            writeHex(byte, to: &output)
         }
     }
 
@@ -89,6 +88,12 @@ public enum JSONOutput {
             } while magnitude > 0
             output.append(UnsafeRawBufferPointer(rebasing: buffer[position...]))
         }
+    }
+
+    /// Appends a byte as two lower-case hexadecimal digits.
+    public static func writeHex(_ byte: UInt8, to output: inout ByteWriter) {
+        output.append(hexDigit(byte >> 4))
+        output.append(hexDigit(byte & 0xF))
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
