@@ -32,38 +32,42 @@ struct BatchCommitterTests {
 
         // An inbox record for a partition the topic does not have cannot be delivered; the
         // changelog record written after it says the device got it.
-        var records = OutputRecords()
-        records.begin(.inbox, partition: 7, timestamp: 1)
-        records.value { $0.append(utf8: "message") }
-        records.begin(.changelog, partition: 0, timestamp: 1)
-        records.key { $0.append(utf8: "a 1:0:0 device") }
-        records.value { $0.append(utf8: "dispatched") }
-        var batch = OpenBatch()
-        batch.offsets[TopicPartition("batch-input.\(id)", 0)] = 1
-        batch.records = 1
+        var undeliverable = Self.dispatch(inboxPartition: 7)
+        var batch = Self.batch(of: "batch-input.\(id)")
         await #expect(throws: (any Error).self) {
-            try await committer.send(&records, in: &batch)
+            try await committer.send(&undeliverable, in: &batch)
             try await committer.commit(&batch, consumer: consumer)
         }
-
         #expect(try await readAll(names[OutputTopic.changelog.rawValue], kafka: kafka).isEmpty, "the changelog got ahead of the outputs")
 
         // The same writes with a deliverable inbox record: the changelog record lands.
-        var good = OutputRecords()
-        good.begin(.inbox, partition: 0, timestamp: 1)
-        good.value { $0.append(utf8: "message") }
-        good.begin(.changelog, partition: 0, timestamp: 1)
-        good.key { $0.append(utf8: "a 1:0:0 device") }
-        good.value { $0.append(utf8: "dispatched") }
-        var next = OpenBatch()
-        next.offsets[TopicPartition("batch-input.\(id)", 0)] = 1
-        next.records = 1
-        try await committer.send(&good, in: &next)
+        var deliverable = Self.dispatch(inboxPartition: 0)
+        var next = Self.batch(of: "batch-input.\(id)")
+        try await committer.send(&deliverable, in: &next)
         try await committer.commit(&next, consumer: consumer)
         let changelog = try await readAll(names[OutputTopic.changelog.rawValue], kafka: kafka)
         #expect(changelog.map { $0.value.map { String(buffer: $0) } } == ["dispatched"])
         try await consumer.close()
         try? await producer.close()
+    }
+
+    /// A dispatch's writes: an inbox record for `inboxPartition`, then the changelog record saying so.
+    private static func dispatch(inboxPartition: Int32) -> OutputRecords {
+        var records = OutputRecords()
+        records.begin(.inbox, partition: inboxPartition, timestamp: 1)
+        records.value { $0.append(utf8: "message") }
+        records.begin(.changelog, partition: 0, timestamp: 1)
+        records.key { $0.append(utf8: "a 1:0:0 device") }
+        records.value { $0.append(utf8: "dispatched") }
+        return records
+    }
+
+    /// A batch holding the first record of partition 0 of `input`.
+    private static func batch(of input: String) -> OpenBatch {
+        var batch = OpenBatch()
+        batch.offsets[TopicPartition(input, 0)] = 1
+        batch.records = 1
+        return batch
     }
 
     /// Every record of partition 0 of `topic`, read to its end.
