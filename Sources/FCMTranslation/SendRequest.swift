@@ -48,6 +48,9 @@ public struct SendRequest: Sendable {
     var apnsPayload: JSONNodeIndex?
     /// v1 `apns.fcm_options.image`, a string.
     var apnsImage: JSONNodeIndex?
+    /// v1 `apns.live_activity_token`, a string checked like a device token: the message updates
+    /// (or starts) the Live Activity it names.
+    var liveActivityToken: JSONNodeIndex?
 
     init(format: Format, tokens: [String], document: JSONDocument) {
         self.format = format

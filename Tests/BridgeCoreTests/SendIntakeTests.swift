@@ -17,7 +17,7 @@ struct SendIntakeTests {
     @Test("an inbox record larger than the stack scratch is written whole")
     func largeRecord() throws {
         let value = String(repeating: "x", count: 3_000)
-        let message = try #require(accepted(#"{"to": "t", "data": {"big": "\#(value)"}}"#).first)
+        let message = try #require(accepted(#"{"to": "t", "notification": {"title": "x"}, "data": {"big": "\#(value)"}}"#).first)
         let record = String(decoding: message.inboxRecord, as: UTF8.self)
         #expect(record.hasPrefix(#"{"apns":{"headers":"#) && record.hasSuffix(#","token":"t"}"#))
         #expect(record.contains(#""big":"\#(value)""#))

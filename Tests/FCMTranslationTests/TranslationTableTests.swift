@@ -95,6 +95,24 @@ struct TranslationTableTests {
         TranslationCase(name: "content-available with a badge is an alert push",
                         request: #"{"to":"t","content_available":true,"notification":{"badge":"1"}}"#,
                         headers: ["apns-push-type": "alert"]),
+        TranslationCase(name: "data only, without content-available, is for the app's direct channel: no APNs push type",
+                        request: #"{"to":"t","data":{"k":"v"}}"#,
+                        headers: ["apns-push-type": nil, "apns-priority": "10"]),
+        TranslationCase(name: "a v1 data-only message is for the direct channel too",
+                        request: #"{"message":{"token":"t","data":{"k":"v"}}}"#,
+                        headers: ["apns-push-type": nil]),
+        TranslationCase(name: "a push type the headers give makes it a push again",
+                        request: #"{"message":{"token":"t","data":{"k":"v"},"apns":{"headers":{"apns-push-type":"alert"}}}}"#,
+                        headers: ["apns-push-type": "alert"]),
+        TranslationCase(name: "a live activity token gives push type liveactivity and the topic's suffix",
+                        request: #"{"message":{"token":"t","apns":{"live_activity_token":"la1","payload":{"aps":{"event":"update","timestamp":1,"content-state":{"score":2}}}}}}"#,
+                        payload: ["aps": #"{"event":"update","timestamp":1,"content-state":{"score":2}}"#],
+                        headers: ["apns-push-type": "liveactivity", "apns-priority": "10", "apns-topic": "com.example.app.push-type.liveactivity"],
+                        bundleID: "com.example.app"),
+        TranslationCase(name: "a live activity's apns-topic header wins over the derived one",
+                        request: #"{"message":{"token":"t","apns":{"live_activity_token":"la1","headers":{"apns-topic":"x.push-type.liveactivity"},"payload":{"aps":{"event":"end","timestamp":1}}}}}"#,
+                        headers: ["apns-push-type": "liveactivity", "apns-topic": "x.push-type.liveactivity"],
+                        bundleID: "com.example.app"),
         TranslationCase(name: "apns-topic comes from the bundle id",
                         request: #"{"to":"t"}"#, headers: ["apns-topic": "com.example.app"], bundleID: "com.example.app"),
         TranslationCase(name: "an apns-topic header wins over the bundle id",
@@ -117,6 +135,25 @@ struct TranslationTableTests {
         for (name, expected) in testCase.headers {
             #expect(message.headers[name] == expected, "header \(name)")
         }
+    }
+
+    @Test("a data-only message says it is for the direct channel; a push does not", arguments: [
+        (#"{"to":"t","data":{"k":"v"}}"#, JSONValue?.some(.string("direct"))),
+        (#"{"to":"t","content_available":true}"#, nil),
+        (#"{"to":"t","notification":{"title":"x"}}"#, nil),
+        (#"{"message":{"token":"t","data":{"k":"v"},"apns":{"headers":{"apns-push-type":"background"}}}}"#, nil),
+    ])
+    func directChannel(request: String, channel: JSONValue?) throws {
+        let message = try #require(translate(request).message)
+        #expect(message.json["channel"] == channel)
+    }
+
+    @Test("a live activity's token is carried next to its headers, for the APNs request")
+    func liveActivityToken() throws {
+        let message = try #require(translate(#"{"message":{"token":"t","apns":{"live_activity_token":"la1","payload":{"aps":{"event":"start"}}}}}"#).message)
+        #expect(message.json["live_activity_token"] == .string("la1"))
+        #expect(message.json["channel"] == nil)
+        #expect(translate(#"{"message":{"token":"t","notification":{"title":"x"}}}"#).message?.json["live_activity_token"] == nil)
     }
 
     @Test("the alert's keys are exactly the ones given; badge and flags are JSON numbers")

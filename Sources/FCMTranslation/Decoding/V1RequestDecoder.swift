@@ -6,7 +6,7 @@ enum V1RequestDecoder {
     ]
     private static let notificationFields: [StaticString] = ["title", "body", "image"]
     private static let optionsFields: [StaticString] = ["analytics_label"]
-    private static let apnsFields: [StaticString] = ["headers", "payload", "fcm_options"]
+    private static let apnsFields: [StaticString] = ["headers", "payload", "fcm_options", "live_activity_token"]
     private static let apnsOptionsFields: [StaticString] = ["analytics_label", "image"]
 
     static func decode(_ request: FieldReader) throws(Rejection) -> SendRequest {
@@ -59,6 +59,12 @@ enum V1RequestDecoder {
         if let payload = try apns.object("payload") {
             _ = try payload.object("aps")
             result.apnsPayload = payload.object
+        }
+        if let token = try apns.stringNode("live_activity_token") {
+            let text = apns.document.text(token)
+            guard !text.isEmpty else { throw apns.invalid("live_activity_token", "must not be empty") }
+            try RequestDecoder.checkToken(text, key: "live_activity_token", in: apns)
+            result.liveActivityToken = token
         }
         if let options = try apns.object("fcm_options") {
             try options.onlyKnown(apnsOptionsFields)

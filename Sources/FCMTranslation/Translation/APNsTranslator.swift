@@ -28,14 +28,21 @@ public struct APNsTranslator: Sendable {
     }
 
     /// Writes `{"headers": {...}, "payload": {...}}` for one device into `output`, after what it
-    /// holds; on a rejection what was written is of no use.
+    /// holds; on a rejection what was written is of no use. A message for the app's direct
+    /// channel (``PushKind/direct``, and no push type in the request's headers) starts with
+    /// `"channel": "direct"`; a Live Activity update carries its `live_activity_token`.
     public func translate(
         _ request: SendRequest, messageID: String, sentAt: Int64, into output: inout ByteWriter
     ) -> Result<TranslationSummary, Rejection> {
         let writer = PayloadWriter(request: request, messageID: messageID)
-        output.append(#"{"headers":"#)
-        let headers = HeaderWriter(request: request, bundleID: bundleID, isBackground: writer.isBackground, sentAt: sentAt)
+        let kind = writer.pushKind
+        let headers = HeaderWriter(request: request, bundleID: bundleID, kind: kind, sentAt: sentAt)
+        output.append(kind == .direct && !headers.givesPushType ? #"{"channel":"direct","headers":"# : #"{"headers":"#)
         headers.write(to: &output)
+        if let token = request.liveActivityToken {
+            output.append(#","live_activity_token":"#)
+            request.document.write(token, to: &output)
+        }
         output.append(#","payload":"#)
         let payloadStart = output.count
         writer.write(to: &output)

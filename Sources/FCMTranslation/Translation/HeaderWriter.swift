@@ -1,6 +1,7 @@
 /// Writes the APNs headers of a translated request: the derived ones (`apns-push-type`,
 /// `apns-priority`, `apns-collapse-id`, `apns-expiration`, `apns-topic`), with the v1
-/// `apns.headers` passed through and winning, names in byte order.
+/// `apns.headers` passed through and winning, names in byte order. A ``PushKind/direct`` message
+/// gets no derived push type.
 struct HeaderWriter {
     /// Where a header's value comes from.
     enum Value {
@@ -16,8 +17,10 @@ struct HeaderWriter {
     private(set) var collapseID: String?
     /// The `apns-expiration` that wins.
     private(set) var expiration: String?
+    /// Whether the request's headers give an `apns-push-type`.
+    private(set) var givesPushType = false
 
-    init(request: SendRequest, bundleID: String?, isBackground: Bool, sentAt: Int64) {
+    init(request: SendRequest, bundleID: String?, kind: PushKind, sentAt: Int64) {
         document = request.document
         // Added in name order, so that without overrides the sort has nothing to move.
         collapseID = request.collapseKey
@@ -28,18 +31,26 @@ struct HeaderWriter {
             expiration = seconds
             members.add(ByteSpan("apns-expiration"), .text(seconds))
         }
-        let priority: StaticString = switch (isBackground, request.priority) {
-        case (true, _), (false, .normal): "5"
-        case (false, .high), (false, nil): "10"
+        let priority: StaticString = switch (kind, request.priority) {
+        case (.background, _), (_, .normal): "5"
+        case (_, .high), (_, nil): "10"
         }
         members.add(ByteSpan("apns-priority"), .literal(priority))
-        members.add(ByteSpan("apns-push-type"), .literal(isBackground ? "background" : "alert"))
-        if let bundleID { members.add(ByteSpan("apns-topic"), .text(bundleID)) }
+        switch kind {
+        case .alert: members.add(ByteSpan("apns-push-type"), .literal("alert"))
+        case .background: members.add(ByteSpan("apns-push-type"), .literal("background"))
+        case .liveActivity: members.add(ByteSpan("apns-push-type"), .literal("liveactivity"))
+        case .direct: break
+        }
+        if let bundleID {
+            members.add(ByteSpan("apns-topic"), .text(kind == .liveActivity ? bundleID + ".push-type.liveactivity" : bundleID))
+        }
         if let overrides = request.apnsHeaders {
             for (name, value) in document.members(of: overrides) {
                 members.add(document.name(name), .node(value))
                 if document.name(name, equals: "apns-collapse-id") { collapseID = document.text(value) }
                 if document.name(name, equals: "apns-expiration") { expiration = document.text(value) }
+                if document.name(name, equals: "apns-push-type") { givesPushType = true }
             }
         }
         members.sort()

@@ -141,12 +141,15 @@ struct PayloadWriter {
         return aps
     }
 
-    /// A background push: `content-available` set (not 0 or false) and no `alert`, `badge` or `sound`.
-    var isBackground: Bool {
+    /// What the message is to APNs: a Live Activity update when the request names one; else an
+    /// alert when `aps` has an `alert`, `badge` or `sound`; else a background push when
+    /// `content-available` is set (not 0 or false); else data for the app's direct channel.
+    var pushKind: PushKind {
+        if request.liveActivityToken != nil { return .liveActivity }
         var contentAvailable = false
         for member in aps.members {
             let name = member.name
-            if name == Names.alert || name == Names.badge || name == Names.sound { return false }
+            if name == Names.alert || name == Names.badge || name == Names.sound { return .alert }
             guard name == Names.contentAvailable else { continue }
             contentAvailable = switch member.value {
             case .node(let node):
@@ -155,7 +158,7 @@ struct PayloadWriter {
                 true
             }
         }
-        return contentAvailable
+        return contentAvailable ? .background : .direct
     }
 
     /// Member names the translation writes.
