@@ -1,8 +1,9 @@
 import DeviceQueues
 
-/// The device queues of the state partitions this worker owns, by partition and token.
+/// The device queues of the state partitions this worker owns, by partition and token (its
+/// bytes: ``DeviceKey``).
 public struct DeviceStates: Sendable {
-    private var partitions: [Int32: [String: DeviceQueue]] = [:]
+    private var partitions: [Int32: [DeviceKey: DeviceQueue]] = [:]
 
     /// No partitions held.
     public init() {}
@@ -27,7 +28,7 @@ public struct DeviceStates: Sendable {
     public mutating func handle(_ routed: RoutedInput, in partition: Int32, rules: QueueRules) -> QueueOutput {
         var isNew = false
         // One lookup, and the queue changes in place: its storage is never shared meanwhile.
-        var output = partitions[partition, default: [:]][routed.token, default: Self.newDevice(at: routed.time, &isNew)]
+        var output = partitions[partition, default: [:]][DeviceKey(token: routed.token), default: Self.newDevice(at: routed.time, &isNew)]
             .handle(routed, rules: rules)
         if isNew { output.changes.insert(.device(DeviceQueue(firstSeenAt: routed.time).status), at: 0) }
         return output
@@ -40,7 +41,7 @@ public struct DeviceStates: Sendable {
 
     /// Replays a changelog record's change onto its device (when restoring).
     public mutating func restore(_ change: StateChange, token: String, in partition: Int32) {
-        partitions[partition, default: [:]][token, default: DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))]
+        partitions[partition, default: [:]][DeviceKey(token: token), default: DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))]
             .apply(change)
     }
 }
