@@ -53,7 +53,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
         var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
         consumer.fetchWaitMax = .milliseconds(10)
         consumer.isolationLevel = .readCommitted
-        let restorer = ChangelogRestorer(consumerConfiguration: consumer, changelogTopic: topic, logger: logger)
+        let restorer = ChangelogRestorer(consumerConfiguration: consumer, changelogTopic: topic, repartitionTopic: topic + ".repartition", logger: logger)
         var best = (read: 0.0, restore: 0.0)
         for run in 1...runs {
             let read = try await plainRead(topic, consumer, logger: logger)

@@ -4,6 +4,8 @@ import DeviceQueues
 /// bytes: ``DeviceKey``).
 public struct DeviceStates: Sendable {
     private var partitions: [Int32: [DeviceKey: DeviceQueue]] = [:]
+    /// Inputs on their way to the partitions held here through the repartition topic.
+    var forwards = ForwardsInFlight()
 
     /// No partitions held.
     public init() {}
@@ -22,6 +24,7 @@ public struct DeviceStates: Sendable {
     /// Drops a partition's devices (its partition was revoked).
     public mutating func drop(_ partition: Int32) {
         partitions[partition] = nil
+        forwards.drop(partition)
     }
 
     /// Applies an input to its device in `partition`, creating the device on first sight.
@@ -38,6 +41,17 @@ public struct DeviceStates: Sendable {
         isNew = true
         return DeviceQueue(firstSeenAt: time)
     }
+
+    /// Notes, when restoring `record`'s partition, that the input it forwards is on its way: its
+    /// device's inputs are forwarded behind it until it is read back. Read the repartition
+    /// partition from the group's committed offset to its end.
+    public mutating func restoreForward(_ record: some InputRecord) {
+        guard let token = RecordFields.text(record.key) else { return }
+        forwards.forwarded(token, to: record.partition, source: RepartitionCodec.forwardedSource(of: record))
+    }
+
+    /// Devices with an input on its way to `partition` through the repartition topic.
+    public func forwardsInFlight(in partition: Int32) -> Int { forwards.count(in: partition) }
 
     /// Replays a changelog record's change onto its device (when restoring).
     public mutating func restore(_ change: StateChange, token: String, in partition: Int32) {

@@ -59,8 +59,15 @@ public struct RecordProcessor: Sendable {
         switch record.topic {
         case repartition.topic:
             do {
-                let routed = try repartition.input(of: record)
-                handle(routed, in: record.partition, states: &states, outputs: &outputs)
+                let (routed, source) = try repartition.input(of: record)
+                states.forwards.arrived(routed.token, in: record.partition, source: source)
+                if states.owns(record.partition) {
+                    handle(routed, in: record.partition, states: &states, outputs: &outputs)
+                } else {
+                    // Only reachable if the assignor split a co-partitioned set; forwarding keeps it correct.
+                    logger.error("state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
+                    forward(routed, source: source, to: record.partition, states: &states, outputs: &outputs)
+                }
             } catch {
                 deadLetter(record, error: error.description, outputs: &outputs)
             }
@@ -93,23 +100,25 @@ public struct RecordProcessor: Sendable {
     }
 
     /// Handles `routed` here when its record sits on the partition that owns its device, which
-    /// this worker holds; else forwards it there through the repartition topic.
+    /// this worker holds, and nothing for the device is on its way there through the repartition
+    /// topic; else forwards it there, behind what is on its way.
     private func route(_ routed: RoutedInput, from record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
         let partition = statePartition(of: routed.token)
-        if colocatedTopics.contains(record.topic), record.partition == partition, states.owns(partition) {
+        if colocatedTopics.contains(record.topic), record.partition == partition, states.owns(partition),
+           !states.forwards.contains(routed.token, in: partition) {
             handle(routed, in: partition, states: &states, outputs: &outputs)
         } else {
-            repartition.record(routed, partition: partition, to: &outputs)
+            forward(routed, source: RepartitionCodec.source(of: record), to: partition, states: &states, outputs: &outputs)
         }
     }
 
+    private func forward(_ routed: RoutedInput, source: String, to partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords) {
+        repartition.record(routed, source: source, partition: partition, to: &outputs)
+        if states.owns(partition) { states.forwards.forwarded(routed.token, to: partition, source: source) }
+    }
+
+    /// Applies `routed` to its device in `partition`, which this worker holds.
     private func handle(_ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords) {
-        guard states.owns(partition) else {
-            // Only reachable if the assignor split a co-partitioned set; forwarding keeps it correct.
-            logger.error("state partition not owned; forwarding", metadata: ["partition": "\(partition)"])
-            repartition.record(routed, partition: partition, to: &outputs)
-            return
-        }
         let output = states.handle(routed, in: partition, rules: rules)
         for change in output.changes {
             changelog.record(change, token: routed.token, partition: partition, to: &outputs)

@@ -6,14 +6,21 @@ import FCMTranslation
 ///
 /// The `kind` header says what the input is: `message` (value: the inbox record; headers
 /// `message-id`, `collapse-key`, `expires-at`), `connect`, `disconnect`, or `ack` (value: the
-/// acknowledged ids as a JSON array).
+/// acknowledged ids as a JSON array). The `source` header names the input record's place,
+/// `topic:partition:offset`, by which the forwarding worker knows when it is back.
 struct RepartitionCodec: Sendable {
     let topic: String
 
-    /// Writes the record that forwards `routed` to state partition `partition`.
-    func record(_ routed: RoutedInput, partition: Int32, to outputs: inout OutputRecords) {
+    /// The `source` header of an input forwarded from `record`.
+    static func source(of record: some InputRecord) -> String {
+        "\(record.topic):\(record.partition):\(record.offset)"
+    }
+
+    /// Writes the record that forwards `routed`, read from `source`, to state partition `partition`.
+    func record(_ routed: RoutedInput, source: String, partition: Int32, to outputs: inout OutputRecords) {
         outputs.begin(.repartition, partition: partition, timestamp: routed.time)
         outputs.key { $0.append(utf8: routed.token) }
+        outputs.header("source", text: source)
         switch routed.input {
         case .send(let message):
             outputs.value { $0.append(message.inboxRecord) }
@@ -33,7 +40,14 @@ struct RepartitionCodec: Sendable {
         }
     }
 
-    func input(of record: some InputRecord) throws(MalformedRecord) -> RoutedInput {
+    /// A repartition record's `source` header; for a record written before there was one, the
+    /// record's own place.
+    static func forwardedSource(of record: some InputRecord) -> String {
+        record.header("source") ?? source(of: record)
+    }
+
+    /// The input a repartition record forwards, and its ``forwardedSource(of:)``.
+    func input(of record: some InputRecord) throws(MalformedRecord) -> (input: RoutedInput, source: String) {
         guard let token = RecordFields.text(record.key), let time = record.createTime else {
             throw MalformedRecord(description: "repartition record at \(record.position) has no key or timestamp")
         }
@@ -60,6 +74,6 @@ struct RepartitionCodec: Sendable {
         case let kind:
             throw MalformedRecord(description: "repartition record at \(record.position) is of unknown kind \(kind ?? "nil")")
         }
-        return RoutedInput(token: token, input: input, time: time)
+        return (RoutedInput(token: token, input: input, time: time), Self.forwardedSource(of: record))
     }
 }

@@ -83,7 +83,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             interval: .milliseconds(configuration.commitIntervalMilliseconds),
             maxRecords: configuration.maxBatchRecords, maxBytes: configuration.maxBatchBytes, logger: logger
         )
-        let restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), changelogTopic: configuration.changelogTopic, logger: logger)
+        let restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), changelogTopic: configuration.changelogTopic,
+                                          repartitionTopic: configuration.repartitionTopic, logger: logger)
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer,
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, logger: logger

@@ -3,24 +3,30 @@ import Kafka
 import Logging
 
 /// Rebuilds the device state of partitions from their changelog: reads each changelog partition
-/// from the beginning to its high watermark and replays every committed change. Says how far it
-/// is every few seconds, and throws when it does not finish within its timeout.
+/// from the beginning to its high watermark and replays every committed change. Reads the
+/// repartition partitions too, from the group's committed offsets to their high watermark, to
+/// learn which devices have inputs on their way (``DeviceStates/restoreForward(_:)``). Says how
+/// far it is every few seconds, and throws when it does not finish within its timeout.
 @_spi(Benchmarks) public struct ChangelogRestorer: Sendable {
     let consumerConfiguration: KafkaConsumerConfiguration
     let codec: ChangelogCodec
+    /// The repartition topic, whose partitions are the state partitions.
+    let repartitionTopic: String
     /// How long a restore may go without reaching every partition's end.
     var timeout: Duration = .seconds(300)
     let logger: Logger
 
     /// A restorer reading `changelogTopic` with consumers configured like `consumerConfiguration`.
-    public init(consumerConfiguration: KafkaConsumerConfiguration, changelogTopic: String, logger: Logger) {
+    public init(consumerConfiguration: KafkaConsumerConfiguration, changelogTopic: String, repartitionTopic: String, logger: Logger) {
         self.consumerConfiguration = consumerConfiguration
         self.codec = ChangelogCodec(topic: changelogTopic)
+        self.repartitionTopic = repartitionTopic
         self.logger = logger
     }
 
-    /// Restores `partitions` into `states`.
-    public func restore(_ partitions: [Int32], into states: inout DeviceStates) async throws {
+    /// Restores `partitions` into `states`; `forwards` are the repartition partitions' committed
+    /// offsets (none: nothing is on its way).
+    public func restore(_ partitions: [Int32], forwards: [TopicPartitionOffset] = [], into states: inout DeviceStates) async throws {
         guard !partitions.isEmpty else { return }
         let started = ContinuousClock.now
         var configuration = consumerConfiguration
@@ -29,7 +35,7 @@ import Logging
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
         let replayed: Int
         do {
-            replayed = try await replay(partitions, with: consumer, into: &states, started: started)
+            replayed = try await replay(partitions, forwards: forwards, with: consumer, into: &states, started: started)
         } catch {
             try? await consumer.close()
             throw error
@@ -37,33 +43,45 @@ import Logging
         try await consumer.close()
         logger.info("restored device state", metadata: [
             "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
+            "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
             "took": "\(ContinuousClock.now - started)",
         ])
     }
 
-    /// Reads the partitions from the beginning until each is read to its high watermark (see
-    /// ``RestoreProgress``); returns the count of changes.
+    /// Reads the changelog partitions from the beginning and the repartition partitions from
+    /// `forwards` until each is read to its high watermark (see ``RestoreProgress``); returns the
+    /// count of changes.
     private func replay(
-        _ partitions: [Int32], with consumer: KafkaConsumer, into states: inout DeviceStates, started: ContinuousClock.Instant
+        _ partitions: [Int32], forwards: [TopicPartitionOffset], with consumer: KafkaConsumer, into states: inout DeviceStates,
+        started: ContinuousClock.Instant
     ) async throws -> Int {
-        try await consumer.assign(partitions.map { TopicPartitionOffset(TopicPartition(codec.topic, $0), offset: KafkaOffset.beginning) })
+        let forwards = forwards.filter { $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition) }
+            .map { $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning) }
+        try await consumer.assign(partitions.map { TopicPartitionOffset(TopicPartition(codec.topic, $0), offset: KafkaOffset.beginning) } + forwards)
         for partition in partitions { states.adopt(partition) }
         var progress = RestoreProgress(partitions: partitions)
+        var forwardsProgress = RestoreProgress(partitions: forwards.map(\.topicPartition.partition))
         var replayed = 0
         var lastReport = started
-        while !progress.isComplete {
+        while !progress.isComplete || !forwardsProgress.isComplete {
             let now = ContinuousClock.now
-            guard now - started < timeout else { throw RestoreTimeout(progress: progress, topic: codec.topic, timeout: timeout) }
+            guard now - started < timeout else {
+                let (behind, topic) = progress.isComplete ? (forwardsProgress, repartitionTopic) : (progress, codec.topic)
+                throw RestoreTimeout(progress: behind, topic: topic, timeout: timeout)
+            }
             if now - lastReport >= Self.reportInterval {
                 lastReport = now
                 logger.notice("restoring device state", metadata: [
                     "changes": "\(replayed)", "remaining": "\(progress.remaining.sorted())",
+                    "forwards_remaining": "\(forwardsProgress.remaining.sorted())",
                     "waiting_for_transactions": "\(RestoreTimeout.describe(progress.waiting, topic: codec.topic))",
                 ])
             }
             let events = try await consumer.poll()
             for event in events {
                 switch event {
+                case .record(let record) where record.topic == repartitionTopic:
+                    states.restoreForward(record)
                 case .record(let record):
                     do {
                         let (token, change) = try codec.change(of: record)
@@ -72,6 +90,8 @@ import Logging
                     } catch {
                         logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
                     }
+                case .endOfPartition(let partition, let offset) where partition.topic == repartitionTopic:
+                    forwardsProgress.reachedEnd(of: partition.partition, position: offset, highWatermark: consumer.highWatermark(of: partition))
                 case .endOfPartition(let partition, let offset):
                     progress.reachedEnd(of: partition.partition, position: offset, highWatermark: consumer.highWatermark(of: partition))
                 case .partitionsAssigned, .partitionsRevoked:
@@ -81,8 +101,14 @@ import Logging
             if events.isEmpty {
                 // An end that did not move is reported once: look at the positions instead.
                 let remaining = progress.remaining.map { TopicPartition(codec.topic, $0) }
+                    + forwardsProgress.remaining.map { TopicPartition(repartitionTopic, $0) }
                 for (partition, position) in try consumer.positions(remaining) {
-                    progress.reachedEnd(of: partition.partition, position: position, highWatermark: consumer.highWatermark(of: partition))
+                    let watermark = consumer.highWatermark(of: partition)
+                    if partition.topic == repartitionTopic {
+                        forwardsProgress.reachedEnd(of: partition.partition, position: position, highWatermark: watermark)
+                    } else {
+                        progress.reachedEnd(of: partition.partition, position: position, highWatermark: watermark)
+                    }
                 }
             }
         }

@@ -90,8 +90,9 @@ struct WorkerLoop: ~Copyable {
                     try await committer.commit(&batch, consumer: consumer)
                 }
             case .partitionsAssigned(let partitions):
-                let owned = partitions.filter { $0.topic == stateTopic }.map(\.partition)
-                try await restorer.restore(owned, into: &states)
+                let owned = partitions.filter { $0.topic == stateTopic }
+                let forwards = owned.isEmpty ? [] : try await consumer.committed(owned)
+                try await restorer.restore(owned.map(\.partition), forwards: forwards, into: &states)
             case .partitionsRevoked(let partitions, lost: false):
                 try await sendProduced()
                 try await committer.commit(&batch, consumer: consumer)

@@ -71,9 +71,10 @@ struct RecordCodecTests {
             return 1_700_000_000_123
         }()
         let routed = RoutedInput(token: "device token", input: input, time: time)
-        let record = written { codec.record(routed, partition: 1, to: &$0) }
+        let record = written { codec.record(routed, source: "send:3:9", partition: 1, to: &$0) }
         #expect(record.key == Array("device token".utf8) && record.timestamp == time && record.partition == 1)
         #expect(record.value != nil, "an empty value, never a null one")
-        #expect(try codec.input(of: consumed(record, topic: "repartition")) == routed)
+        let read = try codec.input(of: consumed(record, topic: "repartition"))
+        #expect(read.input == routed && read.source == "send:3:9")
     }
 }

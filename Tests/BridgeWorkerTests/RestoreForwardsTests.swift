@@ -1,0 +1,56 @@
+@testable import BridgeCore
+@_spi(Benchmarks) @testable import BridgeWorker
+import Foundation
+import Kafka
+import Logging
+import Testing
+
+/// A restore learns which devices have inputs on their way through the repartition topic, so that
+/// a worker that takes a partition over (or restarts) does not let a later input overtake them
+/// (issue 9, defect 6). On the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
+@Suite(
+    "Restoring forwards in flight",
+    .enabled(if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil, "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`"),
+    .timeLimit(.minutes(2))
+)
+struct RestoreForwardsTests {
+    let logger = Logger(label: "restore-test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test("the repartition records past the committed offset mark their devices; earlier ones and other partitions' do not")
+    func forwardsPastCommittedOffset() async throws {
+        let kafka = KafkaConfiguration(bootstrapServers: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? "", clientID: "restore-test")
+        let id = UUID().uuidString.prefix(8)
+        let changelog = "restore-changelog.\(id)", repartition = "restore-repartition.\(id)"
+        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
+        try await admin.createTopics([NewTopic(name: changelog, partitions: 2), NewTopic(name: repartition, partitions: 2)])
+        await admin.close()
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
+        func forward(_ token: String, source: String, partition: Int32) -> ProducerRecord {
+            ProducerRecord(topic: repartition, partition: .explicit(partition), key: Array(token.utf8), value: [],
+                           headers: [KafkaHeader(key: "kind", value: "connect"), KafkaHeader(key: "source", value: source)], timestamp: 1)
+        }
+        _ = try await producer.send([
+            forward("read-already", source: "send:1:1", partition: 0),
+            forward("on-its-way", source: "send:1:2", partition: 0),
+            forward("twice", source: "send:1:3", partition: 0),
+            forward("twice", source: "send:1:4", partition: 0),
+            forward("elsewhere", source: "send:1:5", partition: 1),
+        ])
+        try await producer.close()
+
+        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
+        configuration.fetchWaitMax = .milliseconds(10)
+        let restorer = ChangelogRestorer(consumerConfiguration: configuration, changelogTopic: changelog, repartitionTopic: repartition, logger: logger)
+        var states = DeviceStates()
+        try await restorer.restore([0], forwards: [TopicPartitionOffset(TopicPartition(repartition, 0), offset: 1)], into: &states)
+
+        #expect(states.forwardsInFlight(in: 0) == 2)
+        #expect(states.forwards.contains("on-its-way", in: 0) && states.forwards.contains("twice", in: 0))
+        #expect(!states.forwards.contains("read-already", in: 0) && !states.forwards.contains("elsewhere", in: 1))
+        // Released only when the last one is read back.
+        states.forwards.arrived("twice", in: 0, source: "send:1:3")
+        #expect(states.forwards.contains("twice", in: 0))
+        states.forwards.arrived("twice", in: 0, source: "send:1:4")
+        #expect(!states.forwards.contains("twice", in: 0))
+    }
+}
