@@ -4,7 +4,8 @@ import FCMTranslation
 /// The changelog topic's records: one per state change, keyed so that compaction keeps exactly
 /// the live state. Each key holds one thing, and the latest record for it wins:
 ///
-/// - `d <token>`: the device's status (`{"online":..,"last_activity":..,"notice":{..}}`);
+/// - `d <token>`: the device's status (`{"online":..,"last_activity":..,"notice":{..}}`), or a
+///   tombstone once the device is forgotten;
 /// - `m <message id> <token>`: a waiting message (value: its inbox record; headers
 ///   `collapse-key`, `expires-at`; timestamp: its send time), or a tombstone once it left;
 /// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone.
@@ -42,6 +43,9 @@ public struct ChangelogCodec: Sendable {
         case .acknowledgementSettled(let id):
             outputs.begin(.changelog, partition: partition, timestamp: nil)
             outputs.key { Self.writeKey("a", id, token, to: &$0) }
+        case .forgotten:
+            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            outputs.key { Self.writeKey("d", nil, token, to: &$0) }
         }
     }
 
@@ -56,7 +60,7 @@ public struct ChangelogCodec: Sendable {
         let kind = key[key.startIndex]
         let rest = key.dropFirst(2)
         if kind == UInt8(ascii: "d") {
-            return (String(decoding: rest, as: UTF8.self), .device(try status(of: record)))
+            return (String(decoding: rest, as: UTF8.self), record.value == nil ? .forgotten : .device(try status(of: record)))
         }
         guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else {
             throw MalformedRecord(description: "changelog key at \(place) has no message id")

@@ -6,6 +6,8 @@ public struct DeviceStates: Sendable {
     private var partitions: [Int32: [DeviceKey: DeviceQueue]] = [:]
     /// Inputs on their way to the partitions held here through the repartition topic.
     var forwards = ForwardsInFlight()
+    /// Forgetting idle devices, per partition.
+    private var sweeps: [Int32: IdleSweep] = [:]
 
     /// No partitions held.
     public init() {}
@@ -19,12 +21,37 @@ public struct DeviceStates: Sendable {
     /// Starts holding a partition, with no devices yet (before its changelog is replayed).
     public mutating func adopt(_ partition: Int32) {
         partitions[partition] = [:]
+        sweeps[partition] = IdleSweep()
     }
 
     /// Drops a partition's devices (its partition was revoked).
     public mutating func drop(_ partition: Int32) {
         partitions[partition] = nil
         forwards.drop(partition)
+        sweeps[partition] = nil
+    }
+
+    /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some
+    /// (see ``IdleSweep``); returns the changes to record, per forgotten device.
+    mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(token: String, changes: [StateChange])] {
+        // The sweep is changed in place (optional chaining), never copied: its candidates are many.
+        guard let deviceCount = partitions[partition]?.count,
+              let isScanDue = sweeps[partition]?.isScanDue(at: time, deviceCount: deviceCount) else { return [] }
+        if isScanDue {
+            let idle = partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
+            sweeps[partition]?.scanned(at: time, idle: idle)
+        }
+        var forgotten: [(token: String, changes: [StateChange])] = []
+        var changeCount = 0
+        while changeCount < IdleSweep.changesPerInput, let sweptAt = sweeps[partition]?.time, let key = sweeps[partition]?.nextCandidate() {
+            // Checked again: the device may have been active since the scan.
+            guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
+            let changes = device.forgettingChanges
+            partitions[partition]?[key] = nil
+            forgotten.append((key.token, changes))
+            changeCount += changes.count
+        }
+        return forgotten
     }
 
     /// Applies an input to its device in `partition`, creating the device on first sight.
@@ -53,9 +80,21 @@ public struct DeviceStates: Sendable {
     /// Devices with an input on its way to `partition` through the repartition topic.
     public func forwardsInFlight(in partition: Int32) -> Int { forwards.count(in: partition) }
 
-    /// Replays a changelog record's change onto its device (when restoring).
+    /// Replays a changelog record's change onto its device (when restoring). A removal for a
+    /// device not held (compaction kept the tombstone, not what it removed) creates none.
     public mutating func restore(_ change: StateChange, token: String, in partition: Int32) {
-        partitions[partition, default: [:]][DeviceKey(token: token), default: DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))]
+        let key = DeviceKey(token: token)
+        switch change {
+        case .forgotten:
+            partitions[partition]?[key] = nil
+            return
+        case .dequeued, .acknowledgementSettled:
+            partitions[partition]?[key]?.apply(change)
+            return
+        case .device, .enqueued, .awaitingAcknowledgement:
+            break
+        }
+        partitions[partition, default: [:]][key, default: DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))]
             .apply(change)
     }
 }

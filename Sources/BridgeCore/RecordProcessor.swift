@@ -129,6 +129,9 @@ public struct RecordProcessor: Sendable {
         for event in output.statuses {
             encoder.status(AddressedStatus(token: routed.token, status: .queue(event)), to: &outputs)
         }
+        for (token, changes) in states.forgetIdle(in: partition, at: routed.time, rules: rules) {
+            for change in changes { changelog.record(change, token: token, partition: partition, to: &outputs) }
+        }
     }
 
     private func deadLetter(_ record: some InputRecord, error: String, outputs: inout OutputRecords) {

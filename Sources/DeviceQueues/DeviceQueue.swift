@@ -113,9 +113,23 @@ public struct DeviceQueue: Sendable, Hashable {
         return output
     }
 
+    /// Whether the device may be forgotten at `time`: nothing waits for it, no notice is pending,
+    /// and its last presence event is more than the inactivity limit before `time`.
+    public func isIdle(at time: Int64, rules: QueueRules) -> Bool {
+        waiting.isEmpty && pendingNotice == nil && time.saturatingSubtract(lastActivity) > rules.inactiveAfter
+    }
+
+    /// The changes that forget the device: every id still awaiting an `ack` settled, then
+    /// ``StateChange/forgotten``. Its owner removes it; if it is seen again, it starts anew.
+    public var forgettingChanges: [StateChange] {
+        unacknowledged.map(StateChange.acknowledgementSettled(messageID:)) + [.forgotten]
+    }
+
     /// Replays one recorded change (when restoring from a changelog).
     public mutating func apply(_ change: StateChange) {
         switch change {
+        case .forgotten:
+            self = DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))
         case .device(let status):
             self.status = status
         case .enqueued(let message):

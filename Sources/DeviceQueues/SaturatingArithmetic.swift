@@ -2,13 +2,13 @@
 /// instead of trapping, so that no record can stop a worker however extreme its timestamp.
 extension Int64 {
     /// `self + other`, or the nearest end of `Int64` when that overflows.
-    func saturatingAdd(_ other: Int64) -> Int64 {
+    public func saturatingAdd(_ other: Int64) -> Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? (other > 0 ? .max : .min) : sum
     }
 
     /// `self - other`, or the nearest end of `Int64` when that overflows.
-    func saturatingSubtract(_ other: Int64) -> Int64 {
+    public func saturatingSubtract(_ other: Int64) -> Int64 {
         let (difference, overflow) = subtractingReportingOverflow(other)
         return overflow ? (other < 0 ? .max : .min) : difference
     }

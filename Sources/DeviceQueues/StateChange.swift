@@ -12,6 +12,9 @@ public enum StateChange: Sendable, Hashable {
     case awaitingAcknowledgement(messageID: String)
     /// A dispatched message no longer waits for one: acknowledged, or pushed out of the window.
     case acknowledgementSettled(messageID: String)
+    /// The device is forgotten: it had nothing waiting and no presence event for longer than the
+    /// inactivity limit. Replaying it leaves no device.
+    case forgotten
 }
 
 /// The part of a device's state that is not a list: presence, activity and the pending notice.

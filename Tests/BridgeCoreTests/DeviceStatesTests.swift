@@ -21,3 +21,99 @@ struct DeviceStatesTests {
         #expect(states.deviceCount == 2)
     }
 }
+
+/// Idle devices are forgotten, a bounded number per input, with tombstones in the changelog
+/// (issue 9, defect 10).
+@Suite("Forgetting idle devices")
+struct IdleDeviceTests {
+    static let day: Int64 = 24 * 3_600_000
+    static let t0: Int64 = 1_700_000_000_000
+    let rules = QueueRules()
+
+    /// States holding partition 0 with `count` devices that connected and disconnected at t0.
+    func states(devices count: Int) -> DeviceStates {
+        var states = DeviceStates()
+        states.adopt(0)
+        for index in 0..<count {
+            _ = states.handle(RoutedInput(token: "idle-\(index)", input: .presence(.connect), time: Self.t0), in: 0, rules: rules)
+            _ = states.handle(RoutedInput(token: "idle-\(index)", input: .presence(.disconnect), time: Self.t0), in: 0, rules: rules)
+        }
+        return states
+    }
+
+    @Test("a month and a day later, devices with nothing waiting are forgotten; one with a message waiting is kept")
+    func forgetsIdle() {
+        var states = states(devices: 100)
+        let message = QueuedMessage(id: "0:1:0", collapseKey: nil, sentAt: Self.t0, expiresAt: Self.t0 + 40 * Self.day, inboxRecord: [])
+        _ = states.handle(RoutedInput(token: "waiting", input: .send(message), time: Self.t0), in: 0, rules: rules)
+        let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules)
+        #expect(Set(forgotten.map(\.token)) == Set((0..<100).map { "idle-\($0)" }))
+        #expect(forgotten.allSatisfy { $0.changes == [.forgotten] })
+        #expect(states.deviceCount == 1)
+    }
+
+    @Test("nothing is forgotten within the inactivity limit")
+    func keepsActive() {
+        var states = states(devices: 10)
+        #expect(states.forgetIdle(in: 0, at: Self.t0 + 30 * Self.day, rules: rules).isEmpty)
+        #expect(states.deviceCount == 10)
+    }
+
+    @Test("one input forgets a bounded number; the inputs after it forget the rest")
+    func bounded() {
+        var states = states(devices: 1_000)
+        var rounds: [Int] = []
+        while states.deviceCount > 0, rounds.count < 10 {
+            rounds.append(states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules).reduce(0) { $0 + $1.changes.count })
+        }
+        #expect(rounds.allSatisfy { $0 <= IdleSweep.changesPerInput })
+        #expect(rounds.reduce(0, +) == 1_000 && states.deviceCount == 0)
+    }
+
+    @Test("a device active after the scan is not forgotten")
+    func activeSinceScan() {
+        var states = states(devices: 600)
+        let scan = Self.t0 + 31 * Self.day
+        let first = states.forgetIdle(in: 0, at: scan, rules: rules)
+        #expect(first.count == IdleSweep.changesPerInput)
+        for index in 0..<600 {
+            _ = states.handle(RoutedInput(token: "idle-\(index)", input: .presence(.connect), time: scan), in: 0, rules: rules)
+        }
+        for _ in 0..<5 { #expect(states.forgetIdle(in: 0, at: scan, rules: rules).isEmpty) }
+        #expect(states.deviceCount == 600)
+    }
+
+    @Test("a record from the far future does not stop later scans")
+    func farFuture() {
+        var states = states(devices: 10)
+        _ = states.forgetIdle(in: 0, at: Self.t0, rules: rules)
+        _ = states.forgetIdle(in: 0, at: Int64.max - 1, rules: rules)
+        _ = states.handle(RoutedInput(token: "later", input: .presence(.connect), time: Self.t0), in: 0, rules: rules)
+        #expect(states.deviceCount >= 1)
+        let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 62 * Self.day, rules: rules)
+        #expect(!forgotten.isEmpty && states.deviceCount == 0)
+    }
+
+    @Test("replaying the changelog of what was forgotten leaves the same devices")
+    func replay() {
+        var live = DeviceStates()
+        live.adopt(0)
+        var replayed = DeviceStates()
+        replayed.adopt(0)
+        func record(_ output: QueueOutput, token: String) {
+            for change in output.changes { replayed.restore(change, token: token, in: 0) }
+        }
+        for index in 0..<300 {
+            let token = "d\(index)"
+            let time = Self.t0 + Int64(index) * Self.day / 4
+            record(live.handle(RoutedInput(token: token, input: .presence(.connect), time: time), in: 0, rules: rules), token: token)
+            let message = QueuedMessage(id: "0:\(index):0", collapseKey: nil, sentAt: time, expiresAt: nil, inboxRecord: [])
+            record(live.handle(RoutedInput(token: token, input: .send(message), time: time), in: 0, rules: rules), token: token)
+            for (forgottenToken, changes) in live.forgetIdle(in: 0, at: time, rules: rules) {
+                for change in changes { replayed.restore(change, token: forgottenToken, in: 0) }
+            }
+        }
+        #expect(live.deviceCount < 300, "some were forgotten")
+        #expect(replayed.deviceCount == live.deviceCount)
+    }
+}

@@ -31,6 +31,7 @@ struct RecordCodecTests {
         .device(DeviceStatus(isOnline: false, lastActivity: 5, pendingNotice: DeletionNotice(reason: .deviceInactive, count: 101))),
         .enqueued(message), .enqueued(plain),
         .dequeued(messageID: "1:2:0"), .awaitingAcknowledgement(messageID: "1:2:0"), .acknowledgementSettled(messageID: "1:2:0"),
+        .forgotten,
     ], ["token", "a token with spaces", "ü", "\u{301}starts with a combining mark", "e\u{301}"])
     func changelogRoundTrip(change: StateChange, token: String) throws {
         let codec = ChangelogCodec(topic: "changelog")
@@ -50,6 +51,9 @@ struct RecordCodecTests {
         let awaiting = written { codec.record(.awaitingAcknowledgement(messageID: "x"), token: "t", partition: 0, to: &$0) }
         let settled = written { codec.record(.acknowledgementSettled(messageID: "x"), token: "t", partition: 0, to: &$0) }
         #expect(settled.key == awaiting.key && settled.value == nil && awaiting.value != nil)
+        let status = written { codec.record(.device(DeviceStatus(isOnline: true, lastActivity: 1, pendingNotice: nil)), token: "t", partition: 0, to: &$0) }
+        let forgotten = written { codec.record(.forgotten, token: "t", partition: 0, to: &$0) }
+        #expect(forgotten.key == status.key && forgotten.value == nil && status.value != nil)
     }
 
     @Test("an unreadable changelog record is an error, not a crash", arguments: [

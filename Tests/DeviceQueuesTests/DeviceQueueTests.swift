@@ -244,3 +244,45 @@ struct ExtremeTimeTests {
         #expect(output.statuses.contains { if case .deletedMessages(.deviceInactive, _, _, _) = $0 { true } else { false } } == inactive)
     }
 }
+
+extension DeviceQueueTests {
+    enum IdleSetUp: Sendable {
+        case nothing, online, waiting, notice
+    }
+
+    @Test("a device is idle, and may be forgotten, only with nothing waiting, no notice, and no presence for over the inactivity limit", arguments: [
+        (IdleSetUp.nothing, t0 + 31 * day, true),
+        (.nothing, t0 + 30 * day, false),
+        (.online, t0 + 31 * day, true),
+        (.waiting, t0 + 31 * day, false),
+        (.notice, t0 + 31 * day, false),
+        (.nothing, Int64.max, true),
+        (.nothing, Int64.min, false),
+    ])
+    func idle(setUp: IdleSetUp, at time: Int64, idle: Bool) {
+        var queue = offline()
+        var rules = rules
+        rules.maxPending = 1
+        switch setUp {
+        case .nothing: break
+        case .online: _ = queue.connect(at: t0, rules: rules)
+        case .waiting: _ = queue.send(message("a", ttl: 40 * day), at: t0, rules: rules)
+        case .notice:
+            _ = queue.send(message("a"), at: t0, rules: rules)
+            _ = queue.send(message("b"), at: t0, rules: rules)
+        }
+        #expect(queue.isIdle(at: time, rules: rules) == idle)
+    }
+
+    @Test("forgetting settles every id awaiting an ack, then forgets; replaying it leaves a blank device")
+    func forgetting() {
+        var queue = offline()
+        _ = queue.connect(at: t0, rules: rules)
+        _ = queue.send(message("a"), at: t0, rules: rules)
+        _ = queue.send(message("b"), at: t0, rules: rules)
+        #expect(queue.forgettingChanges == [.acknowledgementSettled(messageID: "a"), .acknowledgementSettled(messageID: "b"), .forgotten])
+        var replayed = queue
+        for change in queue.forgettingChanges { replayed.apply(change) }
+        #expect(replayed.unacknowledged.isEmpty && replayed.waiting.isEmpty && !replayed.isOnline)
+    }
+}

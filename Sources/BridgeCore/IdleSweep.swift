@@ -1,0 +1,47 @@
+import DeviceQueues
+
+/// Forgets the idle devices of one state partition (``DeviceQueue/isIdle(at:rules:)``), so that
+/// state stays bounded however many tokens pass through (issue 9, defect 10).
+///
+/// A scan finds the idle devices at an input's event time; the inputs after it forget them a
+/// few at a time, so that no input makes more than about ``changesPerInput`` changelog records.
+/// Scans follow event time, never the wall clock: one when event time has moved an
+/// ``interval`` either way since the last (backwards too, so that one record from the far
+/// future cannot stop them), and only once the partition has had enough inputs since the last
+/// to pay for it (a sixteenth of its devices), so that skewed producer clocks cannot make every
+/// input a scan. The first input after a partition is restored scans.
+struct IdleSweep: Sendable {
+    /// Event time between scans, in milliseconds.
+    static let interval: Int64 = 3_600_000
+    /// Changelog records that forgetting may add to one input's (one device may add more: one per
+    /// id awaiting its `ack`).
+    static let changesPerInput = 256
+
+    /// Event time of the last scan; nil before the first.
+    private var scannedAt: Int64?
+    /// Inputs handled since the last scan.
+    private var inputsSinceScan = 0
+    /// Devices the last scan found idle, not forgotten yet.
+    private var candidates: [DeviceKey] = []
+
+    /// Counts an input at `time`; whether a scan is due, in a partition of `deviceCount` devices.
+    mutating func isScanDue(at time: Int64, deviceCount: Int) -> Bool {
+        inputsSinceScan += 1
+        guard candidates.isEmpty else { return false }
+        guard let scannedAt else { return true }
+        return inputsSinceScan >= deviceCount / 16 && time.saturatingSubtract(scannedAt) >= Self.interval || scannedAt.saturatingSubtract(time) >= Self.interval
+    }
+
+    /// A scan at `time` found `idle`.
+    mutating func scanned(at time: Int64, idle: [DeviceKey]) {
+        scannedAt = time
+        inputsSinceScan = 0
+        candidates = idle
+    }
+
+    /// The event time of the last scan, against which candidates are checked again.
+    var time: Int64? { scannedAt }
+
+    /// The next device to forget, if any is left.
+    mutating func nextCandidate() -> DeviceKey? { candidates.popLast() }
+}
