@@ -46,6 +46,8 @@ struct BatchCommitter: Sendable {
     let interval: Duration
     let maxRecords: Int
     let maxBytes: Int
+    /// Told of every commit, to trim the repartition topic behind it.
+    var trimmer: RepartitionTrimmer?
     let logger: Logger
 
     /// How long the loop may wait for more records before the batch is due.
@@ -104,6 +106,7 @@ struct BatchCommitter: Sendable {
         } catch {
             throw await failed(&batch, cause: error)
         }
+        trimmer?.committed(offsets)
         batch = OpenBatch()
     }
 

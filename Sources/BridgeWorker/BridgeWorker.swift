@@ -77,19 +77,32 @@ public struct BridgeWorker: Service, CustomStringConvertible {
 
     /// Runs the loop with its committer and restorer.
     private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, processor: RecordProcessor) async throws {
-        let committer = BatchCommitter(
+        var committer = BatchCommitter(
             delivery: configuration.delivery, producer: producer,
             outputs: try OutputProducer(producer: producer, topicNames: processor.outputTopicNames),
             interval: .milliseconds(configuration.commitIntervalMilliseconds),
             maxRecords: configuration.maxBatchRecords, maxBytes: configuration.maxBatchBytes, logger: logger
         )
+        let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
+        committer.trimmer = trimmer
         let restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), changelogTopic: configuration.changelogTopic,
                                           repartitionTopic: configuration.repartitionTopic, logger: logger)
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer,
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, logger: logger
         )
-        try await loop.run()
+        let admin = try KafkaAdmin(configuration: kafkaConfiguration, logger: logger)
+        async let trimming: Void = trimmer.run(admin: admin)
+        var failure: (any Error)?
+        do {
+            try await loop.run()
+        } catch {
+            failure = error
+        }
+        trimmer.finish()
+        await trimming
+        await admin.close()
+        if let failure { throw failure }
     }
 
     private var kafkaConfiguration: KafkaConfiguration {

@@ -42,6 +42,13 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// librdkafka's local queue of records to send is full: try again once some are delivered.
     public var isQueueFull: Bool { code == RD_KAFKA_RESP_ERR__QUEUE_FULL.rawValue }
 
+    /// The cluster will not do what was asked, however often: it does not support the request
+    /// (version or feature), does not authorize it, or a policy forbids it.
+    public var isRefusedByCluster: Bool {
+        [RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION, RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+         RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED, RD_KAFKA_RESP_ERR_POLICY_VIOLATION].contains { $0.rawValue == code }
+    }
+
     /// Takes ownership of an `rd_kafka_error_t` and destroys it.
     init(consuming error: OpaquePointer) {
         self.init(

@@ -18,3 +18,27 @@ struct AdminTests {
         await admin.close()
     }
 }
+
+extension AdminTests {
+    @Test("DeleteRecords moves the log start where the broker supports it, and fails cleanly where not")
+    func deleteRecords() async throws {
+        let admin = try KafkaAdmin(configuration: try TestCluster.kafka(), logger: TestCluster.logger)
+        let name = try await TestCluster.createTopic("trim")
+        let partition = TopicPartition(name, 0)
+        let producer = try TestCluster.producer()
+        let reports = try await producer.send((0..<5).map { ProducerRecord(topic: name, partition: .explicit(0), value: [UInt8($0)]) })
+        try reports.throwFirstError()
+        try await producer.close()
+        do {
+            let low = try await admin.deleteRecords(before: [TopicPartitionOffset(partition, offset: 3)])
+            #expect(low == [TopicPartitionOffset(partition, offset: 3)])
+            #expect(try await TestCluster.readAll([partition]).map(\.offset) == [3, 4])
+        } catch let error as KafkaError {
+            // Not supported by this broker: the request fails with an error, and the broker
+            // still serves the partition whole.
+            TestCluster.logger.notice("DeleteRecords not supported: \(error)")
+            #expect(try await TestCluster.readAll([partition]).map(\.offset) == [0, 1, 2, 3, 4])
+        }
+        await admin.close()
+    }
+}

@@ -1,0 +1,63 @@
+@testable import BridgeWorker
+import Foundation
+import Kafka
+import Logging
+import Testing
+
+/// The repartition topic is trimmed behind the group's commits where the broker supports
+/// DeleteRecords, and left whole, without stalling the worker, where it does not (issue 9,
+/// defect 10). On the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
+@Suite(
+    "Trimming the repartition topic",
+    .enabled(if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil, "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`"),
+    .timeLimit(.minutes(2))
+)
+struct RepartitionTrimmerTests {
+    let logger = Logger(label: "trim-test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test("records before the committed offset are deleted, or all kept where the broker refuses; other topics are never touched")
+    func trims() async throws {
+        let kafka = KafkaConfiguration(bootstrapServers: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? "", clientID: "trim-test")
+        let id = UUID().uuidString.prefix(8)
+        let repartition = "trim-repartition.\(id)", input = "trim-input.\(id)"
+        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
+        try await admin.createTopics([NewTopic(name: repartition, partitions: 1), NewTopic(name: input, partitions: 1)])
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
+        for topic in [repartition, input] {
+            try await producer.send((0..<6).map { ProducerRecord(topic: topic, partition: .explicit(0), value: [UInt8($0)]) }).throwFirstError()
+        }
+        try await producer.close()
+
+        let trimmer = RepartitionTrimmer(topic: repartition, interval: .zero, logger: logger)
+        async let trimming: Void = trimmer.run(admin: admin)
+        for offset in [2, 4] as [Int64] {
+            trimmer.committed([TopicPartitionOffset(TopicPartition(repartition, 0), offset: offset),
+                               TopicPartitionOffset(TopicPartition(input, 0), offset: offset)])
+        }
+        trimmer.finish()
+        await trimming
+
+        let kept = try await offsets(of: repartition, kafka: kafka)
+        #expect(kept == [4, 5] || kept == Array(0...5), "\(kept)")
+        #expect(try await offsets(of: input, kafka: kafka) == Array(0...5))
+        await admin.close()
+    }
+
+    /// The offsets of partition 0 of `topic`, read from its start to its end.
+    private func offsets(of topic: String, kafka: KafkaConfiguration) async throws -> [Int64] {
+        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
+        configuration.reportsEndOfPartition = true
+        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
+        try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
+        var offsets: [Int64] = []
+        var ended = false
+        while !ended {
+            for event in try await consumer.poll() {
+                if case .record(let record) = event { offsets.append(record.offset) }
+                if case .endOfPartition = event { ended = true }
+            }
+        }
+        try await consumer.close()
+        return offsets
+    }
+}
