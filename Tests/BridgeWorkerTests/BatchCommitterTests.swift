@@ -9,15 +9,15 @@ import Testing
 /// Commits on the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
 @Suite(
     "Batch commits",
-    .enabled(if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil, "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`"),
+    .needsBroker,
     .timeLimit(.minutes(2))
 )
 struct BatchCommitterTests {
-    let logger = Logger(label: "batch-test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let logger = TestBroker.logger
 
     @Test("at least once: when an output is not acknowledged, the changelog writes of its batch are never produced")
     func changelogFollowsOutputs() async throws {
-        let kafka = KafkaConfiguration(bootstrapServers: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? "", clientID: "batch-test")
+        let kafka = TestBroker.kafka
         let id = UUID().uuidString.prefix(8)
         let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)
@@ -38,14 +38,14 @@ struct BatchCommitterTests {
             try await committer.send(&undeliverable, in: &batch)
             try await committer.commit(&batch, consumer: consumer)
         }
-        #expect(try await readAll(names[OutputTopic.changelog.rawValue], kafka: kafka).isEmpty, "the changelog got ahead of the outputs")
+        #expect(try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue]).isEmpty, "the changelog got ahead of the outputs")
 
         // The same writes with a deliverable inbox record: the changelog record lands.
         var deliverable = Self.dispatch(inboxPartition: 0)
         var next = Self.batch(of: "batch-input.\(id)")
         try await committer.send(&deliverable, in: &next)
         try await committer.commit(&next, consumer: consumer)
-        let changelog = try await readAll(names[OutputTopic.changelog.rawValue], kafka: kafka)
+        let changelog = try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue])
         #expect(changelog.map { $0.value.map { String(buffer: $0) } } == ["dispatched"])
         try await consumer.close()
         try? await producer.close()
@@ -68,26 +68,5 @@ struct BatchCommitterTests {
         batch.offsets[TopicPartition(input, 0)] = 1
         batch.records = 1
         return batch
-    }
-
-    /// Every record of partition 0 of `topic`, read to its end.
-    private func readAll(_ topic: String, kafka: KafkaConfiguration) async throws -> [ConsumerRecord] {
-        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
-        configuration.reportsEndOfPartition = true
-        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
-        try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
-        var records: [ConsumerRecord] = []
-        var ended = false
-        while !ended {
-            for event in try await consumer.poll() {
-                switch event {
-                case .record(let record): records.append(record)
-                case .endOfPartition: ended = true
-                default: break
-                }
-            }
-        }
-        try await consumer.close()
-        return records
     }
 }

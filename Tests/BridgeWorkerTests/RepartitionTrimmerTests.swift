@@ -9,15 +9,15 @@ import Testing
 /// defect 10). On the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
 @Suite(
     "Trimming the repartition topic",
-    .enabled(if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil, "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`"),
+    .needsBroker,
     .timeLimit(.minutes(2))
 )
 struct RepartitionTrimmerTests {
-    let logger = Logger(label: "trim-test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let logger = TestBroker.logger
 
     @Test("records before the committed offset are deleted, or all kept where the broker refuses; other topics are never touched")
     func trims() async throws {
-        let kafka = KafkaConfiguration(bootstrapServers: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? "", clientID: "trim-test")
+        let kafka = TestBroker.kafka
         let id = UUID().uuidString.prefix(8)
         let repartition = "trim-repartition.\(id)", input = "trim-input.\(id)"
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)
@@ -37,27 +37,9 @@ struct RepartitionTrimmerTests {
         trimmer.finish()
         await trimming
 
-        let kept = try await offsets(of: repartition, kafka: kafka)
+        let kept = try await TestBroker.readToEnd(repartition).map(\.offset)
         #expect(kept == [4, 5] || kept == Array(0...5), "\(kept)")
-        #expect(try await offsets(of: input, kafka: kafka) == Array(0...5))
+        #expect(try await TestBroker.readToEnd(input).map(\.offset) == Array(0...5))
         await admin.close()
-    }
-
-    /// The offsets of partition 0 of `topic`, read from its start to its end.
-    private func offsets(of topic: String, kafka: KafkaConfiguration) async throws -> [Int64] {
-        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
-        configuration.reportsEndOfPartition = true
-        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
-        try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
-        var offsets: [Int64] = []
-        var ended = false
-        while !ended {
-            for event in try await consumer.poll() {
-                if case .record(let record) = event { offsets.append(record.offset) }
-                if case .endOfPartition = event { ended = true }
-            }
-        }
-        try await consumer.close()
-        return offsets
     }
 }

@@ -10,15 +10,15 @@ import Testing
 /// (issue 9, defect 6). On the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
 @Suite(
     "Restoring forwards in flight",
-    .enabled(if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil, "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`"),
+    .needsBroker,
     .timeLimit(.minutes(2))
 )
 struct RestoreForwardsTests {
-    let logger = Logger(label: "restore-test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let logger = TestBroker.logger
 
     @Test("the repartition records past the committed offset mark their devices; earlier ones and other partitions' do not")
     func forwardsPastCommittedOffset() async throws {
-        let kafka = KafkaConfiguration(bootstrapServers: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? "", clientID: "restore-test")
+        let kafka = TestBroker.kafka
         let id = UUID().uuidString.prefix(8)
         let changelog = "restore-changelog.\(id)", repartition = "restore-repartition.\(id)"
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)
