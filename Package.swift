@@ -136,6 +136,12 @@ let package = Package(
             dependencies: ["BridgeCore", "DeviceQueues", "FCMTranslation"],
             path: "Benchmarks/MemoryBenchmark"
         ),
+        // Shared by the test targets that need a broker: the skip trait and reading topics back.
+        .target(
+            name: "KafkaTestSupport",
+            dependencies: ["Kafka", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/KafkaTestSupport"
+        ),
         .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues"]),
         .testTarget(
             name: "BridgeIntegrationTests",
@@ -145,6 +151,7 @@ let package = Package(
                 "BridgeConfig",
                 "Kafka",
                 "FCMTranslation",
+                "KafkaTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -161,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "BridgeWorkerTests",
             dependencies: [
-                "BridgeWorker", "BridgeCore", "Kafka",
+                "BridgeWorker", "BridgeCore", "Kafka", "KafkaTestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -179,6 +186,7 @@ let package = Package(
             dependencies: [
                 "Kafka",
                 "BridgeCore",
+                "KafkaTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

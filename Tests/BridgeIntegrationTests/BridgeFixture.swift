@@ -3,6 +3,7 @@ import BridgeWorker
 import FCMTranslation
 import Foundation
 import Kafka
+import KafkaTestSupport
 import Logging
 import ServiceLifecycle
 import Testing
@@ -125,13 +126,3 @@ let day: Int64 = 86_400_000
 
 /// A token of its own for a test.
 func uniqueToken(_ name: String = "device") -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
-
-extension Trait where Self == ConditionTrait {
-    /// Skips a suite that needs a broker, saying how to run it, when none is named.
-    static var needsBroker: Self {
-        .enabled(
-            if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil,
-            "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`, which starts a local broker"
-        )
-    }
-}

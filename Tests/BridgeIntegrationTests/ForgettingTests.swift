@@ -1,6 +1,7 @@
 import FCMTranslation
 import Foundation
 import Kafka
+import KafkaTestSupport
 import NIOCore
 import Testing
 
@@ -36,23 +37,8 @@ struct ForgettingTests {
     /// Every record of partition 0 of `topic`, read committed, to its end.
     private func readToEnd(_ topic: String, fixture: BridgeFixture) async throws -> [ConsumerRecord] {
         var configuration = KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil)
-        configuration.reportsEndOfPartition = true
         configuration.isolationLevel = .readCommitted
         configuration.fetchWaitMax = .milliseconds(10)
-        let consumer = try KafkaConsumer(configuration: configuration, logger: BridgeFixture.logger)
-        try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
-        var records: [ConsumerRecord] = []
-        var ended = false
-        while !ended {
-            for event in try await consumer.poll() {
-                switch event {
-                case .record(let record): records.append(record)
-                case .endOfPartition: ended = true
-                default: break
-                }
-            }
-        }
-        try await consumer.close()
-        return records
+        return try await KafkaConsumer.readToEnd([TopicPartition(topic, 0)], configuration: configuration, logger: BridgeFixture.logger)
     }
 }

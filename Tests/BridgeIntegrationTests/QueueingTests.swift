@@ -1,6 +1,7 @@
 import FCMTranslation
 import BridgeCore
 import Kafka
+import KafkaTestSupport
 import Testing
 
 /// The contract's per-device queueing rules, end to end through a worker on the real broker.

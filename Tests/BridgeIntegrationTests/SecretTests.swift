@@ -1,4 +1,5 @@
 import Foundation
+import KafkaTestSupport
 import Testing
 
 /// Secrets given to the worker never reach its output, at any log level.

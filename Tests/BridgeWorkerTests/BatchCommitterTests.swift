@@ -2,6 +2,7 @@
 @testable import BridgeWorker
 import Foundation
 import Kafka
+import KafkaTestSupport
 import Logging
 import NIOCore
 import Testing

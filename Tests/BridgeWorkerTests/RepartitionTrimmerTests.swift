@@ -1,6 +1,7 @@
 @testable import BridgeWorker
 import Foundation
 import Kafka
+import KafkaTestSupport
 import Logging
 import Testing
 

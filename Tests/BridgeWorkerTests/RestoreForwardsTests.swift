@@ -2,6 +2,7 @@
 @_spi(Benchmarks) @testable import BridgeWorker
 import Foundation
 import Kafka
+import KafkaTestSupport
 import Logging
 import Testing
 

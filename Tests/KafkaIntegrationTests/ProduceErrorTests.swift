@@ -1,5 +1,6 @@
 import NIOCore
 import Kafka
+import KafkaTestSupport
 import Testing
 
 @Suite("Produce errors reach the caller", .needsBroker, .timeLimit(.minutes(2)))

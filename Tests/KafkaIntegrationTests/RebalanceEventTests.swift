@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTestSupport
 import Testing
 
 /// A group consumer without a listener gets rebalances as events of its poll, each alone: an

@@ -2,6 +2,7 @@ import NIOCore
 import Foundation
 import BridgeCore
 import Kafka
+import KafkaTestSupport
 import Testing
 
 @Suite("Produce and consume on a real broker", .needsBroker, .timeLimit(.minutes(2)))

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaTestSupport
 import Logging
 import Testing
 
@@ -55,36 +56,11 @@ enum TestCluster {
     static func readAll(_ partitions: [TopicPartition], isolation: IsolationLevel = .readCommitted) async throws -> [ConsumerRecord] {
         var configuration = try consumerConfiguration(group: nil)
         configuration.isolationLevel = isolation
-        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
-        try await consumer.assign(partitions.map { TopicPartitionOffset($0, offset: KafkaOffset.beginning) })
-        let records = try await consumer.pollUntilEnd(of: Set(partitions))
-        try await consumer.close()
-        return records
+        return try await KafkaConsumer.readToEnd(partitions, configuration: configuration, logger: logger)
     }
 }
 
 extension KafkaConsumer {
-    /// Polls until every partition in `partitions` reported its end, returning the records read.
-    func pollUntilEnd(of partitions: Set<TopicPartition>, timeout: Duration = .seconds(30)) async throws -> [ConsumerRecord] {
-        var records: [ConsumerRecord] = []
-        var ended: Set<TopicPartition> = []
-        let deadline = ContinuousClock.now + timeout
-        while !partitions.isSubset(of: ended) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out; ended: \(ended.sorted()), records: \(records.count)")
-                return records
-            }
-            for event in try await poll() {
-                switch event {
-                case .record(let record): records.append(record)
-                case .endOfPartition(let partition, _): ended.insert(partition)
-                case .partitionsAssigned, .partitionsRevoked: break
-                }
-            }
-        }
-        return records
-    }
-
     /// Polls until `count` records arrived (or the timeout passed).
     func pollRecords(count: Int, timeout: Duration = .seconds(30)) async throws -> [ConsumerRecord] {
         var records: [ConsumerRecord] = []
@@ -104,14 +80,4 @@ func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -
         try? await Task.sleep(for: .milliseconds(50))
     }
     return try await condition()
-}
-
-extension Trait where Self == ConditionTrait {
-    /// Skips a suite that needs a broker, saying how to run it, when none is named.
-    static var needsBroker: Self {
-        .enabled(
-            if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil,
-            "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`, which starts a local broker"
-        )
-    }
 }

@@ -1,5 +1,6 @@
 import NIOCore
 import Kafka
+import KafkaTestSupport
 import Testing
 
 @Suite("Transactions on a real broker", .needsBroker, .timeLimit(.minutes(2)))
