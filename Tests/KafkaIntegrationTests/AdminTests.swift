@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTestSupport
 import Testing
 
 @Suite("Admin", .needsBroker, .timeLimit(.minutes(2)))
@@ -38,6 +39,10 @@ extension AdminTests {
             // still serves the partition whole.
             TestCluster.logger.notice("DeleteRecords not supported: \(error)")
             #expect(try await TestCluster.readAll([partition]).map(\.offset) == [0, 1, 2, 3, 4])
+            let again = try TestCluster.producer()
+            try await again.send([ProducerRecord(topic: name, partition: .explicit(0), value: [5])]).throwFirstError()
+            try await again.close()
+            #expect(try await TestCluster.readAll([partition]).map(\.offset) == [0, 1, 2, 3, 4, 5], "still writable")
         }
         await admin.close()
     }
