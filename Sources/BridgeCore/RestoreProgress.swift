@@ -1,14 +1,15 @@
-/// Which changelog partitions a restore has read to their end, where the end is the high
-/// watermark. A read_committed consumer stops at the last stable offset instead: right after a
-/// predecessor's commit, before the broker has written the transaction's markers, that is short
-/// of the changes the committed input offsets already cover. Stopping there would leave state
-/// behind its inputs, so a partition is only done once its position reaches the high watermark.
-public struct RestoreProgress: Sendable, Hashable {
+/// Which partitions (of the changelog, and of the repartition topic's backlog) a restore has read
+/// to their end, where the end is the high watermark. A read_committed consumer stops at the last
+/// stable offset instead: right after a predecessor's commit, before the broker has written the
+/// transaction's markers, that is short of the changes the committed input offsets already cover.
+/// Stopping there would leave state behind its inputs, so a partition is only done once its
+/// position reaches the high watermark.
+public struct RestoreProgress<Partition: Hashable & Sendable>: Sendable, Hashable {
     /// Partitions not read to their end yet.
-    public private(set) var remaining: Set<Int32>
+    public private(set) var remaining: Set<Partition>
     /// Partitions whose readable end is short of their high watermark, with both: a transaction
     /// on them is not finished (or its markers are not written) yet.
-    public private(set) var waiting: [Int32: Behind] = [:]
+    public private(set) var waiting: [Partition: Behind] = [:]
 
     /// How far a partition's readable end is behind its high watermark.
     public struct Behind: Sendable, Hashable {
@@ -18,9 +19,16 @@ public struct RestoreProgress: Sendable, Hashable {
         public var highWatermark: Int64
     }
 
-    /// Progress of restoring `partitions`, none read yet.
-    public init(partitions: [Int32]) {
+    /// Partitions done at their readable end, whatever the high watermark.
+    private let readableEndOnly: Set<Partition>
+
+    /// Progress of restoring `partitions`, none read yet. Those also in `readableEndOnly` are
+    /// done at their first readable end: partitions other live writers add to (the repartition
+    /// topic), whose high watermark their open transactions keep ahead of the stable end for as
+    /// long as they write.
+    public init(partitions: [Partition], readableEndOnly: [Partition] = []) {
         remaining = Set(partitions)
+        self.readableEndOnly = Set(readableEndOnly)
     }
 
     /// Every partition has been read to its end.
@@ -28,10 +36,10 @@ public struct RestoreProgress: Sendable, Hashable {
 
     /// The consumer's next offset in `partition` is `position` and it has nothing more to return
     /// for now; the last fetch reported `highWatermark` (nil if none has yet).
-    public mutating func reachedEnd(of partition: Int32, position: Int64, highWatermark: Int64?) {
+    public mutating func reachedEnd(of partition: Partition, position: Int64, highWatermark: Int64?) {
         guard remaining.contains(partition) else { return }
         // A fetch sets the watermark before it reports an end, so nil means nothing to wait for.
-        if let highWatermark, position < highWatermark {
+        if !readableEndOnly.contains(partition), let highWatermark, position < highWatermark {
             waiting[partition] = Behind(position: position, highWatermark: highWatermark)
         } else {
             remaining.remove(partition)

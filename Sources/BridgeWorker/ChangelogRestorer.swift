@@ -59,22 +59,20 @@ import Logging
             .map { $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning) }
         try await consumer.assign(partitions.map { TopicPartitionOffset(TopicPartition(codec.topic, $0), offset: KafkaOffset.beginning) } + forwards)
         for partition in partitions { states.adopt(partition) }
-        var progress = RestoreProgress(partitions: partitions)
-        var forwardsProgress = RestoreProgress(partitions: forwards.map(\.topicPartition.partition))
+        // Every worker forwards to the repartition topic: what it holds past its stable end is
+        // other workers' open transactions, which their own order covers; read what is committed.
+        var progress = RestoreProgress(partitions: partitions.map { TopicPartition(codec.topic, $0) } + forwards.map(\.topicPartition),
+                                       readableEndOnly: forwards.map(\.topicPartition))
         var replayed = 0
         var lastReport = started
-        while !progress.isComplete || !forwardsProgress.isComplete {
+        while !progress.isComplete {
             let now = ContinuousClock.now
-            guard now - started < timeout else {
-                let (behind, topic) = progress.isComplete ? (forwardsProgress, repartitionTopic) : (progress, codec.topic)
-                throw RestoreTimeout(progress: behind, topic: topic, timeout: timeout)
-            }
+            guard now - started < timeout else { throw RestoreTimeout(progress: progress, timeout: timeout) }
             if now - lastReport >= Self.reportInterval {
                 lastReport = now
                 logger.notice("restoring device state", metadata: [
                     "changes": "\(replayed)", "remaining": "\(progress.remaining.sorted())",
-                    "forwards_remaining": "\(forwardsProgress.remaining.sorted())",
-                    "waiting_for_transactions": "\(RestoreTimeout.describe(progress.waiting, topic: codec.topic))",
+                    "waiting_for_transactions": "\(RestoreTimeout.describe(progress.waiting))",
                 ])
             }
             let events = try await consumer.poll()
@@ -90,25 +88,16 @@ import Logging
                     } catch {
                         logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
                     }
-                case .endOfPartition(let partition, let offset) where partition.topic == repartitionTopic:
-                    forwardsProgress.reachedEnd(of: partition.partition, position: offset, highWatermark: consumer.highWatermark(of: partition))
                 case .endOfPartition(let partition, let offset):
-                    progress.reachedEnd(of: partition.partition, position: offset, highWatermark: consumer.highWatermark(of: partition))
+                    progress.reachedEnd(of: partition, position: offset, highWatermark: consumer.highWatermark(of: partition))
                 case .partitionsAssigned, .partitionsRevoked:
                     break
                 }
             }
             if events.isEmpty {
                 // An end that did not move is reported once: look at the positions instead.
-                let remaining = progress.remaining.map { TopicPartition(codec.topic, $0) }
-                    + forwardsProgress.remaining.map { TopicPartition(repartitionTopic, $0) }
-                for (partition, position) in try consumer.positions(remaining) {
-                    let watermark = consumer.highWatermark(of: partition)
-                    if partition.topic == repartitionTopic {
-                        forwardsProgress.reachedEnd(of: partition.partition, position: position, highWatermark: watermark)
-                    } else {
-                        progress.reachedEnd(of: partition.partition, position: position, highWatermark: watermark)
-                    }
+                for (partition, position) in try consumer.positions(Array(progress.remaining)) {
+                    progress.reachedEnd(of: partition, position: position, highWatermark: consumer.highWatermark(of: partition))
                 }
             }
         }
@@ -121,18 +110,17 @@ import Logging
 
 /// A changelog could not be read to its end in time.
 struct RestoreTimeout: Error, CustomStringConvertible {
-    var progress: RestoreProgress
-    var topic: String
+    var progress: RestoreProgress<TopicPartition>
     var timeout: Duration
 
     var description: String {
-        "restoring device state did not reach the end of \(topic) partitions \(progress.remaining.sorted()) within \(timeout)"
-            + (progress.waiting.isEmpty ? "" : "; waiting for transactions to finish: \(Self.describe(progress.waiting, topic: topic))")
+        "restoring device state did not reach the end of \(progress.remaining.sorted()) within \(timeout)"
+            + (progress.waiting.isEmpty ? "" : "; waiting for transactions to finish: \(Self.describe(progress.waiting))")
     }
 
-    static func describe(_ waiting: [Int32: RestoreProgress.Behind], topic: String) -> String {
+    static func describe(_ waiting: [TopicPartition: RestoreProgress<TopicPartition>.Behind]) -> String {
         waiting.sorted { $0.key < $1.key }
-            .map { "\(topic)[\($0.key)] read to \($0.value.position) of \($0.value.highWatermark)" }
+            .map { "\($0.key) read to \($0.value.position) of \($0.value.highWatermark)" }
             .joined(separator: ", ")
     }
 }

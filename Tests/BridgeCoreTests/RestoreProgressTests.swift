@@ -12,16 +12,16 @@ struct RestoreProgressTests {
         (12, 10, true),
     ] as [(Int64, Int64?, Bool)])
     func end(position: Int64, highWatermark: Int64?, done: Bool) {
-        var progress = RestoreProgress(partitions: [0, 1])
+        var progress = RestoreProgress<Int32>(partitions: [0, 1])
         progress.reachedEnd(of: 0, position: position, highWatermark: highWatermark)
         #expect(progress.remaining.contains(0) == !done)
-        #expect(progress.waiting[0] == (done ? nil : RestoreProgress.Behind(position: position, highWatermark: highWatermark ?? -1)))
+        #expect(progress.waiting[0] == (done ? nil : RestoreProgress<Int32>.Behind(position: position, highWatermark: highWatermark ?? -1)))
         #expect(!progress.isComplete)
     }
 
     @Test("the stable end catching up with the watermark completes a waiting partition")
     func catchesUp() {
-        var progress = RestoreProgress(partitions: [3])
+        var progress = RestoreProgress<Int32>(partitions: [3])
         progress.reachedEnd(of: 3, position: 40, highWatermark: 42)
         #expect(!progress.isComplete && progress.waiting.count == 1)
         // The commit markers are written: the stable end moves past the transaction.
@@ -29,9 +29,18 @@ struct RestoreProgressTests {
         #expect(progress.isComplete && progress.waiting.isEmpty)
     }
 
+    @Test("a partition read to its readable end only is done there, whatever the watermark: others' open transactions keep it ahead")
+    func readableEndOnly() {
+        var progress = RestoreProgress<Int32>(partitions: [0, 1], readableEndOnly: [1])
+        progress.reachedEnd(of: 1, position: 40, highWatermark: 42)
+        #expect(progress.remaining == [0] && progress.waiting.isEmpty)
+        progress.reachedEnd(of: 0, position: 40, highWatermark: 42)
+        #expect(progress.remaining == [0] && progress.waiting.count == 1)
+    }
+
     @Test("ends of partitions not being restored change nothing")
     func otherPartitions() {
-        var progress = RestoreProgress(partitions: [1])
+        var progress = RestoreProgress<Int32>(partitions: [1])
         progress.reachedEnd(of: 2, position: 0, highWatermark: 5)
         #expect(progress.remaining == [1] && progress.waiting.isEmpty)
     }
