@@ -43,7 +43,7 @@ public struct DeviceStates: Sendable {
         }
         var forgotten: [(token: String, changes: [StateChange])] = []
         var changeCount = 0
-        while changeCount < IdleSweep.changesPerInput, let sweptAt = sweeps[partition]?.time, let key = sweeps[partition]?.nextCandidate() {
+        while changeCount < IdleSweep.changesPerInput, let sweptAt = sweeps[partition]?.scannedAt, let key = sweeps[partition]?.nextCandidate() {
             // Checked again: the device may have been active since the scan.
             guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges

@@ -17,8 +17,9 @@ struct IdleSweep: Sendable {
     /// id awaiting its `ack`).
     static let changesPerInput = 256
 
-    /// Event time of the last scan; nil before the first.
-    private var scannedAt: Int64?
+    /// Event time of the last scan, against which its candidates are checked again; nil before
+    /// the first.
+    private(set) var scannedAt: Int64?
     /// Inputs handled since the last scan.
     private var inputsSinceScan = 0
     /// Devices the last scan found idle, not forgotten yet.
@@ -38,9 +39,6 @@ struct IdleSweep: Sendable {
         inputsSinceScan = 0
         candidates = idle
     }
-
-    /// The event time of the last scan, against which candidates are checked again.
-    var time: Int64? { scannedAt }
 
     /// The next device to forget, if any is left.
     mutating func nextCandidate() -> DeviceKey? { candidates.popLast() }

@@ -34,15 +34,19 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             "delivery": "\(configuration.delivery.rawValue)",
         ])
 
+        // One admin client serves start-up (topics) and then trimming, for the worker's life.
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)
-        let layout: TopicLayout
         do {
-            layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
+            try await run(kafka, admin: admin)
         } catch {
             await admin.close()
             throw error
         }
         await admin.close()
+    }
+
+    private func run(_ kafka: KafkaConfiguration, admin: KafkaAdmin) async throws {
+        let layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
         logger.info("topics ready", metadata: [
             "state_partitions": "\(layout.statePartitions)", "colocated_inputs": "\(layout.colocatedTopics.sorted())",
         ])
@@ -63,7 +67,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         }
         do {
             try consumer.subscribe([configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic])
-            try await consume(consumer, producer: producer, processor: processor(layout, limits: limits))
+            try await consume(consumer, producer: producer, admin: admin, processor: processor(layout, limits: limits))
         } catch {
             logger.error("stopping: \(error)")
             try? await consumer.close()
@@ -75,8 +79,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         try await producer.close()
     }
 
-    /// Runs the loop with its committer and restorer.
-    private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, processor: RecordProcessor) async throws {
+    /// Runs the loop with its committer and restorer, and the trimmer beside it.
+    private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor) async throws {
         var committer = BatchCommitter(
             delivery: configuration.delivery, producer: producer,
             outputs: try OutputProducer(producer: producer, topicNames: processor.outputTopicNames),
@@ -91,7 +95,6 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             consumer: consumer, processor: processor, committer: committer, restorer: restorer,
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, logger: logger
         )
-        let admin = try KafkaAdmin(configuration: kafkaConfiguration, logger: logger)
         async let trimming: Void = trimmer.run(admin: admin)
         var failure: (any Error)?
         do {
@@ -101,7 +104,6 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         }
         trimmer.finish()
         await trimming
-        await admin.close()
         if let failure { throw failure }
     }
 
