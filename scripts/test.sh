@@ -17,6 +17,34 @@ swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"
 # The fault tests run the worker as a process of its own, to kill it.
 FCM_BRIDGE_BINARY="$(swift build --show-bin-path)/fcm-bridge"
 export FCM_BRIDGE_BINARY
-# Each integration suite has its own time limit; this one bounds the whole run, so that a hang
-# fails fast instead of eating CI's time.
-timeout --kill-after=30s "${FCM_BRIDGE_TEST_TIMEOUT:-45m}" swift test --skip-build "${SWIFT_LINK_FLAGS[@]}" "$@"
+# Each integration suite has its own time limit, which ends a test that awaits; this bounds the
+# whole run (in seconds), so that a test stuck in a blocking call fails fast instead of eating
+# CI's time. Past the limit, every thread's stack of the test process is printed (with gdb, where
+# there is one) before it is killed. Output is line-buffered, so a kill loses none of it.
+limit="${FCM_BRIDGE_TEST_TIMEOUT:-1200}"
+expired="$(mktemp)"
+rm -f "$expired"
+stdbuf -oL -eL swift test --skip-build "${SWIFT_LINK_FLAGS[@]}" "$@" &
+tests=$!
+(
+  for ((waited = 0; waited < limit; waited++)); do
+    kill -0 "$tests" 2>/dev/null || exit 0
+    sleep 1
+  done
+  touch "$expired"
+  log "the tests passed their limit of $limit s (FCM_BRIDGE_TEST_TIMEOUT); killing them"
+  for pid in $(pgrep -f 'PackageTests\.xctest'); do
+    if command -v gdb >/dev/null; then
+      log "stacks of $pid:"
+      timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt 30' 2>/dev/null | grep -E '^(Thread|#)' >&2 || true
+    fi
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  kill -KILL "$tests" 2>/dev/null || true
+  pkill -KILL -f "^$FCM_BRIDGE_BINARY run" || true
+) &
+status=0
+wait "$tests" || status=$?
+wait
+if [ -e "$expired" ]; then rm -f "$expired"; exit 124; fi
+exit "$status"

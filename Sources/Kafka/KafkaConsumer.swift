@@ -188,4 +188,18 @@ public final class KafkaConsumer: Sendable {
         }
         await client.shutDownThreads()
     }
+
+    /// Released without ``close()``: librdkafka's destroy closes the consumer itself, and that
+    /// close waits until every rebalance is answered. Nobody polls for them any more, so the
+    /// ones returned or reported so far are answered here and later ones in the callback;
+    /// otherwise `rd_kafka_destroy` would wait forever.
+    deinit {
+        let unanswered = (revocationToApply.withLock { $0.take() }.map { [$0] } ?? [])
+            + rebalancesToReturn.withLock { $0 } + context.beginClosing()
+        for event in unanswered {
+            do { try event.apply(to: client.handle) } catch {
+                client.logger.error("answering a rebalance of a consumer released without close failed: \(error)")
+            }
+        }
+    }
 }

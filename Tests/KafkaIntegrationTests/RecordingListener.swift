@@ -60,10 +60,11 @@ struct PollingConsumer {
         }
     }
 
-    /// Stops polling and leaves the group.
+    /// Stops polling and leaves the group, also when polling failed (whose error it throws).
     func close() async throws {
         task.cancel()
-        try await task.value
+        let polling = await task.result
         try await consumer.close()
+        try polling.get()
     }
 }
