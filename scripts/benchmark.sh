@@ -33,7 +33,7 @@ case "$which" in
   translation)
     iterations="${1:-200000}"
     requests=(Benchmarks/TranslationBenchmark/requests/v1.json Benchmarks/TranslationBenchmark/requests/legacy.json)
-    python_path="$(bash "$ROOT/scripts/ensure-orjson.sh")"
+    python_path="$(bash "$ROOT/scripts/ensure-python.sh" orjson 'orjson>=3.8,<4')"
     swift build -c release --product TranslationBenchmark "${SWIFT_LINK_FLAGS[@]}"
     swift_rates=$("$(swift build -c release --show-bin-path)/TranslationBenchmark" "$iterations" "${requests[@]}")
     orjson_rates=$(PYTHONPATH="$python_path" python3 Benchmarks/TranslationBenchmark/orjson_baseline.py "$iterations" "${requests[@]}")

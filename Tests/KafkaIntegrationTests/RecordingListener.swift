@@ -60,11 +60,12 @@ struct PollingConsumer {
         }
     }
 
-    /// Stops polling and leaves the group, also when polling failed (whose error it throws).
+    /// Stops polling and leaves the group, also when polling failed (whose error it throws; a
+    /// poll's `CancellationError` is how polling stops).
     func close() async throws {
         task.cancel()
         let polling = await task.result
         try await consumer.close()
-        try polling.get()
+        if case .failure(let error) = polling, !(error is CancellationError) { throw error }
     }
 }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The chaos test (issue 9): runs scripts/chaos.py for each scenario and delivery mode, seeded, and
+# prints one RESULT line per run. A fresh local broker (name "chaos") is started and stopped here
+# unless KAFKA_BOOTSTRAP_SERVERS names one. The workers: the binary FCM_BRIDGE_BINARY names, else a
+# release build made here. Worker logs: .deps/run/chaos-<time>/.
+#
+#   scripts/chaos.sh [--scenarios kill,members] [--deliveries exactly_once,at_least_once]
+#                    [--seeds 1,2,3] [-- extra chaos.py arguments]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$ROOT"
+
+scenarios=kill,members
+deliveries=exactly_once,at_least_once
+seeds=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --scenarios) scenarios=$2; shift 2 ;;
+    --deliveries) deliveries=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --) shift; break ;;
+    *) die "usage: $0 [--scenarios kill,members,broker] [--deliveries ...] [--seeds 1,2] [-- chaos.py arguments]" ;;
+  esac
+done
+
+python_path="$(bash "$ROOT/scripts/ensure-python.sh" confluent_kafka 'confluent-kafka==2.16.1')"
+if [ -z "${FCM_BRIDGE_BINARY:-}" ]; then
+  log "building the release fcm-bridge"
+  swift build -c release --product fcm-bridge "${SWIFT_LINK_FLAGS[@]}" >&2
+  FCM_BRIDGE_BINARY="$(swift build -c release --show-bin-path)/fcm-bridge"
+fi
+if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
+  trap 'bash "$ROOT/scripts/broker.sh" stop chaos' EXIT
+  broker=$(bash "$ROOT/scripts/broker.sh" start chaos)
+  export "${broker?}"
+fi
+run_dir="$RUN_DIR/chaos-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$run_dir"
+log "broker $KAFKA_BOOTSTRAP_SERVERS; logs in $run_dir"
+
+failed=0
+for scenario in ${scenarios//,/ }; do
+  for delivery in ${deliveries//,/ }; do
+    for seed in ${seeds//,/ }; do
+      PYTHONPATH="$python_path" timeout 900 python3 "$ROOT/scripts/chaos.py" --scenario "$scenario" \
+        --delivery "$delivery" --seed "$seed" --binary "$FCM_BRIDGE_BINARY" --run-dir "$run_dir" \
+        --root "$ROOT" "$@" || failed=1
+    done
+  done
+done
+exit "$failed"
