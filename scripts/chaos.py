@@ -87,15 +87,15 @@ class Fleet:
 
 
 class Broker:
-    """The local broker, through scripts/broker.sh (stop and start keep durable storage)."""
+    """The local broker, through scripts/broker.sh (a restart keeps port and durable storage)."""
 
     def __init__(self, root, name):
         self.script, self.name = os.path.join(root, "scripts", "broker.sh"), name
 
     def restart(self, down_seconds):
-        subprocess.run(["bash", self.script, "stop", self.name], check=True)
-        time.sleep(down_seconds)
-        subprocess.run(["bash", self.script, "start", self.name], check=True, stdout=subprocess.DEVNULL)
+        log(f"broker down for {down_seconds:.1f} s")
+        subprocess.run(["bash", self.script, "restart", self.name, f"{down_seconds:.1f}"], check=True)
+        log("broker up")
 
 
 def fault_plan(scenario, rng, seconds):
