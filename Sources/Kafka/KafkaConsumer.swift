@@ -168,8 +168,7 @@ public final class KafkaConsumer: Sendable {
     /// Leaves the group: the listener gets the last revocation first, then the consumer closes.
     /// Without a listener, the caller is expected to have committed what it did before closing.
     public func close() async throws {
-        let unreturned = revocationToApply.withLock { $0.take() }.map { [$0] } ?? []
-        for event in unreturned + rebalancesToReturn.withLock({ queued in defer { queued = [] }; return queued }) {
+        for event in takeUnansweredEvents() {
             try? await client.blocking { try event.apply(to: $0) }
         }
         try? await handlePendingRebalances()
@@ -189,14 +188,19 @@ public final class KafkaConsumer: Sendable {
         await client.shutDownThreads()
     }
 
+    /// The revocation returned as an event but not completed, then the rebalances not yet
+    /// returned: what a consumer that stops polling must still answer, in order.
+    private func takeUnansweredEvents() -> [RebalanceEvent] {
+        let revocation = revocationToApply.withLock { $0.take() }
+        return (revocation.map { [$0] } ?? []) + rebalancesToReturn.withLock { queued in defer { queued = [] }; return queued }
+    }
+
     /// Released without ``close()``: librdkafka's destroy closes the consumer itself, and that
     /// close waits until every rebalance is answered. Nobody polls for them any more, so the
     /// ones returned or reported so far are answered here and later ones in the callback;
     /// otherwise `rd_kafka_destroy` would wait forever.
     deinit {
-        let unanswered = (revocationToApply.withLock { $0.take() }.map { [$0] } ?? [])
-            + rebalancesToReturn.withLock { $0 } + context.beginClosing()
-        for event in unanswered {
+        for event in takeUnansweredEvents() + context.beginClosing() {
             do { try event.apply(to: client.handle) } catch {
                 client.logger.error("answering a rebalance of a consumer released without close failed: \(error)")
             }
