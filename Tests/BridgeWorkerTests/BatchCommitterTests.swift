@@ -21,9 +21,7 @@ struct BatchCommitterTests {
         let kafka = TestBroker.kafka
         let id = UUID().uuidString.prefix(8)
         let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
-        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
-        try await admin.createTopics(names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: "batch-input.\(id)", partitions: 1)])
-        await admin.close()
+        try await TestBroker.createTopics(names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: "batch-input.\(id)", partitions: 1)])
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
         let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger)
         let committer = BatchCommitter(

@@ -22,9 +22,7 @@ struct RestoreForwardsTests {
         let kafka = TestBroker.kafka
         let id = UUID().uuidString.prefix(8)
         let changelog = "restore-changelog.\(id)", repartition = "restore-repartition.\(id)"
-        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
-        try await admin.createTopics([NewTopic(name: changelog, partitions: 2), NewTopic(name: repartition, partitions: 2)])
-        await admin.close()
+        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 2), NewTopic(name: repartition, partitions: 2)])
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
         func forward(_ token: String, source: String, partition: Int32) -> ProducerRecord {
             ProducerRecord(topic: repartition, partition: .explicit(partition), key: Array(token.utf8), value: [],

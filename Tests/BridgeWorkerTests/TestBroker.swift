@@ -11,6 +11,18 @@ enum TestBroker {
         KafkaConfiguration(bootstrapServers: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? "", clientID: "worker-test")
     }
 
+    /// Creates `topics` with an admin client of its own.
+    static func createTopics(_ topics: [NewTopic]) async throws {
+        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
+        do {
+            try await admin.createTopics(topics)
+        } catch {
+            await admin.close()
+            throw error
+        }
+        await admin.close()
+    }
+
     /// Every record of partition 0 of `topic`, read from its start to its end.
     static func readToEnd(_ topic: String) async throws -> [ConsumerRecord] {
         try await KafkaConsumer.readToEnd([TopicPartition(topic, 0)], configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: nil), logger: logger)
