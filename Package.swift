@@ -136,6 +136,17 @@ let package = Package(
             dependencies: ["BridgeCore", "DeviceQueues", "FCMTranslation"],
             path: "Benchmarks/MemoryBenchmark"
         ),
+        // Coverage-guided fuzzing of the pure half: `scripts/fuzz.sh coverage` builds it with
+        // libFuzzer; a plain build replays inputs (the seed corpus and regressions, in the suite).
+        .executableTarget(
+            name: "BridgeFuzzer",
+            dependencies: [
+                "BridgeCore", "BridgeConfig", "DeviceQueues", "FCMTranslation",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/BridgeFuzzer"
+        ),
         // Shared by the test targets that need a broker: the skip trait and reading topics back.
         .target(
             name: "KafkaTestSupport",

@@ -24,78 +24,23 @@ import argparse
 import json
 import os
 import random
-import signal
-import subprocess
 import sys
 import time
 import uuid
 from collections import Counter
 
-from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import Producer
+from confluent_kafka.admin import NewTopic
 
-TERMINAL = {"dispatched", "collapsed", "expired"}
+import outside
+from outside import Broker, Fleet, create_topics, read_topic, worker_environment
 
 
 def log(message):
-    print(f"[chaos] {message}", file=sys.stderr, flush=True)
+    outside.log("chaos", message)
 
 
-class Fleet:
-    """Worker processes by slot; a slot keeps its transactional id across restarts."""
-
-    def __init__(self, binary, environment, run_dir):
-        self.binary, self.environment, self.run_dir = binary, environment, run_dir
-        self.workers = {}
-
-    def start(self, slot):
-        environment = dict(self.environment)
-        environment["FCM_BRIDGE_KAFKA_TRANSACTIONAL_ID"] = f"{environment['FCM_BRIDGE_KAFKA_GROUP_ID']}-{slot}"
-        output = open(os.path.join(self.run_dir, f"worker-{slot}.log"), "ab")
-        self.workers[slot] = subprocess.Popen([self.binary, "run"], env=environment, stdout=output, stderr=output)
-        log(f"worker {slot} started (pid {self.workers[slot].pid})")
-
-    def kill(self, slot):
-        process = self.workers.pop(slot)
-        process.kill()
-        process.wait()
-        log(f"worker {slot} killed")
-
-    def stop(self, slot, timeout=45):
-        process = self.workers.pop(slot)
-        process.send_signal(signal.SIGTERM)
-        try:
-            status = process.wait(timeout)
-            log(f"worker {slot} stopped with status {status}")
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            log(f"worker {slot} did not stop within {timeout} s: killed")
-
-    def live(self):
-        return sorted(slot for slot, process in self.workers.items() if process.poll() is None)
-
-    def crashed(self):
-        return {slot: process.returncode for slot, process in self.workers.items() if process.poll() is not None}
-
-    def stop_all(self):
-        for slot in list(self.workers):
-            if self.workers[slot].poll() is None:
-                self.stop(slot)
-            else:
-                self.workers.pop(slot)
-
-
-class Broker:
-    """The local broker, through scripts/broker.sh (a restart keeps port and durable storage)."""
-
-    def __init__(self, root, name):
-        self.script, self.name = os.path.join(root, "scripts", "broker.sh"), name
-
-    def restart(self, down_seconds):
-        log(f"broker down for {down_seconds:.1f} s")
-        subprocess.run(["bash", self.script, "restart", self.name, f"{down_seconds:.1f}"], check=True)
-        log("broker up")
+TERMINAL = {"dispatched", "collapsed", "expired"}
 
 
 def fault_plan(scenario, rng, seconds):
@@ -131,29 +76,6 @@ def broker_hides_aborted(bootstrap, topic):
     producer.flush(30)
     producer.abort_transaction(30)
     return not read_topic(bootstrap, topic, 1, time.monotonic() + 60)
-
-
-def read_topic(bootstrap, topic, partitions, deadline):
-    """Every committed record of `topic`, from the beginning to the end of each partition."""
-    consumer = Consumer({
-        "bootstrap.servers": bootstrap, "group.id": f"chaos-reader-{uuid.uuid4()}", "enable.auto.commit": False,
-        "isolation.level": "read_committed", "enable.partition.eof": True, "fetch.wait.max.ms": 10,
-    })
-    consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
-    records, ended = [], set()
-    while len(ended) < partitions:
-        if time.monotonic() > deadline:
-            consumer.close()
-            raise TimeoutError(f"reading {topic}: only partitions {sorted(ended)} reached their end")
-        for message in consumer.consume(1000, 0.2):
-            if message.error():
-                if message.error().code() == KafkaError._PARTITION_EOF:
-                    ended.add(message.partition())
-                continue
-            ended.discard(message.partition())
-            records.append(message)
-    consumer.close()
-    return records
 
 
 def audit(bootstrap, topics, partitions, sent, deadline):
@@ -204,23 +126,10 @@ def main():
     rng = random.Random(arguments.seed)
     bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
     run = f"chaos-{arguments.scenario}-{arguments.seed}-{uuid.uuid4().hex[:6]}"
-    topics = {name: f"{run}.{name}" for name in ("send", "presence", "inbox", "status", "dlq")}
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    new = [NewTopic(t, arguments.partitions, 1) for t in topics.values()] + [NewTopic(f"{run}.probe", 1, 1)]
-    for future in admin.create_topics(new).values():
-        future.result(30)
+    topics = create_topics(bootstrap, run, arguments.partitions, extra=[NewTopic(f"{run}.probe", 1, 1)])
     hides_aborted = broker_hides_aborted(bootstrap, f"{run}.probe")
 
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("FCM_BRIDGE_")}
-    environment.update({
-        "FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_BRIDGE_KAFKA_GROUP_ID": run,
-        "FCM_BRIDGE_TOPICS_SEND": topics["send"], "FCM_BRIDGE_TOPICS_PRESENCE": topics["presence"],
-        "FCM_BRIDGE_TOPICS_INBOX": topics["inbox"], "FCM_BRIDGE_TOPICS_STATUS": topics["status"],
-        "FCM_BRIDGE_TOPICS_DEAD_LETTERS": topics["dlq"], "FCM_BRIDGE_TOPICS_PARTITIONS": str(arguments.partitions),
-        "FCM_BRIDGE_DELIVERY": arguments.delivery, "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.chaos",
-        "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "10",
-        "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_SESSION_TIMEOUT_MS": "6000",
-    })
+    environment = worker_environment(bootstrap, run, topics, arguments.partitions, arguments.delivery)
     fleet = Fleet(arguments.binary, environment, arguments.run_dir)
     broker = Broker(arguments.root, arguments.broker_name)
     producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 5,

@@ -25,11 +25,7 @@ while [ $# -gt 0 ]; do
 done
 
 python_path="$(bash "$ROOT/scripts/ensure-python.sh" confluent_kafka 'confluent-kafka==2.16.1')"
-if [ -z "${FCM_BRIDGE_BINARY:-}" ]; then
-  log "building the release fcm-bridge"
-  swift build -c release --product fcm-bridge "${SWIFT_LINK_FLAGS[@]}" >&2
-  FCM_BRIDGE_BINARY="$(swift build -c release --show-bin-path)/fcm-bridge"
-fi
+FCM_BRIDGE_BINARY="${FCM_BRIDGE_BINARY:-$(release_product fcm-bridge)}"
 if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
   trap 'bash "$ROOT/scripts/broker.sh" stop chaos' EXIT
   # A broker restart must keep the data: tansu on S3 storage (a local moto server), which is much

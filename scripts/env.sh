@@ -10,3 +10,9 @@ SWIFT_LINK_FLAGS=()
 if [ -n "${RDKAFKA_LIBDIR:-}" ]; then
   SWIFT_LINK_FLAGS=(-Xlinker -rpath -Xlinker "$RDKAFKA_LIBDIR")
 fi
+
+# Builds the release product $1 (quietly, to stderr) and prints the path of its binary.
+release_product() {
+  swift build -c release --product "$1" "${SWIFT_LINK_FLAGS[@]}" >&2
+  echo "$(swift build -c release --show-bin-path)/$1"
+}

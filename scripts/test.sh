@@ -14,6 +14,8 @@ fi
 log "testing against $KAFKA_BOOTSTRAP_SERVERS"
 
 swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"
+# The fuzzer's seed corpus and the inputs of its past findings, replayed without libFuzzer.
+find Fuzz/corpus Fuzz/regressions -type f -print0 2>/dev/null | xargs -0 "$(swift build --show-bin-path)/BridgeFuzzer"
 # The fault tests run the worker as a process of its own, to kill it.
 FCM_BRIDGE_BINARY="$(swift build --show-bin-path)/fcm-bridge"
 export FCM_BRIDGE_BINARY

@@ -6,7 +6,9 @@ import Logging
 /// from the beginning to its high watermark and replays every committed change. Reads the
 /// repartition partitions too, from the group's committed offsets to their high watermark, to
 /// learn which devices have inputs on their way (``DeviceStates/restoreForward(_:)``). Says how
-/// far it is every few seconds, and throws when it does not finish within its timeout.
+/// far it is every few seconds; starts over with a new consumer when it reads nothing and
+/// reaches no end for a while (a broker that lost track of a fetch); and throws when it does not
+/// finish within its timeout, naming what each partition's fetches reported.
 @_spi(Benchmarks) public struct ChangelogRestorer: Sendable {
     let consumerConfiguration: KafkaConsumerConfiguration
     let codec: ChangelogCodec
@@ -14,6 +16,9 @@ import Logging
     let repartitionTopic: String
     /// How long a restore may go without reaching every partition's end.
     var timeout: Duration = .seconds(300)
+    /// How long an attempt may go without reading a record or reaching an end before the restore
+    /// starts over.
+    var stallTimeout: Duration = .seconds(60)
     let logger: Logger
 
     /// A restorer reading `changelogTopic` with consumers configured like `consumerConfiguration`.
@@ -29,23 +34,46 @@ import Logging
     public func restore(_ partitions: [Int32], forwards: [TopicPartitionOffset] = [], into states: inout DeviceStates) async throws {
         guard !partitions.isEmpty else { return }
         let started = ContinuousClock.now
+        var attempts = 1
+        while true {
+            do {
+                let replayed = try await attempt(partitions, forwards: forwards, into: &states, deadline: started + timeout)
+                logger.info("restored device state", metadata: [
+                    "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
+                    "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
+                    "took": "\(ContinuousClock.now - started)", "attempts": "\(attempts)",
+                ])
+                return
+            } catch let stall as RestoreStall {
+                guard ContinuousClock.now - started < timeout else {
+                    throw RestoreTimeout(remaining: stall.remaining, standing: stall.standing, timeout: timeout, attempts: attempts)
+                }
+                logger.warning("restoring device state made no progress; starting over with a new consumer", metadata: [
+                    "for": "\(stallTimeout)", "standing": "\(stall.standing)", "attempt": "\(attempts)",
+                ])
+                for partition in partitions { states.drop(partition) }
+                attempts += 1
+            }
+        }
+    }
+
+    /// One attempt with a consumer of its own: returns the count of changes replayed, or throws
+    /// ``RestoreStall`` when it stalls or reaches `deadline`.
+    private func attempt(_ partitions: [Int32], forwards: [TopicPartitionOffset], into states: inout DeviceStates,
+                         deadline: ContinuousClock.Instant) async throws -> Int {
         var configuration = consumerConfiguration
         configuration.groupID = nil
         configuration.reportsEndOfPartition = true
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
         let replayed: Int
         do {
-            replayed = try await replay(partitions, forwards: forwards, with: consumer, into: &states, started: started)
+            replayed = try await replay(partitions, forwards: forwards, with: consumer, into: &states, deadline: deadline)
         } catch {
             try? await consumer.close()
             throw error
         }
         try await consumer.close()
-        logger.info("restored device state", metadata: [
-            "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
-            "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
-            "took": "\(ContinuousClock.now - started)",
-        ])
+        return replayed
     }
 
     /// Reads the changelog partitions from the beginning and the repartition partitions from
@@ -53,7 +81,7 @@ import Logging
     /// count of changes.
     private func replay(
         _ partitions: [Int32], forwards: [TopicPartitionOffset], with consumer: KafkaConsumer, into states: inout DeviceStates,
-        started: ContinuousClock.Instant
+        deadline: ContinuousClock.Instant
     ) async throws -> Int {
         let forwards = forwards.filter { $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition) }
             .map { $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning) }
@@ -64,17 +92,20 @@ import Logging
         var progress = RestoreProgress(partitions: partitions.map { TopicPartition(codec.topic, $0) } + forwards.map(\.topicPartition),
                                        readableEndOnly: forwards.map(\.topicPartition))
         var replayed = 0
-        var lastReport = started
+        var lastReport = ContinuousClock.now
+        var lastAdvance = lastReport
         while !progress.isComplete {
             let now = ContinuousClock.now
-            guard now - started < timeout else { throw RestoreTimeout(progress: progress, timeout: timeout) }
+            guard now < deadline, now - lastAdvance < stallTimeout else {
+                throw RestoreStall(remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
+            }
             if now - lastReport >= Self.reportInterval {
                 lastReport = now
                 logger.notice("restoring device state", metadata: [
-                    "changes": "\(replayed)", "remaining": "\(progress.remaining.sorted())",
-                    "waiting_for_transactions": "\(RestoreTimeout.describe(progress.waiting))",
+                    "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
                 ])
             }
+            let remaining = progress.remaining.count
             let events = try await consumer.poll()
             for event in events {
                 switch event {
@@ -100,27 +131,43 @@ import Logging
                     progress.reachedEnd(of: partition, position: position, highWatermark: consumer.highWatermark(of: partition))
                 }
             }
+            if progress.remaining.count < remaining || events.contains(where: \.isRecord) {
+                lastAdvance = .now
+            }
         }
         return replayed
     }
 
     /// How often a restore that has not finished says how far it is.
     private static let reportInterval = Duration.seconds(5)
+
+    /// Where each of `partitions` stands, as the consumer's position and the high watermark its
+    /// last fetch reported say: "topic[p] read to 12 of 40", or "topic[p] (no fetch answered)".
+    private func standing(of partitions: Set<TopicPartition>, in consumer: KafkaConsumer) -> String {
+        let positions = (try? consumer.positions(Array(partitions))) ?? [:]
+        return partitions.sorted().map { partition in
+            guard let highWatermark = consumer.highWatermark(of: partition) else { return "\(partition) (no fetch answered)" }
+            return "\(partition) read to \(positions[partition].map { String($0) } ?? "its start") of \(highWatermark)"
+        }.joined(separator: ", ")
+    }
+}
+
+/// An attempt to restore read nothing and reached no end for a while, or ran out of time.
+struct RestoreStall: Error {
+    var remaining: Set<TopicPartition>
+    var standing: String
 }
 
 /// A changelog could not be read to its end in time.
 struct RestoreTimeout: Error, CustomStringConvertible {
-    var progress: RestoreProgress<TopicPartition>
+    /// The partitions not read to their end.
+    var remaining: Set<TopicPartition>
+    /// Where they stood when the last attempt gave up.
+    var standing: String
     var timeout: Duration
+    var attempts: Int
 
     var description: String {
-        "restoring device state did not reach the end of \(progress.remaining.sorted()) within \(timeout)"
-            + (progress.waiting.isEmpty ? "" : "; waiting for transactions to finish: \(Self.describe(progress.waiting))")
-    }
-
-    static func describe(_ waiting: [TopicPartition: RestoreProgress<TopicPartition>.Behind]) -> String {
-        waiting.sorted { $0.key < $1.key }
-            .map { "\($0.key) read to \($0.value.position) of \($0.value.highWatermark)" }
-            .joined(separator: ", ")
+        "restoring device state did not reach the end of \(standing) within \(timeout), in \(attempts) attempts"
     }
 }

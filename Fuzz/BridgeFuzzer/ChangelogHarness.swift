@@ -1,0 +1,51 @@
+import BridgeConfig
+import BridgeCore
+import FCMTranslation
+import Logging
+import NIOCore
+
+/// The changelog codec on records nobody wrote as the bridge would: whatever it reads back is
+/// restored, and the device then connects, acknowledges and is sent a message. A changelog is
+/// the bridge's own topic, but a restore must not trap on a record it cannot read.
+///
+/// An input is the record's parts separated by 0xFF: key, value, `collapse-key` header,
+/// `expires-at` header, and a last part whose first byte picks the timestamp and a null value.
+enum ChangelogHarness {
+    static func run(_ input: ArraySlice<UInt8>) {
+        let parts = input.split(separator: 0xFF, maxSplits: 4, omittingEmptySubsequences: false)
+        func part(_ index: Int) -> ArraySlice<UInt8> { index < parts.count ? parts[index] : [] }
+        let control = part(4).first ?? 0
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
+        configuration.queue.maxPending = 3
+        let topics = configuration.topics
+        var headers: [String: String] = [:]
+        if parts.count > 2 { headers["collapse-key"] = String(decoding: part(2), as: UTF8.self) }
+        if parts.count > 3 { headers["expires-at"] = String(decoding: part(3), as: UTF8.self) }
+        let record = InMemoryRecord(
+            topic: configuration.changelogTopic, partition: 0, offset: 0, key: ByteBuffer(bytes: part(0)),
+            value: control & 0x40 != 0 ? nil : ByteBuffer(bytes: part(1)),
+            createTime: ProcessorHarness.timestamps[Int(control & 0b111)], headers: headers
+        )
+        guard let (token, change) = try? ChangelogCodec(topic: configuration.changelogTopic).change(of: record) else { return }
+        var states = DeviceStates()
+        states.adopt(0)
+        states.restore(change, token: token, in: 0)
+
+        let processor = RecordProcessor(
+            configuration: configuration, statePartitions: 1, colocatedTopics: [topics.send, topics.presence],
+            limits: Fuzzing.limits, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let quoted = String(decoding: ByteWriter.array { JSONOutput.writeString(token, to: &$0) }, as: UTF8.self)
+        let inputs = [
+            (topics.presence, #"{"token":\#(quoted),"event":"connect"}"#),
+            (topics.presence, #"{"token":\#(quoted),"event":"ack","message_ids":["0:0:0"]}"#),
+            (topics.send, #"{"to":\#(quoted),"notification":{"title":"t"}}"#),
+        ]
+        var outputs = OutputRecords()
+        for (offset, (topic, value)) in inputs.enumerated() {
+            let input = InMemoryRecord(topic: topic, partition: 0, offset: Int64(offset), value: ByteBuffer(string: value),
+                                       createTime: 1_700_000_000_000 + Int64(offset))
+            processor.process(input, states: &states, outputs: &outputs)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import BridgeConfig
+import BridgeCore
+import DeviceQueues
+import Logging
+import NIOCore
+
+/// The record processor: a run of send and presence records, each with its own partition and
+/// timestamp, through the queues of two state partitions. What it forwards comes back through
+/// the repartition topic, as the worker's consumer would read it. Every output fits a record,
+/// statuses and inbox records are JSON objects, one record causes a bounded number of outputs,
+/// and every changelog record it writes reads back, into a state with as many devices.
+///
+/// An input is records separated by 0xFF (which UTF-8 never holds): a control byte, then the
+/// value. The control byte picks the topic (bits 0-1), the timestamp (bits 2-4), the partition
+/// (bit 5), a null value (bit 6) and whether the value doubles as the key (bit 7).
+enum ProcessorHarness {
+    static let timestamps: [Int64?] = [nil, 1_700_000_000_000, 1_700_000_000_000, 1_700_003_600_000, -1, 0, .max, .min]
+    /// The most outputs one input record may cause: a status, an inbox and two changelog records
+    /// for each of 1,000 tokens, and what the idle sweep adds.
+    static let maximumOutputsPerRecord = 5_000
+
+    static func run(_ input: ArraySlice<UInt8>) {
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
+        configuration.bundleID = "com.example.fuzz"
+        // Small queues and a short inactivity, so that short inputs reach every rule.
+        configuration.queue.maxPending = 3
+        configuration.queue.maxCollapseKeys = 2
+        configuration.queue.inactiveAfter = 3_600_000
+        let topics = configuration.topics
+        let processor = RecordProcessor(
+            configuration: configuration, statePartitions: 2, colocatedTopics: [topics.send, topics.presence],
+            limits: Fuzzing.limits, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let codec = ChangelogCodec(topic: configuration.changelogTopic)
+        var states = DeviceStates()
+        var restored = DeviceStates()
+        for partition: Int32 in 0..<2 {
+            states.adopt(partition)
+            restored.adopt(partition)
+        }
+        var pending = records(from: input, topics: topics)
+        var offset: Int64 = 0
+        while !pending.isEmpty, offset < 1_000 {
+            let record = pending.removeFirst()
+            var outputs = OutputRecords()
+            processor.process(record, states: &states, outputs: &outputs)
+            Fuzzing.expect(outputs.count <= maximumOutputsPerRecord, "\(outputs.count) outputs of one record")
+            for output in outputs.copies {
+                offset += 1
+                let size = (output.key?.count ?? 0) + (output.value?.count ?? 0) + output.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.count }
+                Fuzzing.expect(size <= Fuzzing.limits.maxRecordBytes, "an output of \(size) bytes to \(output.topic)")
+                let consumed = InMemoryRecord(
+                    topic: output.topic == .changelog ? configuration.changelogTopic : configuration.repartitionTopic,
+                    partition: output.partition ?? 0, offset: offset, key: output.key.map { ByteBuffer(bytes: $0) },
+                    value: output.value.map { ByteBuffer(bytes: $0) }, createTime: output.timestamp,
+                    headers: Dictionary(output.headers.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) }) { first, _ in first }
+                )
+                switch output.topic {
+                case .status, .inbox:
+                    Fuzzing.expectJSONObject(output.value ?? [], "a \(output.topic) record")
+                case .repartition:
+                    pending.append(consumed)
+                case .changelog:
+                    do {
+                        let (token, change) = try codec.change(of: consumed)
+                        restored.restore(change, token: token, in: consumed.partition)
+                    } catch {
+                        fatalError("finding: a changelog record the processor wrote does not read back: \(error)")
+                    }
+                case .deadLetters:
+                    break
+                }
+            }
+        }
+        Fuzzing.expect(restored.deviceCount == states.deviceCount,
+                       "the changelog restores \(restored.deviceCount) devices of \(states.deviceCount)")
+    }
+
+    /// The records `input` describes, at most 64.
+    static func records(from input: ArraySlice<UInt8>, topics: BridgeConfiguration.Topics) -> [InMemoryRecord] {
+        input.split(separator: 0xFF, omittingEmptySubsequences: true).prefix(64).enumerated().map { index, chunk in
+            let control = chunk[chunk.startIndex]
+            let value = ByteBuffer(bytes: chunk.dropFirst())
+            return InMemoryRecord(
+                topic: control & 0b11 < 2 ? topics.send : topics.presence,
+                partition: Int32(control >> 5 & 1), offset: Int64(index),
+                key: control & 0x80 != 0 ? value : nil, value: control & 0x40 != 0 ? nil : value,
+                createTime: timestamps[Int(control >> 2 & 0b111)].map { $0 == 1_700_000_000_000 ? $0 + Int64(index) : $0 }
+            )
+        }
+    }
+}

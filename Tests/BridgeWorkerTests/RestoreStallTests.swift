@@ -1,0 +1,39 @@
+@testable import BridgeCore
+@_spi(Benchmarks) @testable import BridgeWorker
+import Foundation
+import Kafka
+import KafkaTestSupport
+import Testing
+
+/// A restore that stops making progress starts over with a new consumer, and one that still
+/// cannot reach the end within its timeout fails, naming what it waited for (issue 9, defect 11:
+/// after a broker restart, a restore once sat four minutes without a word). On the real broker
+/// named by `KAFKA_BOOTSTRAP_SERVERS`.
+@Suite("A stalled restore", .needsBroker, .timeLimit(.minutes(2)))
+struct RestoreStallTests {
+    @Test("a partition no fetch answers is retried, then fails within the timeout, named with what the fetches reported")
+    func stalledPartitionFailsLoudly() async throws {
+        let id = UUID().uuidString.prefix(8)
+        let changelog = "stall-changelog.\(id)", repartition = "stall-repartition.\(id)"
+        // Partition 3 does not exist: nothing ever answers for it, as nothing did for the
+        // partitions a restarted broker would not serve.
+        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 1), NewTopic(name: repartition, partitions: 1)])
+        var configuration = KafkaConsumerConfiguration(kafka: TestBroker.kafka, groupID: nil)
+        configuration.fetchWaitMax = .milliseconds(10)
+        var restorer = ChangelogRestorer(consumerConfiguration: configuration, changelogTopic: changelog, repartitionTopic: repartition,
+                                         logger: TestBroker.logger)
+        restorer.timeout = .seconds(8)
+        restorer.stallTimeout = .seconds(2)
+        var states = DeviceStates()
+        let started = ContinuousClock.now
+
+        let error = await #expect(throws: RestoreTimeout.self) {
+            try await restorer.restore([0, 3], into: &states)
+        }
+
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect((error?.attempts ?? 0) >= 2)
+        #expect(error?.remaining.contains(TopicPartition(changelog, 3)) == true)
+        #expect(error?.description.contains("\(changelog)[3] (no fetch answered)") == true)
+    }
+}
