@@ -267,7 +267,7 @@ def audit(bootstrap, topics, partitions, index_of, base, count, untraceable):
                 accounts.broken.append(f"a status names no send record: {event}")
                 return
             accounts.covered[index] = 1
-            if own_index(event.get("at")) == index:
+            if event.get("type") != "deleted_messages" and own_index(event.get("at")) == index:
                 accounts.statuses_per_record[index] += 1
         if event.get("type") == "rejected" and "message_id" not in event:
             index = own_index(event.get("at"))
@@ -343,7 +343,7 @@ def main():
     count = arguments.records
     base = int(time.time() * 1000) - count  # record i's own timestamp is base + i
     index_of, ends, refused = {}, Counter(), Counter()
-    is_send, untraceable = bytearray(count), set()
+    is_send, untraceable, extremes = bytearray(count), set(), 0
 
     def delivered(error, message, index):
         if error is not None:
@@ -369,6 +369,7 @@ def main():
                 value = mutator.value(topic)
             is_send[index] = topic == "send"
             timestamp = base + index if index < connects or rng.random() >= 0.002 else rng.choice(EXTREME_TIMESTAMPS)
+            extremes += timestamp != base + index
             while True:
                 try:
                     producer.produce(topics[topic], key=mutator.key(value), value=value, headers=mutator.headers(),
@@ -400,6 +401,8 @@ def main():
     if behind: failures.append(f"partitions stalled: {behind}")
     if crashed: failures.append(f"the worker exited: {crashed}")
     if unaccounted: failures.append(f"{len(unaccounted)} send records unaccounted for, e.g. indices {unaccounted[:5]}")
+    if len(untraceable) > extremes:
+        failures.append(f"{len(untraceable) - extremes} records came back with a timestamp other than their own (LogAppendTime?)")
     if untraced > accounts.anonymous_rejections:
         failures.append(f"{untraced} send records with extreme timestamps unaccounted for, {accounts.anonymous_rejections} untraced rejections")
     if floods: failures.append(f"{len(floods)} records with over {MAX_STATUSES_PER_RECORD} statuses")

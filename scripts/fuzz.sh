@@ -51,7 +51,7 @@ coverage() {
   log "building BridgeFuzzer with libFuzzer and AddressSanitizer (in $scratch)"
   swift build -c release --scratch-path "$scratch" --product BridgeFuzzer "${SWIFT_LINK_FLAGS[@]}" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING >&2
-  mkdir -p "$corpus" "$ROOT/Fuzz/regressions"
+  mkdir -p "$corpus"
   cd "$RUN_DIR"
   "$(swift build -c release --scratch-path "$scratch" --show-bin-path)/BridgeFuzzer" \
     -max_total_time="$seconds" -dict="$ROOT/Fuzz/json.dict" -max_len=8192 -timeout=10 -rss_limit_mb=4096 \

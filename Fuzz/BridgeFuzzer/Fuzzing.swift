@@ -4,7 +4,7 @@ import FCMTranslation
 /// Coverage-guided fuzzing of the pure half of the bridge: the request decoder and translator,
 /// the record processor with its queues and repartition hop, and the changelog codec.
 ///
-/// `scripts/fuzz.sh coverage` builds this target with `-sanitize=fuzzer` and `-D FUZZING`, and
+/// `scripts/fuzz.sh coverage` builds this target with `-sanitize=fuzzer,address` and `-D FUZZING`, and
 /// libFuzzer calls ``fuzzOneInput(_:_:)`` with inputs it mutates towards new coverage. The first
 /// byte of an input picks the harness. A harness traps when the bridge breaks a promise, which
 /// is the finding: outside the fuzzer, no input may reach a trap in the bridge's own code.

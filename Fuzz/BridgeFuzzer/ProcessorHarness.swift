@@ -14,7 +14,9 @@ import NIOCore
 /// value. The control byte picks the topic (bits 0-1), the timestamp (bits 2-4), the partition
 /// (bit 5), a null value (bit 6) and whether the value doubles as the key (bit 7).
 enum ProcessorHarness {
-    static let timestamps: [Int64?] = [nil, 1_700_000_000_000, 1_700_000_000_000, 1_700_003_600_000, -1, 0, .max, .min]
+    /// A record's CreateTime by control bits 2-4; slot 1 (``increasing``) adds the record's index.
+    static let timestamps: [Int64?] = [nil, increasing, 1_700_000_000_000, 1_700_003_600_000, -1, 0, .max, .min]
+    static let increasing: Int64 = 1_699_999_000_000
     /// The most outputs one input record may cause: a status, an inbox and two changelog records
     /// for each of 1,000 tokens, and what the idle sweep adds.
     static let maximumOutputsPerRecord = 5_000
@@ -85,7 +87,7 @@ enum ProcessorHarness {
                 topic: control & 0b11 < 2 ? topics.send : topics.presence,
                 partition: Int32(control >> 5 & 1), offset: Int64(index),
                 key: control & 0x80 != 0 ? value : nil, value: control & 0x40 != 0 ? nil : value,
-                createTime: timestamps[Int(control >> 2 & 0b111)].map { $0 == 1_700_000_000_000 ? $0 + Int64(index) : $0 }
+                createTime: control >> 2 & 0b111 == 1 ? increasing + Int64(index) : timestamps[Int(control >> 2 & 0b111)]
             )
         }
     }

@@ -14,8 +14,9 @@ import Logging
     let codec: ChangelogCodec
     /// The repartition topic, whose partitions are the state partitions.
     let repartitionTopic: String
-    /// How long a restore may go without reaching every partition's end.
-    var timeout: Duration = .seconds(300)
+    /// How long a restore may go without reaching every partition's end: below the group
+    /// consumer's `max.poll.interval.ms` (300 s by default), which it does not poll meanwhile.
+    var timeout: Duration = .seconds(240)
     /// How long an attempt may go without reading a record or reaching an end before the restore
     /// starts over.
     var stallTimeout: Duration = .seconds(60)
@@ -45,7 +46,8 @@ import Logging
                 ])
                 return
             } catch let stall as RestoreStall {
-                guard ContinuousClock.now - started < timeout else {
+                // An attempt that could not run for a stall timeout would only report less.
+                guard ContinuousClock.now - started + stallTimeout < timeout else {
                     throw RestoreTimeout(remaining: stall.remaining, standing: stall.standing, timeout: timeout, attempts: attempts)
                 }
                 logger.warning("restoring device state made no progress; starting over with a new consumer", metadata: [
