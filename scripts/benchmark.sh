@@ -22,11 +22,7 @@ case "$which" in
   kafka)
     baseline="${RDKAFKA_PERFORMANCE:-$DEPS/librdkafka/bin/rdkafka_performance}"
     [ -x "$baseline" ] || die "no rdkafka_performance at $baseline (set RDKAFKA_PERFORMANCE to one linked to the same librdkafka)"
-    if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
-      trap 'bash "$ROOT/scripts/broker.sh" stop bench' EXIT
-      broker=$(bash "$ROOT/scripts/broker.sh" start bench)
-      export "${broker?}"
-    fi
+    use_local_broker_unless_given bench
     swift build -c release --product KafkaBenchmark "${SWIFT_LINK_FLAGS[@]}"
     "$(swift build -c release --show-bin-path)/KafkaBenchmark" --baseline "$baseline" "$@"
     ;;
@@ -52,11 +48,7 @@ case "$which" in
     exec bash "$ROOT/scripts/benchmark-e2e.sh" "$@"
     ;;
   restore)
-    if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
-      trap 'bash "$ROOT/scripts/broker.sh" stop bench' EXIT
-      broker=$(bash "$ROOT/scripts/broker.sh" start bench)
-      export "${broker?}"
-    fi
+    use_local_broker_unless_given bench
     swift build -c release --product RestoreBenchmark "${SWIFT_LINK_FLAGS[@]}"
     "$(swift build -c release --show-bin-path)/RestoreBenchmark" "$@"
     ;;

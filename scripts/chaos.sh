@@ -24,19 +24,16 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-python_path="$(bash "$ROOT/scripts/ensure-python.sh" confluent_kafka 'confluent-kafka==2.16.1')"
+python_path="$(outside_tools_pythonpath)"
 FCM_BRIDGE_BINARY="${FCM_BRIDGE_BINARY:-$(release_product fcm-bridge)}"
-if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
-  trap 'bash "$ROOT/scripts/broker.sh" stop chaos' EXIT
+storage=memory
+if [[ ",$scenarios," == *,broker,* ]]; then
+  [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ] || die "the broker scenario restarts the local broker it starts; unset KAFKA_BOOTSTRAP_SERVERS"
   # A broker restart must keep the data: tansu on S3 storage (a local moto server), which is much
-  # slower than memory; without the broker scenario, memory.
-  storage=memory
-  if [[ ",$scenarios," == *,broker,* ]]; then storage=s3; fi
-  broker=$(FCM_BRIDGE_BROKER_STORAGE=$storage bash "$ROOT/scripts/broker.sh" start chaos)
-  export "${broker?}"
-elif [[ ",$scenarios," == *,broker,* ]]; then
-  die "the broker scenario restarts the local broker it starts; unset KAFKA_BOOTSTRAP_SERVERS"
+  # slower than memory.
+  storage=s3
 fi
+FCM_BRIDGE_BROKER_STORAGE=$storage use_local_broker_unless_given chaos
 run_dir="$RUN_DIR/chaos-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$run_dir"
 log "broker $KAFKA_BOOTSTRAP_SERVERS; logs in $run_dir"

@@ -27,3 +27,20 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 \
     || die "apt-get install $* failed"
 }
+
+# Unless KAFKA_BOOTSTRAP_SERVERS names a cluster, starts local broker $1 (on the storage
+# FCM_BRIDGE_BROKER_STORAGE names), exports its KAFKA_BOOTSTRAP_SERVERS and stops it when the
+# script exits.
+use_local_broker_unless_given() {
+  [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ] || return 0
+  # shellcheck disable=SC2064 # the name is fixed now
+  trap "bash '$ROOT/scripts/broker.sh' stop '$1'" EXIT
+  local broker
+  broker=$(bash "$ROOT/scripts/broker.sh" start "$1")
+  export "${broker?}"
+}
+
+# The PYTHONPATH under which the outside tools (chaos.py, fuzz.py) find their Kafka client.
+outside_tools_pythonpath() {
+  bash "$ROOT/scripts/ensure-python.sh" confluent_kafka 'confluent-kafka==2.16.1'
+}

@@ -27,13 +27,9 @@ outside() {
       *) usage ;;
     esac
   done
-  python_path="$(bash "$ROOT/scripts/ensure-python.sh" confluent_kafka 'confluent-kafka==2.16.1')"
+  python_path="$(outside_tools_pythonpath)"
   binary="${FCM_BRIDGE_BINARY:-$(release_product fcm-bridge)}"
-  if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
-    trap 'bash "$ROOT/scripts/broker.sh" stop fuzz' EXIT
-    broker=$(bash "$ROOT/scripts/broker.sh" start fuzz)
-    export "${broker?}"
-  fi
+  use_local_broker_unless_given fuzz
   run_dir="$RUN_DIR/fuzz-$(date +%Y%m%d-%H%M%S)"
   mkdir -p "$run_dir"
   log "broker $KAFKA_BOOTSTRAP_SERVERS; logs in $run_dir"

@@ -6,11 +6,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 
-if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
-  trap 'bash "$ROOT/scripts/broker.sh" stop test' EXIT
-  broker=$(bash "$ROOT/scripts/broker.sh" start test)
-  export "${broker?}"
-fi
+use_local_broker_unless_given test
 log "testing against $KAFKA_BOOTSTRAP_SERVERS"
 
 swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"
