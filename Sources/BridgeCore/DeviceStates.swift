@@ -94,7 +94,7 @@ public struct DeviceStates: Sendable {
         case .device, .enqueued, .awaitingAcknowledgement:
             break
         }
-        partitions[partition, default: [:]][key, default: DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))]
+        partitions[partition, default: [:]][key, default: .blank]
             .apply(change)
     }
 }

@@ -20,6 +20,10 @@ public struct DeviceQueue: Sendable, Hashable {
         self.status = status
     }
 
+    /// A device with no state yet: offline, last active at time 0, nothing waiting. What a
+    /// changelog record about a device not seen before builds on, and what forgetting leaves.
+    public static let blank = DeviceQueue(firstSeenAt: 0)
+
     /// Whether the device is connected.
     public var isOnline: Bool { status.isOnline }
     /// Event time of the last presence event (or of the first send), in milliseconds.
@@ -129,7 +133,7 @@ public struct DeviceQueue: Sendable, Hashable {
     public mutating func apply(_ change: StateChange) {
         switch change {
         case .forgotten:
-            self = DeviceQueue(status: DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil))
+            self = .blank
         case .device(let status):
             self.status = status
         case .enqueued(let message):
