@@ -37,9 +37,7 @@ struct RestoreForwardsTests {
         ])
         try await producer.close()
 
-        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
-        configuration.fetchWaitMax = .milliseconds(10)
-        let restorer = ChangelogRestorer(consumerConfiguration: configuration, changelogTopic: changelog, repartitionTopic: repartition, logger: logger)
+        let restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
         var states = DeviceStates()
         try await restorer.restore([0], forwards: [TopicPartitionOffset(TopicPartition(repartition, 0), offset: 1)], into: &states)
 

@@ -18,10 +18,7 @@ struct RestoreStallTests {
         // Partition 3 does not exist: nothing ever answers for it, as nothing did for the
         // partitions a restarted broker would not serve.
         try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 1), NewTopic(name: repartition, partitions: 1)])
-        var configuration = KafkaConsumerConfiguration(kafka: TestBroker.kafka, groupID: nil)
-        configuration.fetchWaitMax = .milliseconds(10)
-        var restorer = ChangelogRestorer(consumerConfiguration: configuration, changelogTopic: changelog, repartitionTopic: repartition,
-                                         logger: TestBroker.logger)
+        var restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
         restorer.timeout = .seconds(8)
         restorer.stallTimeout = .seconds(2)
         var states = DeviceStates()

@@ -1,3 +1,4 @@
+@_spi(Benchmarks) import BridgeWorker
 import Foundation
 import Kafka
 import KafkaTestSupport
@@ -21,6 +22,13 @@ enum TestBroker {
             throw error
         }
         await admin.close()
+    }
+
+    /// A restorer of `changelog` and `repartition` on this broker, with short fetch waits.
+    static func restorer(changelog: String, repartition: String) -> ChangelogRestorer {
+        var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
+        configuration.fetchWaitMax = .milliseconds(10)
+        return ChangelogRestorer(consumerConfiguration: configuration, changelogTopic: changelog, repartitionTopic: repartition, logger: logger)
     }
 
     /// Every record of partition 0 of `topic`, read from its start to its end.
