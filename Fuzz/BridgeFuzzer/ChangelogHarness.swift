@@ -1,7 +1,6 @@
 import BridgeConfig
 import BridgeCore
 import FCMTranslation
-import Logging
 import NIOCore
 
 /// The changelog codec on records nobody wrote as the bridge would: whatever it reads back is
@@ -15,8 +14,7 @@ enum ChangelogHarness {
         let parts = input.split(separator: 0xFF, maxSplits: 4, omittingEmptySubsequences: false)
         func part(_ index: Int) -> ArraySlice<UInt8> { index < parts.count ? parts[index] : [] }
         let control = part(4).first ?? 0
-        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
-        configuration.queue.maxPending = 3
+        let configuration = Fuzzing.configuration
         let topics = configuration.topics
         var headers: [String: String] = [:]
         if parts.count > 2 { headers["collapse-key"] = String(decoding: part(2), as: UTF8.self) }
@@ -26,15 +24,12 @@ enum ChangelogHarness {
             value: control & 0x40 != 0 ? nil : ByteBuffer(bytes: part(1)),
             createTime: ProcessorHarness.timestamps[Int(control & 0b111)], headers: headers
         )
-        guard let (token, change) = try? ChangelogCodec(topic: configuration.changelogTopic).change(of: record) else { return }
+        guard let (token, change) = try? ProcessorHarness.codec.change(of: record) else { return }
         var states = DeviceStates()
         states.adopt(0)
         states.restore(change, token: token, in: 0)
 
-        let processor = RecordProcessor(
-            configuration: configuration, statePartitions: 1, colocatedTopics: [topics.send, topics.presence],
-            limits: Fuzzing.limits, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
+        let processor = Fuzzing.processor(statePartitions: 1)
         let quoted = String(decoding: ByteWriter.array { JSONOutput.writeString(token, to: &$0) }, as: UTF8.self)
         let inputs = [
             (topics.presence, #"{"token":\#(quoted),"event":"connect"}"#),

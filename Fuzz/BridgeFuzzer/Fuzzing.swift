@@ -1,5 +1,7 @@
+import BridgeConfig
 import BridgeCore
 import FCMTranslation
+import Logging
 
 /// Coverage-guided fuzzing of the pure half of the bridge: the request decoder and translator,
 /// the record processor with its queues and repartition hop, and the changelog codec.
@@ -12,6 +14,27 @@ enum Fuzzing {
     /// Outputs as large as the smallest producer limit the bridge accepts, so that the bounds
     /// are reached by inputs of a few kilobytes.
     static let limits = OutputLimits(maxRecordBytes: 65_536)
+
+    /// The harnesses' configuration: small queues and a short inactivity limit, so that short
+    /// inputs reach every rule.
+    static let configuration: BridgeConfiguration = {
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
+        configuration.bundleID = "com.example.fuzz"
+        configuration.queue.maxPending = 3
+        configuration.queue.maxCollapseKeys = 2
+        configuration.queue.inactiveAfter = 3_600_000
+        return configuration
+    }()
+
+    /// A silent processor of ``configuration`` over `statePartitions` partitions, its send and
+    /// presence topics partitioned like the state, its outputs within ``limits``.
+    static func processor(statePartitions: Int32) -> RecordProcessor {
+        RecordProcessor(
+            configuration: configuration, statePartitions: statePartitions,
+            colocatedTopics: [configuration.topics.send, configuration.topics.presence],
+            limits: limits, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+    }
 
     /// Runs the harness `input`'s first byte picks on the rest of it.
     static func run(_ input: ArraySlice<UInt8>) {

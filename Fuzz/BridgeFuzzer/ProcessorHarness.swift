@@ -1,7 +1,5 @@
 import BridgeConfig
 import BridgeCore
-import DeviceQueues
-import Logging
 import NIOCore
 
 /// The record processor: a run of send and presence records, each with its own partition and
@@ -21,26 +19,18 @@ enum ProcessorHarness {
     /// for each of 1,000 tokens, and what the idle sweep adds.
     static let maximumOutputsPerRecord = 5_000
 
+    static let processor = Fuzzing.processor(statePartitions: 2)
+    static let codec = ChangelogCodec(topic: Fuzzing.configuration.changelogTopic)
+
     static func run(_ input: ArraySlice<UInt8>) {
-        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
-        configuration.bundleID = "com.example.fuzz"
-        // Small queues and a short inactivity, so that short inputs reach every rule.
-        configuration.queue.maxPending = 3
-        configuration.queue.maxCollapseKeys = 2
-        configuration.queue.inactiveAfter = 3_600_000
-        let topics = configuration.topics
-        let processor = RecordProcessor(
-            configuration: configuration, statePartitions: 2, colocatedTopics: [topics.send, topics.presence],
-            limits: Fuzzing.limits, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        let codec = ChangelogCodec(topic: configuration.changelogTopic)
+        let configuration = Fuzzing.configuration
         var states = DeviceStates()
         var restored = DeviceStates()
         for partition: Int32 in 0..<2 {
             states.adopt(partition)
             restored.adopt(partition)
         }
-        var pending = records(from: input, topics: topics)
+        var pending = records(from: input, topics: configuration.topics)
         var offset: Int64 = 0
         while !pending.isEmpty, offset < 1_000 {
             let record = pending.removeFirst()

@@ -1,5 +1,4 @@
 import BridgeCore
-import DeviceQueues
 import FCMTranslation
 
 /// The decoder and translator: a send record's value as the intake admits it. Every accepted
