@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "fcm-bridge", targets: ["FCMBridge"]),
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "FCMTranslation", targets: ["FCMTranslation"]),
+        .library(name: "FCMBridgeClient", targets: ["FCMBridgeClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
@@ -17,6 +18,10 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The C module: librdkafka's API, found through pkg-config.
@@ -74,6 +79,27 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        // The operator's HTTP endpoints: /metrics (Prometheus), /healthz, /readyz.
+        .target(
+            name: "BridgeEndpoints",
+            dependencies: [
+                "BridgeWorker",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The app-server side: typed send requests to the send topic, and the status topic as
+        // an AsyncSequence of typed events, committed after the caller has handled each.
+        .target(
+            name: "FCMBridgeClient",
+            dependencies: [
+                "Kafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The `fcm-bridge` executable.
@@ -84,9 +110,13 @@ let package = Package(
                 "FCMTranslation",
                 "BridgeConfig",
                 "BridgeWorker",
+                "BridgeEndpoints",
+                "FCMBridgeClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -153,7 +183,7 @@ let package = Package(
             dependencies: ["Kafka", .product(name: "Logging", package: "swift-log")],
             path: "Tests/KafkaTestSupport"
         ),
-        .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues"]),
+        .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues", .product(name: "Yams", package: "Yams")]),
         .testTarget(
             name: "BridgeIntegrationTests",
             dependencies: [
@@ -163,8 +193,12 @@ let package = Package(
                 "Kafka",
                 "FCMTranslation",
                 "KafkaTestSupport",
+                "FCMBridgeClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

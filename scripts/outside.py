@@ -38,6 +38,8 @@ def worker_environment(bootstrap, group, topics, partitions, delivery):
         "FCM_BRIDGE_DELIVERY": delivery, "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.outside",
         "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "10",
         "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_SESSION_TIMEOUT_MS": "6000",
+        # Many workers on one machine: each its own free port for its endpoints.
+        "FCM_BRIDGE_HTTP_LISTEN": "127.0.0.1:0",
     })
     return environment
 

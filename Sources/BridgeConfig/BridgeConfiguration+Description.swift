@@ -1,28 +1,32 @@
 import SecretProperties
 
 extension BridgeConfiguration: CustomStringConvertible {
-    /// Every field by its YAML name; values of secret Kafka properties show as `[redacted]`.
-    public var description: String {
-        let fields = [
-            "kafka: \(kafka)", "topics: \(topics)", "queue: \(queue)", "bundle_id: \(bundleID ?? "none")",
-            "payload_limit: \(payloadLimit)", "delivery: \(delivery.rawValue)",
+    /// Every field by its YAML path, one per line, as `validate-config` prints them; values of
+    /// secret Kafka properties show as `[redacted]`.
+    public var fieldLines: [String] {
+        [
+            "kafka.bootstrap_servers: \(kafka.bootstrapServers)", "kafka.group_id: \(kafka.groupID)", "kafka.client_id: \(kafka.clientID)",
+            "kafka.transactional_id: \(kafka.transactionalID ?? "one per start")",
+            "kafka.properties: \(SecretProperties.redactedDescription(of: kafka.properties))",
+            "kafka.consumer_properties: \(SecretProperties.redactedDescription(of: kafka.consumerProperties))",
+            "kafka.producer_properties: \(SecretProperties.redactedDescription(of: kafka.producerProperties))",
+            "kafka.statistics_interval_ms: \(kafka.statisticsIntervalMilliseconds)",
+            "topics.send: \(topics.send)", "topics.presence: \(topics.presence)", "topics.inbox: \(topics.inbox)",
+            "topics.status: \(topics.status)", "topics.dead_letters: \(topics.deadLetters)", "topics.partitions: \(topics.partitions)",
+            "topics.state_partitions: \(topics.statePartitions.map { "\($0)" } ?? "as many as the send topic has")",
+            "queue.max_pending: \(queue.maxPending)", "queue.max_collapse_keys: \(queue.maxCollapseKeys)",
+            "queue.default_time_to_live_seconds: \(queue.defaultTimeToLive / 1000)",
+            "queue.inactive_after_seconds: \(queue.inactiveAfter / 1000)",
+            "apns.bundle_id: \(bundleID ?? "none")", "apns.payload_limit: \(payloadLimit)", "delivery: \(delivery.rawValue)",
             "commit_interval_ms: \(commitIntervalMilliseconds)", "max_batch_records: \(maxBatchRecords)",
             "max_batch_bytes: \(maxBatchBytes)", "shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)",
+            "http.listen: \(http.map { "\($0)" } ?? "off")",
+            "(internal topics: \(changelogTopic), \(repartitionTopic))",
         ]
-        return "BridgeConfiguration(" + fields.joined(separator: ", ") + ")"
     }
-}
 
-extension BridgeConfiguration.Kafka: CustomStringConvertible {
-    /// Every field by its YAML name; values of secret properties show as `[redacted]`.
+    /// Every field by its YAML path; values of secret Kafka properties show as `[redacted]`.
     public var description: String {
-        let fields = [
-            "bootstrap_servers: \(bootstrapServers)", "group_id: \(groupID)", "client_id: \(clientID)",
-            "transactional_id: \(transactionalID ?? "one per start")",
-            "properties: \(SecretProperties.redactedDescription(of: properties))",
-            "consumer_properties: \(SecretProperties.redactedDescription(of: consumerProperties))",
-            "producer_properties: \(SecretProperties.redactedDescription(of: producerProperties))",
-        ]
-        return "(" + fields.joined(separator: ", ") + ")"
+        "BridgeConfiguration(" + fieldLines.joined(separator: ", ") + ")"
     }
 }

@@ -19,6 +19,8 @@ public struct BridgeConfiguration: Sendable, Hashable {
         public var consumerProperties: [String: String] = [:]
         /// librdkafka properties for the producer only; these win over ``properties``.
         public var producerProperties: [String: String] = [:]
+        /// How often librdkafka reports its statistics to the metrics, in milliseconds; 0 for never.
+        public var statisticsIntervalMilliseconds = 15_000
 
         /// Settings for the given cluster, with defaults for the rest.
         public init(bootstrapServers: String) {
@@ -71,6 +73,9 @@ public struct BridgeConfiguration: Sendable, Hashable {
     /// as many, so a transaction always fits its timeout.
     public var maxBatchBytes = 16 * 1024 * 1024
 
+    /// Where `/metrics`, `/healthz` and `/readyz` are served; nil for nowhere.
+    public var http: HTTPAddress? = HTTPAddress(host: "0.0.0.0", port: 9090)
+
     /// How long a graceful shutdown (finish the batch, leave the group) may take before the
     /// process exits anyway, in milliseconds. What was not committed is processed again by the
     /// partitions' next owner.
@@ -85,4 +90,26 @@ public struct BridgeConfiguration: Sendable, Hashable {
     public var changelogTopic: String { "\(kafka.groupID).device-state-changelog" }
     /// The repartition topic routing inputs to the worker that owns each device.
     public var repartitionTopic: String { "\(kafka.groupID).device-repartition" }
+}
+
+/// A `host:port` to listen on (`[::1]:9090` for an IPv6 address); port 0 picks a free one.
+public struct HTTPAddress: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Reads `host:port`; nil when it is not one.
+    public init?(parsing text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
+        var host = Substring(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else { return nil }
+        self.init(host: String(host), port: port)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

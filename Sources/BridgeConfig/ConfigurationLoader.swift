@@ -58,6 +58,19 @@ public enum ConfigurationLoader {
         configuration.maxBatchBytes = try root.integer("max_batch_bytes", in: 65_536...1_073_741_824).map(Int.init) ?? configuration.maxBatchBytes
         configuration.shutdownTimeoutMilliseconds = try root.integer("shutdown_timeout_ms", in: 100...3_600_000).map(Int.init)
             ?? configuration.shutdownTimeoutMilliseconds
+
+        var http = try root.section("http")
+        if let listen = try http.nonEmptyString("listen") {
+            if listen == "off" {
+                configuration.http = nil
+            } else {
+                guard let address = HTTPAddress(parsing: listen) else {
+                    throw ConfigurationError(field: http.field("listen"), "must be host:port (e.g. 0.0.0.0:9090, [::]:9090) or off, got \"\(listen)\"")
+                }
+                configuration.http = address
+            }
+        }
+        try http.finish()
         return configuration
     }
 
@@ -68,6 +81,8 @@ public enum ConfigurationLoader {
         kafka.properties = try section.freeFormStrings("properties")
         kafka.consumerProperties = try section.freeFormStrings("consumer_properties")
         kafka.producerProperties = try section.freeFormStrings("producer_properties")
+        kafka.statisticsIntervalMilliseconds = try section.integer("statistics_interval_ms", in: 0...86_400_000).map(Int.init)
+            ?? kafka.statisticsIntervalMilliseconds
         try section.finish()
     }
 

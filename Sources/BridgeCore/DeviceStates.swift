@@ -18,6 +18,14 @@ public struct DeviceStates: Sendable {
     /// Devices held, over all partitions.
     public var deviceCount: Int { partitions.values.reduce(0) { $0 + $1.count } }
 
+    /// State partitions held.
+    public var partitionCount: Int { partitions.count }
+
+    /// Messages waiting in every queue held: a walk over every device, for a gauge now and then.
+    public var waitingMessageCount: Int {
+        partitions.values.reduce(0) { sum, devices in devices.values.reduce(sum) { $0 + $1.waiting.count } }
+    }
+
     /// Starts holding a partition, with no devices yet (before its changelog is replayed).
     public mutating func adopt(_ partition: Int32) {
         partitions[partition] = [:]

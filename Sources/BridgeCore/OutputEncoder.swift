@@ -23,6 +23,7 @@ struct OutputEncoder: Sendable {
     /// A status record, keyed by token (null for undecodable input), stamped with its `at`.
     func status(_ addressed: AddressedStatus, to outputs: inout OutputRecords) {
         outputs.begin(.status, timestamp: addressed.status.time)
+        outputs.tally.wrote(addressed.status)
         if let token = addressed.token { outputs.key { $0.append(utf8: token) } }
         outputs.value { addressed.status.write(token: addressed.token, to: &$0) }
     }

@@ -1,3 +1,4 @@
+import BridgeConfig
 import FCMTranslation
 
 /// The topics the worker writes to.
@@ -12,6 +13,17 @@ public enum OutputTopic: Int, CaseIterable, Sendable {
     case repartition
     /// The worker's changelog topic.
     case changelog
+
+    /// The topic's name in `configuration`.
+    public func name(in configuration: BridgeConfiguration) -> String {
+        switch self {
+        case .inbox: configuration.topics.inbox
+        case .status: configuration.topics.status
+        case .deadLetters: configuration.topics.deadLetters
+        case .repartition: configuration.repartitionTopic
+        case .changelog: configuration.changelogTopic
+        }
+    }
 }
 
 /// The records a run of input records makes, written back to back into one buffer: keys,
@@ -50,6 +62,8 @@ public struct OutputRecords: ~Copyable {
     public private(set) var records: [Record] = []
     /// Every record's headers, back to back.
     public private(set) var headers: [Header] = []
+    /// What the records are, counted as they are written; emptied with them.
+    public internal(set) var tally = OutputTally()
 
     /// No records.
     public init() {}
@@ -65,6 +79,7 @@ public struct OutputRecords: ~Copyable {
         buffer.truncate(to: 0)
         records.removeAll(keepingCapacity: true)
         headers.removeAll(keepingCapacity: true)
+        tally = OutputTally()
     }
 
     /// Calls `body` with the buffer the records' ranges point into.
@@ -74,6 +89,7 @@ public struct OutputRecords: ~Copyable {
 
     /// Starts a record with no key, value or headers yet.
     mutating func begin(_ topic: OutputTopic, partition: Int32? = nil, timestamp: Int64?) {
+        tally.wrote(topic)
         records.append(Record(topic: topic, partition: partition, key: nil, value: nil, headers: headers.endIndex..<headers.endIndex, timestamp: timestamp))
     }
 

@@ -35,6 +35,7 @@ public struct RecordProcessor: Sendable {
         encoder = OutputEncoder()
         repartition = RepartitionCodec(topic: configuration.repartitionTopic)
         changelog = ChangelogCodec(topic: configuration.changelogTopic)
+        outputTopicNames = OutputTopic.allCases.map { $0.name(in: configuration) }
         self.statePartitions = statePartitions
         self.colocatedTopics = colocatedTopics
         self.limits = limits
@@ -42,17 +43,7 @@ public struct RecordProcessor: Sendable {
     }
 
     /// The topic names of the records ``process(_:states:outputs:)`` writes, by ``OutputTopic``.
-    public var outputTopicNames: [String] {
-        OutputTopic.allCases.map { topic in
-            switch topic {
-            case .inbox: topics.inbox
-            case .status: topics.status
-            case .deadLetters: topics.deadLetters
-            case .repartition: repartition.topic
-            case .changelog: changelog.topic
-            }
-        }
-    }
+    public let outputTopicNames: [String]
 
     /// Handles one record, writing what to produce to `outputs`.
     public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
@@ -69,12 +60,13 @@ public struct RecordProcessor: Sendable {
                     forward(routed, source: source, to: record.partition, states: &states, outputs: &outputs)
                 }
             } catch {
-                deadLetter(record, error: error.description, outputs: &outputs)
+                outputs.tally.note(OutputTally.Note(source: record.position, reason: "undecodable forward", detail: error.description, deadLettered: true))
+                encoder.deadLetter(record, error: error.description, limits: limits, to: &outputs)
             }
         case topics.send:
             let result = intake.admit(buffer: record.value, partition: record.partition, offset: record.offset, time: record.createTime)
             for status in result.statuses { encoder.status(status, to: &outputs) }
-            if let rejection = result.deadLetter { deadLetter(record, error: rejection.description, outputs: &outputs) }
+            if let rejection = result.deadLetter ?? result.firstRejection { reject(record, rejection, outputs: &outputs) }
             for routed in result.accepted { route(routed, from: record, states: &states, outputs: &outputs) }
         case topics.presence:
             let time = EventTime.reported(record.createTime)
@@ -87,7 +79,7 @@ public struct RecordProcessor: Sendable {
                 route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record, states: &states, outputs: &outputs)
             case .failure(let rejection):
                 encoder.status(AddressedStatus(token: rejection.tokens.first, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
-                if rejection.isUndecodable { deadLetter(record, error: rejection.description, outputs: &outputs) }
+                reject(record, rejection, outputs: &outputs)
             }
         default:
             logger.warning("ignoring a record of unexpected topic", metadata: ["topic": "\(record.topic)"])
@@ -134,8 +126,11 @@ public struct RecordProcessor: Sendable {
         }
     }
 
-    private func deadLetter(_ record: some InputRecord, error: String, outputs: inout OutputRecords) {
-        logger.notice("dead letter", metadata: ["source": "\(record.position)", "error": "\(error)"])
-        encoder.deadLetter(record, error: error, limits: limits, to: &outputs)
+    /// Notes the rejected input for the log, and writes it to the dead letter topic when it
+    /// could not be decoded. (Its `rejected` statuses are written by the caller.)
+    private func reject(_ record: some InputRecord, _ rejection: Rejection, outputs: inout OutputRecords) {
+        outputs.tally.note(OutputTally.Note(source: record.position, reason: rejection.reason.rawValue, detail: rejection.detail,
+                                            deadLettered: rejection.isUndecodable))
+        if rejection.isUndecodable { encoder.deadLetter(record, error: rejection.description, limits: limits, to: &outputs) }
     }
 }

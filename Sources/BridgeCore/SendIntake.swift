@@ -13,6 +13,12 @@ public struct SendIntake: Sendable {
         var statuses: [AddressedStatus] = []
         /// Why the record goes to the dead letter topic, when it could not be decoded.
         var deadLetter: Rejection?
+
+        /// The first of the `rejected` statuses' rejections.
+        var firstRejection: Rejection? {
+            for case .rejected(_, let rejection, _) in statuses.lazy.map(\.status) { return rejection }
+            return nil
+        }
     }
 
     let translator: APNsTranslator

@@ -6,8 +6,16 @@ import Logging
 /// A batch being built: the input offsets it covers and what its outputs cost, from its first
 /// record until it is committed.
 struct OpenBatch: ~Copyable {
-    /// The next offset to read of each input partition the batch holds records of.
-    var offsets: [TopicPartition: Int64] = [:]
+    /// What the batch took of one input partition.
+    struct Taken {
+        /// The next offset to read.
+        var next: Int64 = 0
+        /// Records taken.
+        var records = 0
+    }
+
+    /// What the batch took of each input partition it holds records of.
+    var offsets: [TopicPartition: Taken] = [:]
     /// Input records in the batch.
     var records = 0
     /// Output bytes (keys, values and header values) in the batch.
@@ -21,17 +29,29 @@ struct OpenBatch: ~Copyable {
     /// At least once: its changelog writes, held back until the outputs they describe are
     /// acknowledged, so that a crash can never leave the changelog ahead of the outputs.
     var changelog = OutputRecords()
+    /// What its outputs are, for the metrics.
+    var tally = OutputTally()
+    /// The CreateTime of each input that has one, for the latency metric.
+    var createTimes: [Int64] = []
 
     /// No input record taken yet.
     var isEmpty: Bool { offsets.isEmpty }
 
     /// The offsets to commit: the next one to read of each partition.
-    var offsetList: [TopicPartitionOffset] { offsets.map { TopicPartitionOffset($0.key, offset: $0.value) } }
+    var offsetList: [TopicPartitionOffset] { offsets.map { TopicPartitionOffset($0.key, offset: $0.value.next) } }
 
     /// Counts an input record taken into the batch.
     mutating func take(_ record: ConsumerRecord, at now: @autoclosure () -> ContinuousClock.Instant) {
         if started == nil { started = now() }
-        offsets[record.topicPartition] = record.offset + 1
+        offsets[record.topicPartition, default: Taken()].take(record.offset)
+        records += 1
+        if let createTime = record.createTime { createTimes.append(createTime) }
+    }
+}
+
+extension OpenBatch.Taken {
+    mutating func take(_ offset: Int64) {
+        next = offset &+ 1
         records += 1
     }
 }
@@ -48,6 +68,8 @@ struct BatchCommitter: Sendable {
     let maxBytes: Int
     /// Told of every commit, to trim the repartition topic behind it.
     var trimmer: RepartitionTrimmer?
+    /// Counts what each commit covers.
+    var metrics = WorkerMetrics.none
     let logger: Logger
 
     /// How long the loop may wait for more records before the batch is due.
@@ -92,6 +114,7 @@ struct BatchCommitter: Sendable {
     func commit(_ batch: inout OpenBatch, consumer: KafkaConsumer) async throws {
         guard !batch.isEmpty else { return }
         let offsets = batch.offsetList
+        let committing = ContinuousClock.now
         do {
             switch delivery {
             case .exactlyOnce:
@@ -107,6 +130,10 @@ struct BatchCommitter: Sendable {
             throw await failed(&batch, cause: error)
         }
         trimmer?.committed(offsets)
+        let now = ContinuousClock.now
+        metrics.commitDuration.recordInterval(since: committing, now: now)
+        if let started = batch.started { metrics.batchDuration.recordInterval(since: started, now: now) }
+        metrics.committed(batch, now: WorkerMetrics.wallClockMilliseconds)
         batch = OpenBatch()
     }
 
@@ -151,6 +178,7 @@ struct BatchCommitter: Sendable {
             await abandon(&batch)
         }
         batch = OpenBatch()
+        metrics.failedBatches.increment()
         return BatchNotCommitted(cause: cause, offsets: offsets)
     }
 }

@@ -1,5 +1,6 @@
 import BridgeConfig
 import BridgeCore
+import CoreMetrics
 import Foundation
 import Kafka
 import Logging
@@ -13,11 +14,18 @@ import ServiceLifecycle
 /// batch at hand. Throws when a batch cannot be committed; a restart resumes from the last commit.
 public struct BridgeWorker: Service, CustomStringConvertible {
     private let configuration: BridgeConfiguration
+    private let metricsFactory: any MetricsFactory
+    /// What the health endpoints answer from.
+    public let health: WorkerHealth
     private let logger: Logger
 
-    /// Creates a worker; nothing connects until ``run()``.
-    public init(configuration: BridgeConfiguration, logger: Logger) {
+    /// Creates a worker; nothing connects until ``run()``. Its metrics go to `metrics` (none
+    /// by default).
+    public init(configuration: BridgeConfiguration, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+                health: WorkerHealth = WorkerHealth(), logger: Logger) {
         self.configuration = configuration
+        self.metricsFactory = metrics
+        self.health = health
         self.logger = logger
     }
 
@@ -51,7 +59,9 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             "state_partitions": "\(layout.statePartitions)", "colocated_inputs": "\(layout.colocatedTopics.sorted())",
         ])
 
-        let producer = try KafkaProducer(configuration: producerConfiguration(kafka, layout: layout), logger: logger)
+        let metrics = workerMetrics
+        let producer = try KafkaProducer(configuration: producerConfiguration(kafka, layout: layout),
+                                         statistics: metrics.librdkafka.record, logger: logger)
         let limits = outputLimits(producer: producer, layout: layout)
         if let problem = limits.problem(with: configuration) {
             try? await producer.close()
@@ -60,14 +70,14 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let consumer: KafkaConsumer
         do {
             if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
-            consumer = try KafkaConsumer(configuration: consumerConfiguration(kafka), logger: logger)
+            consumer = try KafkaConsumer(configuration: consumerConfiguration(kafka), statistics: metrics.librdkafka.record, logger: logger)
         } catch {
             try? await producer.close()
             throw error
         }
         do {
             try consumer.subscribe([configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic])
-            try await consume(consumer, producer: producer, admin: admin, processor: processor(layout, limits: limits))
+            try await consume(consumer, producer: producer, admin: admin, processor: processor(layout, limits: limits), metrics: metrics)
         } catch {
             logger.error("stopping: \(error)")
             try? await consumer.close()
@@ -80,7 +90,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     }
 
     /// Runs the loop with its committer and restorer, and the trimmer beside it.
-    private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor) async throws {
+    private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor,
+                         metrics: WorkerMetrics) async throws {
         var committer = BatchCommitter(
             delivery: configuration.delivery, producer: producer,
             outputs: try OutputProducer(producer: producer, topicNames: processor.outputTopicNames),
@@ -89,11 +100,14 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         )
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
         committer.trimmer = trimmer
-        let restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), changelogTopic: configuration.changelogTopic,
+        committer.metrics = metrics
+        var restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), changelogTopic: configuration.changelogTopic,
                                           repartitionTopic: configuration.repartitionTopic, logger: logger)
+        restorer.health = health
+        restorer.metrics = metrics
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer,
-            stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, logger: logger
+            stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health, logger: logger
         )
         async let trimming: Void = trimmer.run(admin: admin)
         var failure: (any Error)?
@@ -111,8 +125,16 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         KafkaConfiguration(
             bootstrapServers: configuration.kafka.bootstrapServers,
             clientID: configuration.kafka.clientID,
-            properties: configuration.kafka.properties
+            // Reported only by the clients that listen (the producer and the group's consumer).
+            properties: ["statistics.interval.ms": "\(configuration.kafka.statisticsIntervalMilliseconds)"]
+                .merging(configuration.kafka.properties) { $1 }
         )
+    }
+
+    /// The worker's metrics, labelled with the topics it reads and writes.
+    private var workerMetrics: WorkerMetrics {
+        WorkerMetrics(inputTopics: [configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic],
+                      outputTopics: OutputTopic.allCases.map { $0.name(in: configuration) }, factory: metricsFactory)
     }
 
     private func processor(_ layout: TopicLayout, limits: OutputLimits) -> RecordProcessor {

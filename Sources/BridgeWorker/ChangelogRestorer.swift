@@ -20,6 +20,10 @@ import Logging
     /// How long an attempt may go without reading a record or reaching an end before the restore
     /// starts over.
     var stallTimeout: Duration = .seconds(60)
+    /// Told that the restore turns, so that a long restore does not count as a stuck worker.
+    var health: WorkerHealth?
+    /// Counts restores and what they replayed.
+    var metrics = WorkerMetrics.none
     let logger: Logger
 
     /// A restorer reading `changelogTopic` with consumers configured like `consumerConfiguration`.
@@ -39,6 +43,8 @@ import Logging
         while true {
             do {
                 let replayed = try await attempt(partitions, forwards: forwards, into: &states, deadline: started + timeout)
+                metrics.restoreDuration.recordInterval(since: started, now: ContinuousClock.now)
+                metrics.restoredChanges.increment(by: replayed)
                 logger.info("restored device state", metadata: [
                     "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
                     "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
@@ -109,6 +115,7 @@ import Logging
             }
             let remaining = progress.remaining.count
             let events = try await consumer.poll()
+            health?.turned()
             for event in events {
                 switch event {
                 case .record(let record) where record.topic == repartitionTopic:

@@ -14,23 +14,30 @@ struct WorkerLoop: ~Copyable {
     /// The repartition topic, whose partitions are the state partitions.
     let stateTopic: String
     let maxBatchRecords: Int
+    /// Told of every turn and of each step to readiness.
+    let health: WorkerHealth
     let logger: Logger
 
     private var states = DeviceStates()
     private var batch = OpenBatch()
     private var produced = OutputRecords()
     private var progress: ProgressLog
+    private var rejections: RejectionLog
+    private var stateGauges: StateGauges
 
     init(consumer: KafkaConsumer, processor: RecordProcessor, committer: BatchCommitter, restorer: ChangelogRestorer,
-         stateTopic: String, maxBatchRecords: Int, logger: Logger) {
+         stateTopic: String, maxBatchRecords: Int, health: WorkerHealth, logger: Logger) {
         self.consumer = consumer
         self.processor = processor
         self.committer = committer
         self.restorer = restorer
         self.stateTopic = stateTopic
         self.maxBatchRecords = maxBatchRecords
+        self.health = health
         self.logger = logger
         self.progress = ProgressLog(logger: logger)
+        self.rejections = RejectionLog(logger: logger)
+        self.stateGauges = StateGauges(metrics: committer.metrics)
     }
 
     /// Takes what has arrived, handles it, hands the outputs to the producer, and commits each
@@ -44,6 +51,7 @@ struct WorkerLoop: ~Copyable {
             let consumer = self.consumer
             var events = try await poll()
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                health.turned()
                 if events.allSatisfy(\.isRecord) {
                     let (maxRecords, timeout) = pollLimits(after: events.count)
                     async let next = consumer.poll(maxRecords: maxRecords, timeout: timeout)
@@ -54,6 +62,7 @@ struct WorkerLoop: ~Copyable {
                     events = try await poll()
                 }
             }
+            health.set(.stopping)
             try await handle(events)
             try await committer.commit(&batch, consumer: consumer)
         } catch {
@@ -91,14 +100,18 @@ struct WorkerLoop: ~Copyable {
                 }
             case .partitionsAssigned(let partitions):
                 let owned = partitions.filter { $0.topic == stateTopic }
+                health.set(.restoring)
                 let forwards = owned.isEmpty ? [] : try await consumer.committed(owned)
                 try await restorer.restore(owned.map(\.partition), forwards: forwards, into: &states)
+                health.set(owned.isEmpty ? .idle : .ready)
+                stateGauges.refresh(states, now: .now, force: true)
             case .partitionsRevoked(let partitions, lost: false):
                 try await sendProduced()
                 try await committer.commit(&batch, consumer: consumer)
                 for partition in partitions where partition.topic == stateTopic {
                     states.drop(partition.partition)
                 }
+                health.set(.idle)
             case .partitionsRevoked(let partitions, lost: true):
                 // Taken already: the batch cannot commit. Its changes to any partition's state
                 // are undone with it, so all state goes; an assignment restores it.
@@ -106,19 +119,29 @@ struct WorkerLoop: ~Copyable {
                 produced.removeAll()
                 await committer.abandon(&batch)
                 states = DeviceStates()
+                health.set(.idle)
             case .endOfPartition:
                 break
             }
         }
         try await sendProduced()
         progress.record(inputs: events.count)
-        if committer.isDue(batch, now: .now) {
+        let now = ContinuousClock.now
+        rejections.endWindowIfDue(now: now)
+        stateGauges.refresh(states, now: now)
+        if committer.isDue(batch, now: now) {
             try await committer.commit(&batch, consumer: consumer)
         }
     }
 
     private mutating func sendProduced() async throws {
         progress.record(outputs: produced.count)
+        var tally = produced.tally
+        if !tally.notes.isEmpty {
+            rejections.log(tally, now: .now)
+            tally.removeNotes()
+        }
+        batch.tally.add(tally)
         try await committer.send(&produced, in: &batch)
     }
 

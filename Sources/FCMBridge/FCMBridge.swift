@@ -1,11 +1,25 @@
 import ArgumentParser
+import Foundation
+import Kafka
 
 /// The `fcm-bridge` command.
 @main
 struct FCMBridge: AsyncParsableCommand {
+    /// This build's version.
+    static let version = "0.10.0"
+
     static let configuration = CommandConfiguration(
         commandName: "fcm-bridge",
         abstract: "FCM send requests in, APNs-ready messages out, on your own Kafka.",
-        subcommands: [RunCommand.self, DemoCommand.self, TranslateCommand.self, SmokeCommand.self]
+        version: "fcm-bridge \(version) (librdkafka \(Librdkafka.version))",
+        subcommands: [
+            RunCommand.self, ValidateConfigCommand.self, TopicsCommand.self, WatchCommand.self,
+            DemoCommand.self, TranslateCommand.self, SmokeCommand.self,
+        ]
     )
+}
+
+/// Writes a line to standard error.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

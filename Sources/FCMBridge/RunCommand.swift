@@ -1,46 +1,47 @@
 import ArgumentParser
 import BridgeConfig
+import BridgeEndpoints
 import BridgeWorker
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
 
-/// `fcm-bridge run --config FILE`: runs one worker of the fleet until SIGTERM or SIGINT.
+/// `fcm-bridge run --config FILE`: runs one worker of the fleet, and its HTTP endpoints, until
+/// SIGTERM or SIGINT.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a bridge worker.",
         discussion: """
-        Every configuration field can be overridden by an environment variable: FCM_BRIDGE_ and the
-        field's path in capitals with dots as underscores (queue.max_pending is
-        FCM_BRIDGE_QUEUE_MAX_PENDING; kafka.properties entries are FCM_BRIDGE_KAFKA_PROPERTIES_<NAME>).
+        Start as many workers as the input topics have partitions, with the same kafka.group_id. \
+        Each serves /metrics, /healthz and /readyz on http.listen (default 0.0.0.0:9090).
+
+        Every configuration field can be overridden by an environment variable: FCM_BRIDGE_ and the \
+        field's path in capitals with dots as underscores (queue.max_pending is \
+        FCM_BRIDGE_QUEUE_MAX_PENDING; kafka.properties entries are FCM_BRIDGE_KAFKA_PROPERTIES_<NAME>). \
+        `fcm-bridge validate-config` shows the result. A bad configuration exits with status 2, \
+        naming the field.
         """
     )
 
-    @Option(name: .shortAndLong, help: "The YAML configuration file.")
-    var config: String?
-
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let logger = {
-            var logger = Logger(label: "fcm-bridge")
-            logger.logLevel = logLevel
-            return logger
-        }()
-        let environment = ProcessInfo.processInfo.environment
-        let configuration: BridgeConfiguration
-        do {
-            configuration = try config.map { try ConfigurationLoader.load(file: $0, environment: environment) }
-                ?? ConfigurationLoader.load(yaml: "", environment: environment)
-        } catch {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(2)
+        let logger = logging.logger(label: "fcm-bridge")
+        let configuration = try options.load(logger: logger)
+        let registry = PrometheusCollectorRegistry()
+        let worker = BridgeWorker(configuration: configuration, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
+        var services: [any Service] = [worker]
+        if let address = configuration.http {
+            // First in the list, so that it is shut down last: it answers until the worker is done.
+            services.insert(OperationsEndpoints(address: address, registry: registry, health: worker.health, logger: logger), at: 0)
+        } else {
+            logger.notice("http endpoints off (http.listen: off): no /metrics, /healthz or /readyz")
         }
-        let worker = BridgeWorker(configuration: configuration, logger: logger)
         // No signals for the group itself: ShutdownSignals owns them, for the second signal and the deadline.
-        let group = ServiceGroup(configuration: .init(services: [worker], logger: logger))
+        let group = ServiceGroup(configuration: .init(services: services, logger: logger))
         let deadline = Duration.milliseconds(configuration.shutdownTimeoutMilliseconds)
         do {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -55,5 +56,3 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

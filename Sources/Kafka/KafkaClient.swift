@@ -9,10 +9,13 @@ class ClientContext: @unchecked Sendable {
     let logger: Logger
     /// Secret property values, which librdkafka's log lines and errors must not carry.
     let secrets: [String: String]
+    /// Told of every statistics report (`statistics.interval.ms`), on librdkafka's thread.
+    let statistics: (@Sendable (KafkaStatistics) -> Void)?
 
-    init(logger: Logger, properties: [String: String]) {
+    init(logger: Logger, properties: [String: String], statistics: (@Sendable (KafkaStatistics) -> Void)? = nil) {
         self.logger = logger
         self.secrets = properties.filter { SecretProperties.isSensitive($0.key) }
+        self.statistics = statistics
     }
 
     /// `text` with secret values replaced by `[redacted]`.
@@ -49,7 +52,8 @@ final class KafkaClient: @unchecked Sendable {
         configure: (OpaquePointer) -> Void = { _ in }
     ) throws {
         try Librdkafka.requireMinimumVersion()
-        let conf = try NativeConfiguration.make(properties)
+        // Statistics nobody listens for would pile up as events in a queue nobody serves.
+        let conf = try NativeConfiguration.make(context.statistics == nil ? properties.filter { $0.key != "statistics.interval.ms" } : properties)
         self.context = context
         self.logger = context.logger
         self.retainedContext = Unmanaged.passRetained(context)
@@ -66,6 +70,17 @@ final class KafkaClient: @unchecked Sendable {
             // Transport errors are retried by librdkafka: worth a warning, not an error.
             let level: Logger.Level = err == RD_KAFKA_RESP_ERR__FATAL.rawValue ? .critical : .warning
             context.logger.log(level: level, "librdkafka: \(error)")
+        }
+        if context.statistics != nil {
+            rd_kafka_conf_set_stats_cb(conf) { rk, json, length, _ in
+                guard let context = ClientContext.from(rd_kafka_opaque(rk)), let json, let report = context.statistics else { return 0 }
+                do {
+                    report(try KafkaStatistics.decode(UnsafeRawBufferPointer(start: json, count: length)))
+                } catch {
+                    context.logger.debug("unreadable librdkafka statistics", metadata: ["error": "\(error)"])
+                }
+                return 0  // librdkafka frees the JSON
+            }
         }
         configure(conf)
 

@@ -19,13 +19,15 @@ public final class KafkaConsumer: Sendable {
     private let rebalancesToReturn = Mutex<[RebalanceEvent]>([])
 
     /// Creates a consumer. Throws for an invalid configuration, naming the property.
+    /// `statistics` is told of librdkafka's statistics every `statistics.interval.ms`.
     public init(
         configuration: KafkaConsumerConfiguration,
         rebalanceListener: (any KafkaRebalanceListener)? = nil,
+        statistics: (@Sendable (KafkaStatistics) -> Void)? = nil,
         logger: Logger
     ) throws {
         let properties = configuration.librdkafkaProperties
-        let context = ConsumerContext(logger: logger, properties: properties)
+        let context = ConsumerContext(logger: logger, properties: properties, statistics: statistics)
         self.context = context
         self.listener = rebalanceListener
         self.client = try KafkaClient(

@@ -10,12 +10,13 @@ public final class KafkaProducer: Sendable {
     let topics = TopicHandles()
 
     /// Creates a producer. Throws for an invalid configuration, naming the property.
-    public init(configuration: KafkaProducerConfiguration, logger: Logger) throws {
+    /// `statistics` is told of librdkafka's statistics every `statistics.interval.ms`.
+    public init(configuration: KafkaProducerConfiguration, statistics: (@Sendable (KafkaStatistics) -> Void)? = nil, logger: Logger) throws {
         let properties = configuration.librdkafkaProperties
         client = try KafkaClient(
             type: RD_KAFKA_PRODUCER,
             properties: properties,
-            context: ClientContext(logger: logger, properties: properties),
+            context: ClientContext(logger: logger, properties: properties, statistics: statistics),
             threadCount: 2
         ) { conf in
             rd_kafka_conf_set_dr_msg_cb(conf) { _, message, _ in

@@ -29,6 +29,7 @@ struct ConfigurationLoaderTests {
             linger.ms: 20
           consumer_properties: {fetch.wait.max.ms: 10}
           producer_properties: {batch.size: 100000}
+          statistics_interval_ms: 0
         topics: {send: s, presence: p, inbox: i, status: st, dead_letters: d, partitions: 8, state_partitions: 16}
         queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600}
         apns: {bundle_id: com.example.app, payload_limit: 5120}
@@ -36,13 +37,16 @@ struct ConfigurationLoaderTests {
         commit_interval_ms: 250
         max_batch_records: 50
         max_batch_bytes: 1048576
+        http: {listen: "[::1]:9191"}
         """
         let configuration = try ConfigurationLoader.load(yaml: yaml, environment: [:])
+        #expect(configuration.http == HTTPAddress(host: "::1", port: 9191))
         #expect(configuration.kafka.groupID == "push" && configuration.kafka.clientID == "push-worker")
         #expect(configuration.kafka.transactionalID == "push-1")
         #expect(configuration.kafka.properties == ["security.protocol": "ssl", "linger.ms": "20"])
         #expect(configuration.kafka.consumerProperties == ["fetch.wait.max.ms": "10"])
         #expect(configuration.kafka.producerProperties == ["batch.size": "100000"])
+        #expect(configuration.kafka.statisticsIntervalMilliseconds == 0)
         #expect([configuration.topics.send, configuration.topics.presence, configuration.topics.inbox,
                  configuration.topics.status, configuration.topics.deadLetters] == ["s", "p", "i", "st", "d"])
         #expect(configuration.topics.partitions == 8 && configuration.topics.statePartitions == 16)
@@ -62,8 +66,10 @@ struct ConfigurationLoaderTests {
             "FCM_BRIDGE_DELIVERY": "at_least_once",
             "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": "from-env",
             "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.env",
+            "FCM_BRIDGE_HTTP_LISTEN": "off",
             "HOME": "/root",
         ])
+        #expect(configuration.http == nil)
         #expect(configuration.kafka.bootstrapServers == "env:2")
         #expect(configuration.queue.maxPending == 7)
         #expect(configuration.delivery == .atLeastOnce)
@@ -95,6 +101,9 @@ struct ConfigurationLoaderTests {
         ("kafka: [", [:], "", "not valid YAML"),
         ("kafka: {bootstrap_servers: b:1}\ncommit_interval_ms: 30000", [:], "commit_interval_ms", "between 1 and 10000"),
         ("kafka: {bootstrap_servers: b:1}\nmax_batch_bytes: 1000", [:], "max_batch_bytes", "between 65536 and"),
+        ("kafka: {bootstrap_servers: b:1}\nhttp: {listen: 9090}", [:], "http.listen", "must be host:port"),
+        ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_HTTP_LISTEN": "0.0.0.0:99999"], "http.listen", "must be host:port"),
+        ("kafka: {bootstrap_servers: b:1}\nhttp: {port: 1}", [:], "http.port", "unknown key"),
     ] as [(String, [String: String], String, String)])
     func badConfigurations(yaml: String, environment: [String: String], field: String, problem: String) {
         #expect {

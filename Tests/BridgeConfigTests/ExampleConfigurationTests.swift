@@ -8,7 +8,7 @@ struct ExampleConfigurationTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("config")
 
-    @Test("the example and the demo configurations load", arguments: ["fcm-bridge.example.yaml", "demo.yaml"])
+    @Test("every shipped configuration loads", arguments: ["fcm-bridge.example.yaml", "demo.yaml", "benchmark.yaml", "local.yaml", "production.yaml"])
     func loads(file: String) throws {
         let configuration = try ConfigurationLoader.load(file: Self.directory.appendingPathComponent(file).path, environment: [:])
         #expect(!configuration.kafka.bootstrapServers.isEmpty)

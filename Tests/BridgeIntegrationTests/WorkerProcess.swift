@@ -14,13 +14,23 @@ final class WorkerProcess {
             .appendingPathComponent(".build/debug/fcm-bridge")
     }
 
-    /// Starts a worker with `configuration`, logging at `logLevel`, with `extraEnvironment` added.
-    init(_ configuration: BridgeConfiguration, logLevel: String = "info", extraEnvironment: [String: String] = [:]) throws {
+    /// Starts `fcm-bridge` with `arguments`, with this process's environment less its
+    /// `FCM_BRIDGE_` variables, plus `environment`.
+    init(arguments: [String], environment: [String: String]) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-bridge-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = Self.binary
-        process.arguments = ["run", "--log-level", logLevel]
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FCM_BRIDGE_") }
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FCM_BRIDGE_") }.merging(environment) { $1 }
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+    }
+
+    /// Starts a worker with `configuration`, logging at `logLevel`, with `extraEnvironment` added.
+    convenience init(_ configuration: BridgeConfiguration, logLevel: String = "info", extraEnvironment: [String: String] = [:]) throws {
+        var environment: [String: String] = [:]
         let topics = configuration.topics
         let fields: [String: String] = [
             "kafka.bootstrap_servers": configuration.kafka.bootstrapServers,
@@ -30,6 +40,8 @@ final class WorkerProcess {
             "delivery": configuration.delivery.rawValue,
             "apns.bundle_id": configuration.bundleID ?? "",
             "shutdown_timeout_ms": "\(configuration.shutdownTimeoutMilliseconds)",
+            // Many workers on one machine: each its own free port (``httpAddress`` finds it).
+            "http.listen": "127.0.0.1:0",
         ]
         var configured = fields
         configured["kafka.transactional_id"] = configuration.kafka.transactionalID
@@ -39,11 +51,7 @@ final class WorkerProcess {
                 environment["FCM_BRIDGE_KAFKA_\(section)_" + name.uppercased().replacing(".", with: "_")] = value
             }
         }
-        process.environment = environment.merging(extraEnvironment) { $1 }
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        try self.init(arguments: ["run", "--log-level", logLevel], environment: environment.merging(extraEnvironment) { $1 })
     }
 
     /// Kills it at once, as `kill -9` does: no shutdown, no commit.
@@ -84,6 +92,13 @@ final class WorkerProcess {
     }
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    /// Where its HTTP endpoints listen, from its log; nil if they do not within `timeout`.
+    func httpAddress(timeout: Duration = .seconds(30)) async throws -> String? {
+        guard try await waitForOutput(containing: "http endpoints listening", timeout: timeout) else { return nil }
+        let line = output.split(separator: "\n").first { $0.contains("http endpoints listening") } ?? ""
+        return line.firstMatch(of: /address=(\S+)/).map { String($0.1) }
+    }
 
     deinit { if process.isRunning { kill() } }
 }

@@ -64,7 +64,7 @@ struct BatchCommitterTests {
     /// A batch holding the first record of partition 0 of `input`.
     private static func batch(of input: String) -> OpenBatch {
         var batch = OpenBatch()
-        batch.offsets[TopicPartition(input, 0)] = 1
+        batch.offsets[TopicPartition(input, 0)] = OpenBatch.Taken(next: 1, records: 1)
         batch.records = 1
         return batch
     }

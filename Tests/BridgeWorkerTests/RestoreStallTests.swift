@@ -19,7 +19,8 @@ struct RestoreStallTests {
         // partitions a restarted broker would not serve.
         try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 1), NewTopic(name: repartition, partitions: 1)])
         var restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
-        restorer.timeout = .seconds(8)
+        // Room for several stalls even when a loaded machine is slow to reach partition 0's end.
+        restorer.timeout = .seconds(20)
         restorer.stallTimeout = .seconds(2)
         var states = DeviceStates()
         let started = ContinuousClock.now
@@ -28,7 +29,7 @@ struct RestoreStallTests {
             try await restorer.restore([0, 3], into: &states)
         }
 
-        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(ContinuousClock.now - started < .seconds(45))
         #expect((error?.attempts ?? 0) >= 2)
         #expect(error?.remaining.contains(TopicPartition(changelog, 3)) == true)
         #expect(error?.description.contains("\(changelog)[3] (no fetch answered)") == true)

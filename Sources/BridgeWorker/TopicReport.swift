@@ -1,0 +1,93 @@
+import BridgeConfig
+import Kafka
+import Logging
+
+/// What `fcm-bridge topics` says about the topics a configuration names: whether each exists,
+/// how it is split, and what would break co-partitioning or lose state. Built from what the
+/// cluster reports, with no I/O of its own.
+public struct TopicReport: Sendable, CustomStringConvertible {
+    /// One topic.
+    public struct Entry: Sendable {
+        /// The topic's name.
+        public var name: String
+        /// What the bridge uses it for.
+        public var role: String
+        /// Its partitions; nil when it does not exist.
+        public var partitions: Int32?
+        /// What must be fixed before a worker can run.
+        public var problems: [String] = []
+        /// What works but costs something.
+        public var notes: [String] = []
+    }
+
+    /// Every topic, inputs first, then outputs, then the internal ones.
+    public var entries: [Entry]
+    /// How many ways the device state is split.
+    public var statePartitions: Int32
+
+    /// What must be fixed, each naming its topic.
+    public var problems: [String] { entries.flatMap { entry in entry.problems.map { "\(entry.name): \($0)" } } }
+
+    /// The report for `configuration`, given each existing topic's partition count and, where
+    /// the cluster describes them, the configs of the internal topics.
+    public init(configuration: BridgeConfiguration, partitions: [String: Int32], configs: [String: [String: String]]?) {
+        let topics = configuration.topics
+        statePartitions = topics.statePartitions ?? partitions[topics.send] ?? topics.partitions
+        let state = statePartitions
+        var entries = [
+            Entry(name: topics.send, role: "input: send requests", partitions: partitions[topics.send]),
+            Entry(name: topics.presence, role: "input: presence", partitions: partitions[topics.presence]),
+            Entry(name: topics.inbox, role: "output: device inboxes", partitions: partitions[topics.inbox]),
+            Entry(name: topics.status, role: "output: status events", partitions: partitions[topics.status]),
+            Entry(name: topics.deadLetters, role: "output: dead letters", partitions: partitions[topics.deadLetters]),
+            Entry(name: configuration.changelogTopic, role: "internal: device state changelog", partitions: partitions[configuration.changelogTopic]),
+            Entry(name: configuration.repartitionTopic, role: "internal: repartition", partitions: partitions[configuration.repartitionTopic]),
+        ]
+        for index in entries.indices {
+            let name = entries[index].name
+            guard let count = entries[index].partitions else {
+                entries[index].problems.append("missing (`fcm-bridge topics --create` creates it, with \(index < 5 ? topics.partitions : state) partitions)")
+                continue
+            }
+            if index < 2, count != state {
+                entries[index].notes.append("split \(count) ways, the state \(state): not co-partitioned, so every record takes one extra hop through \(configuration.repartitionTopic); give it \(state) partitions to handle records where they land")
+            }
+            if index >= 5 {
+                if count != state {
+                    entries[index].problems.append("has \(count) partitions but device state is split \(state) ways (topics.state_partitions); it cannot change once state exists")
+                }
+                let reported = configs?[name] ?? [:]
+                entries[index].problems += index == 5 ? InternalTopicSettings.changelogProblems(name, configs: reported)
+                    : InternalTopicSettings.repartitionProblems(name, configs: reported)
+            }
+        }
+        if configs == nil {
+            entries[5].notes.append("the cluster did not describe topic configs: settings not checked")
+        }
+        self.entries = entries
+    }
+
+    public var description: String {
+        var lines = ["device state is split \(statePartitions) ways"]
+        for entry in entries {
+            lines.append("\(entry.name) (\(entry.role)): \(entry.partitions.map { "\($0) partitions" } ?? "missing")")
+            lines += entry.problems.map { "  problem: \($0)" }
+            lines += entry.notes.map { "  note: \($0)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Reads the cluster's topics and reports on them.
+    public static func survey(_ configuration: BridgeConfiguration, admin: KafkaAdmin) async throws -> TopicReport {
+        let partitions = Dictionary(try await admin.topics().map { ($0.name, Int32($0.partitions.count)) }) { $1 }
+        let internalTopics = [configuration.changelogTopic, configuration.repartitionTopic].filter { partitions[$0] != nil }
+        let configs = internalTopics.isEmpty ? [:] : try? await admin.topicConfigs(internalTopics)
+        return TopicReport(configuration: configuration, partitions: partitions, configs: configs)
+    }
+
+    /// Creates what is missing as a starting worker does, then reports.
+    public static func create(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws -> TopicReport {
+        _ = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
+        return try await survey(configuration, admin: admin)
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import BridgeConfig
+import Foundation
+import Logging
+
+/// `--config FILE`, and loading it with the environment's overrides.
+struct ConfigurationOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "The YAML configuration file; without one, only FCM_BRIDGE_ variables configure.")
+    var config: String?
+
+    /// The configuration, or exit status 2 after logging the field and the problem.
+    func load(logger: Logger) throws -> BridgeConfiguration {
+        do {
+            return try loadOrThrow()
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// The configuration, or the ``ConfigurationError`` naming the field.
+    func loadOrThrow() throws(ConfigurationError) -> BridgeConfiguration {
+        let environment = ProcessInfo.processInfo.environment
+        guard let config else { return try ConfigurationLoader.load(yaml: "", environment: environment) }
+        return try ConfigurationLoader.load(file: config, environment: environment)
+    }
+}

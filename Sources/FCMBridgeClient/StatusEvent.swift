@@ -1,0 +1,66 @@
+import Foundation
+
+/// One record of the status topic: what became of a message or request (the contract's
+/// "Output: status").
+public struct StatusEvent: Sendable, Hashable, Decodable {
+    /// The contract's status types; a type this library does not know keeps its name.
+    public enum EventType: Sendable, Hashable, Decodable {
+        case queued, dispatched, delivered, collapsed, expired, deletedMessages, rejected, validated
+        case subscribed, unsubscribed, fannedOut
+        case other(String)
+
+        public init(from decoder: any Decoder) throws {
+            let name = try decoder.singleValueContainer().decode(String.self)
+            self = switch name {
+            case "queued": .queued
+            case "dispatched": .dispatched
+            case "delivered": .delivered
+            case "collapsed": .collapsed
+            case "expired": .expired
+            case "deleted_messages": .deletedMessages
+            case "rejected": .rejected
+            case "validated": .validated
+            case "subscribed": .subscribed
+            case "unsubscribed": .unsubscribed
+            case "fanned_out": .fannedOut
+            default: .other(name)
+            }
+        }
+    }
+
+    public var type: EventType
+    /// The message; nil for `deleted_messages` and requests whose target could not be read.
+    public var messageID: String?
+    /// The device; nil for undecodable input.
+    public var token: String?
+    /// The event time: of the record that caused the event, in milliseconds since the epoch.
+    public var at: Int64
+    /// `collapsed`, `deleted_messages`, `rejected`: why.
+    public var reason: String?
+    /// `rejected`: what is wrong, naming the field.
+    public var detail: String?
+    /// `deleted_messages`, `fanned_out`: how many.
+    public var count: Int?
+    /// `deleted_messages`: the ids of the discarded messages: the full sync's idempotency key.
+    public var messageIDs: [String]?
+    /// `collapsed`: the message that replaced it.
+    public var replacedBy: String?
+    /// `subscribed`, `unsubscribed`, `fanned_out`: the topic.
+    public var topic: String?
+
+    /// The record's value as the bridge wrote it.
+    public internal(set) var json: [UInt8] = []
+    /// Where the record is: `topic`, partition, offset (set when read from Kafka).
+    public internal(set) var position = ""
+
+    private enum CodingKeys: String, CodingKey {
+        case type, messageID = "message_id", token, at, reason, detail, count, messageIDs = "message_ids", replacedBy = "replaced_by", topic
+    }
+
+    /// Decodes a status record's value.
+    public static func decode(_ json: [UInt8]) throws -> StatusEvent {
+        var event = try JSONDecoder().decode(StatusEvent.self, from: Data(json))
+        event.json = json
+        return event
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// What librdkafka reports about a client every `statistics.interval.ms` (its statistics JSON,
+/// see librdkafka's STATISTICS.md): only the figures an operator watches.
+public struct KafkaStatistics: Sendable, Decodable {
+    /// A broker connection.
+    public struct Broker: Sendable, Decodable {
+        /// `host:port/nodeid`.
+        public var name: String
+        /// The connection's state, e.g. `UP`.
+        public var state: String
+        /// Requests waiting to be sent.
+        public var outbufCount: Int
+        /// Requests sent, waiting for their response.
+        public var waitingResponseCount: Int
+        /// Round-trip times over the last interval, in microseconds.
+        public var roundTrip: Window?
+
+        enum CodingKeys: String, CodingKey {
+            case name, state, outbufCount = "outbuf_cnt", waitingResponseCount = "waitresp_cnt", roundTrip = "rtt"
+        }
+    }
+
+    /// A rolling window of values.
+    public struct Window: Sendable, Decodable {
+        /// The average.
+        public var avg: Int64
+        /// The 99th percentile.
+        public var p99: Int64
+    }
+
+    /// A partition the client produces to or consumes from.
+    public struct Partition: Sendable, Decodable {
+        /// The partition number; -1 for librdkafka's internal unassigned partition.
+        public var partition: Int32
+        /// Records between the consumer's committed offset (or position) and the end; -1 when unknown.
+        public var consumerLag: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case partition, consumerLag = "consumer_lag"
+        }
+    }
+
+    /// A topic's partitions.
+    public struct Topic: Sendable, Decodable {
+        /// By partition number, as text.
+        public var partitions: [String: Partition]
+    }
+
+    /// The client's name (`client.id` and a number).
+    public var name: String
+    /// `producer` or `consumer`.
+    public var type: String
+    /// Messages in the producer's queues.
+    public var messageCount: Int
+    /// Operations (callbacks, events) waiting in the client's reply queue.
+    public var replyQueue: Int
+    /// By broker name.
+    public var brokers: [String: Broker]
+    /// By topic name.
+    public var topics: [String: Topic]
+
+    enum CodingKeys: String, CodingKey {
+        case name, type, messageCount = "msg_cnt", replyQueue = "replyq", brokers, topics
+    }
+
+    /// Decodes librdkafka's statistics JSON.
+    public static func decode(_ json: UnsafeRawBufferPointer) throws -> KafkaStatistics {
+        try JSONDecoder().decode(KafkaStatistics.self, from: Data(json))
+    }
+}

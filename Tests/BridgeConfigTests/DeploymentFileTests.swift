@@ -1,0 +1,107 @@
+import BridgeConfig
+import Foundation
+import Testing
+import Yams
+
+/// The files in `deploy/` agree with each other and with the bridge: Docker and Kubernetes do not
+/// run on the development machines, so this is what can be checked of them here.
+@Suite("Deployment files")
+struct DeploymentFileTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    static func yaml(_ path: String) throws -> [String: Any] {
+        try #require(try Yams.load(yaml: text(path)) as? [String: Any], "\(path) is not a YAML mapping")
+    }
+
+    /// The production configuration, as the image and the manifests ship it.
+    static var production: BridgeConfiguration {
+        get throws { try ConfigurationLoader.load(file: root.appendingPathComponent("config/production.yaml").path, environment: [:]) }
+    }
+
+    @Test("every Kubernetes manifest parses and the kustomization lists each file it names")
+    func manifestsParse() throws {
+        let kustomization = try Self.yaml("deploy/kubernetes/kustomization.yaml")
+        let resources = try #require(kustomization["resources"] as? [String])
+        #expect(resources.contains("deployment.yaml") && resources.contains("configmap.yaml"))
+        for file in resources + ["secret.example.yaml"] {
+            let manifest = try Self.yaml("deploy/kubernetes/\(file)")
+            #expect(manifest["kind"] is String && manifest["apiVersion"] is String, "\(file)")
+        }
+    }
+
+    @Test("the ConfigMap holds config/production.yaml as it is")
+    func configMapIsProductionConfig() throws {
+        let configMap = try Self.yaml("deploy/kubernetes/configmap.yaml")
+        let data = try #require(configMap["data"] as? [String: String])
+        #expect(data["fcm-bridge.yaml"] == (try Self.text("config/production.yaml")))
+    }
+
+    @Test("the Deployment runs the image's command on the ConfigMap, probes the endpoints' port, and outlasts the shutdown deadline")
+    func deploymentAgrees() throws {
+        let production = try Self.production
+        let port = try #require(production.http?.port)
+        let deployment = try Self.yaml("deploy/kubernetes/deployment.yaml")
+        let pod = try #require(((deployment["spec"] as? [String: Any])?["template"] as? [String: Any])?["spec"] as? [String: Any])
+        let container = try #require((pod["containers"] as? [[String: Any]])?.first)
+        let args = try #require(container["args"] as? [String])
+        #expect(args.starts(with: ["run", "--config"]))
+        let mount = try #require((container["volumeMounts"] as? [[String: Any]])?.first { $0["name"] as? String == "config" })
+        #expect(args[2] == "\(mount["mountPath"] as? String ?? "")/fcm-bridge.yaml")
+        let ports = try #require(container["ports"] as? [[String: Any]])
+        #expect(ports.contains { $0["name"] as? String == "metrics" && $0["containerPort"] as? Int == port })
+        for (probe, path) in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")] {
+            let get = try #require((container[probe] as? [String: Any])?["httpGet"] as? [String: Any], "\(probe)")
+            #expect(get["path"] as? String == path && get["port"] as? String == "metrics", "\(probe)")
+        }
+        let grace = try #require(pod["terminationGracePeriodSeconds"] as? Int)
+        #expect(grace * 1000 > production.shutdownTimeoutMilliseconds)
+
+        // Every variable it sets names a configuration field, and the transactional id is the pod's name.
+        let environment = try #require(container["env"] as? [[String: Any]])
+        let names = environment.compactMap { $0["name"] as? String }
+        #expect(throws: Never.self) {
+            try ConfigurationLoader.load(yaml: Self.text("config/production.yaml"), environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
+        }
+        let transactionalID = environment.first { $0["name"] as? String == "FCM_BRIDGE_KAFKA_TRANSACTIONAL_ID" }
+        let fieldPath = ((transactionalID?["valueFrom"] as? [String: Any])?["fieldRef"] as? [String: Any])?["fieldPath"] as? String
+        #expect(fieldPath == "metadata.name")
+
+        let service = try Self.yaml("deploy/kubernetes/service.yaml")
+        let servicePorts = try #require((service["spec"] as? [String: Any])?["ports"] as? [[String: Any]])
+        #expect(servicePorts.contains { $0["port"] as? Int == port })
+    }
+
+    @Test("the Dockerfile builds the product, ships the production config where the command reads it, and exposes the endpoints' port")
+    func dockerfileAgrees() throws {
+        let dockerfile = try Self.text("deploy/Dockerfile")
+        let port = try #require(try Self.production.http?.port)
+        #expect(dockerfile.contains("--product fcm-bridge"))
+        #expect(dockerfile.contains("COPY config/production.yaml /etc/fcm-bridge/fcm-bridge.yaml"))
+        #expect(dockerfile.contains(#"CMD ["run", "--config", "/etc/fcm-bridge/fcm-bridge.yaml""#))
+        #expect(dockerfile.contains("EXPOSE \(port)"))
+        let instructions = dockerfile.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(!instructions.contains { $0.contains(".deps") }, "the image must not depend on the local .deps/")
+        #expect(dockerfile.contains("USER 10001"))
+        let ignored = try Self.text(".dockerignore").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(ignored.contains { $0.hasPrefix(".build") } && ignored.contains { $0.hasPrefix(".deps") })
+    }
+
+    @Test("the systemd unit runs the bridge on the production path, outlasts the shutdown deadline, and its environment file names fields")
+    func systemdAgrees() throws {
+        let unit = try Self.text("deploy/systemd/fcm-bridge.service")
+        #expect(unit.contains("ExecStart=/usr/local/bin/fcm-bridge run --config /etc/fcm-bridge/fcm-bridge.yaml"))
+        let stop = try #require(unit.firstMatch(of: /TimeoutStopSec=(\d+)/).flatMap { Int($0.1) })
+        #expect(stop * 1000 > (try Self.production.shutdownTimeoutMilliseconds))
+        #expect(unit.contains("RestartPreventExitStatus=2"), "a configuration error (exit 2) is not restarted in a loop")
+        let variables = try Self.text("deploy/systemd/fcm-bridge.env.example").split(separator: "\n")
+            .filter { !$0.hasPrefix("#") && $0.contains("=") }.map { String($0.split(separator: "=")[0]) }
+        #expect(!variables.isEmpty)
+        #expect(throws: Never.self) {
+            try ConfigurationLoader.load(yaml: Self.text("config/production.yaml"), environment: Dictionary(uniqueKeysWithValues: variables.map { ($0, "x") }))
+        }
+    }
+}
