@@ -60,7 +60,8 @@ public struct RecordProcessor: Sendable {
                     forward(routed, source: source, to: record.partition, states: &states, outputs: &outputs)
                 }
             } catch {
-                outputs.tally.note(OutputTally.Note(source: record.position, reason: "undecodable forward", detail: error.description, deadLettered: true))
+                outputs.tally.note(OutputTally.Note(source: record.position, reason: "undecodable forward",
+                                                    detail: Rejection.capped(error.description), deadLettered: true))
                 encoder.deadLetter(record, error: error.description, limits: limits, to: &outputs)
             }
         case topics.send:

@@ -36,7 +36,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
 
     public func run() async throws {
         try Librdkafka.requireMinimumVersion()
-        let kafka = kafkaConfiguration
+        let kafka = configuration.kafkaClients
         logger.info("starting fcm-bridge worker", metadata: [
             "librdkafka": "\(Librdkafka.version)", "kafka": "\(kafka)", "group": "\(configuration.kafka.groupID)",
             "delivery": "\(configuration.delivery.rawValue)",
@@ -101,7 +101,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
         committer.trimmer = trimmer
         committer.metrics = metrics
-        var restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(kafkaConfiguration), changelogTopic: configuration.changelogTopic,
+        var restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(configuration.kafkaClients), changelogTopic: configuration.changelogTopic,
                                           repartitionTopic: configuration.repartitionTopic, logger: logger)
         restorer.health = health
         restorer.metrics = metrics
@@ -119,16 +119,6 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         trimmer.finish()
         await trimming
         if let failure { throw failure }
-    }
-
-    private var kafkaConfiguration: KafkaConfiguration {
-        KafkaConfiguration(
-            bootstrapServers: configuration.kafka.bootstrapServers,
-            clientID: configuration.kafka.clientID,
-            // Reported only by the clients that listen (the producer and the group's consumer).
-            properties: ["statistics.interval.ms": "\(configuration.kafka.statisticsIntervalMilliseconds)"]
-                .merging(configuration.kafka.properties) { $1 }
-        )
     }
 
     /// The worker's metrics, labelled with the topics it reads and writes.

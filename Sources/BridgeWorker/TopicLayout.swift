@@ -25,7 +25,7 @@ struct TopicLayout: Sendable {
             try await admin.createTopics(missing.map { NewTopic(name: $0, partitions: topics.partitions) })
             for name in missing { existing[name] = topics.partitions }
         }
-        let statePartitions = topics.statePartitions ?? existing[topics.send] ?? topics.partitions
+        let statePartitions = Self.statePartitions(of: configuration, existing: existing)
         let internalTopics = [
             NewTopic(name: configuration.changelogTopic, partitions: statePartitions, configs: InternalTopicSettings.changelog),
             NewTopic(name: configuration.repartitionTopic, partitions: statePartitions, configs: InternalTopicSettings.repartition),
@@ -48,6 +48,12 @@ struct TopicLayout: Sendable {
             .map { $0 - OutputLimits.batchOverheadBytes }
         let colocated = Set([topics.send, topics.presence].filter { existing[$0] == statePartitions })
         return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated, maxRecordBytes: maxRecordBytes)
+    }
+
+    /// How many ways device state is split: as configured, else as the send topic is (or will be,
+    /// once created), given each existing topic's partition count.
+    static func statePartitions(of configuration: BridgeConfiguration, existing: [String: Int32]) -> Int32 {
+        configuration.topics.statePartitions ?? existing[configuration.topics.send] ?? configuration.topics.partitions
     }
 
     /// Refuses internal topics whose settings would lose state or event time (they may have been

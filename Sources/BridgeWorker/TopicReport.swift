@@ -32,7 +32,7 @@ public struct TopicReport: Sendable, CustomStringConvertible {
     /// the cluster describes them, the configs of the internal topics.
     public init(configuration: BridgeConfiguration, partitions: [String: Int32], configs: [String: [String: String]]?) {
         let topics = configuration.topics
-        statePartitions = topics.statePartitions ?? partitions[topics.send] ?? topics.partitions
+        statePartitions = TopicLayout.statePartitions(of: configuration, existing: partitions)
         let state = statePartitions
         var entries = [
             Entry(name: topics.send, role: "input: send requests", partitions: partitions[topics.send]),

@@ -27,9 +27,7 @@ struct TopicsCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.logger(label: "fcm-bridge.topics")
         let configuration = try options.load(logger: logger)
-        let kafka = KafkaConfiguration(bootstrapServers: configuration.kafka.bootstrapServers, clientID: configuration.kafka.clientID,
-                                       properties: configuration.kafka.properties)
-        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
+        let admin = try KafkaAdmin(configuration: configuration.kafkaClients, logger: logger)
         let report: TopicReport
         do {
             report = try await create ? TopicReport.create(configuration, admin: admin, logger: logger) : TopicReport.survey(configuration, admin: admin)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import BridgeWorker
 import FCMBridgeClient
 import Foundation
 import Kafka
@@ -46,8 +47,9 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.logger(label: "fcm-bridge.watch")
         let configuration = try options.load(logger: logger)
-        let kafka = KafkaConfiguration(bootstrapServers: configuration.kafka.bootstrapServers, clientID: "\(configuration.kafka.clientID)-watch",
-                                       properties: configuration.kafka.properties.merging(configuration.kafka.consumerProperties) { $1 })
+        var kafka = configuration.kafkaClients
+        kafka.clientID += "-watch"
+        kafka.properties.merge(configuration.kafka.consumerProperties) { $1 }
         let statuses = try StatusEvents(kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger)
         let webhook = Webhook(url: onDeletedMessages, logger: logger)
         logger.info("watching status events", metadata: [

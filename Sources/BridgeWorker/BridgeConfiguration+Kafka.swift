@@ -1,0 +1,14 @@
+import BridgeConfig
+import Kafka
+
+extension BridgeConfiguration {
+    /// What every Kafka client of the bridge shares: the cluster, the client id, `kafka.properties`
+    /// and the statistics interval (reported only by clients that listen for statistics).
+    public var kafkaClients: KafkaConfiguration {
+        KafkaConfiguration(
+            bootstrapServers: kafka.bootstrapServers,
+            clientID: kafka.clientID,
+            properties: ["statistics.interval.ms": "\(kafka.statisticsIntervalMilliseconds)"].merging(kafka.properties) { $1 }
+        )
+    }
+}
