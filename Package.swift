@@ -102,6 +102,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // `fcm-bridge demo`: simulated devices and an app server against a running bridge.
+        .target(
+            name: "BridgeDemo",
+            dependencies: ["Kafka", "FCMBridgeClient", .product(name: "Logging", package: "swift-log")]
+        ),
         // The `fcm-bridge` executable.
         .executableTarget(
             name: "FCMBridge",
@@ -112,6 +117,7 @@ let package = Package(
                 "BridgeWorker",
                 "BridgeEndpoints",
                 "FCMBridgeClient",
+                "BridgeDemo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -217,6 +223,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "BridgeDemoTests", dependencies: ["BridgeDemo", "FCMBridgeClient"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

@@ -1,79 +1,81 @@
 import ArgumentParser
-import BridgeConfig
-import Foundation
-import Kafka
+import BridgeDemo
+import BridgeWorker
 import Logging
+import UnixSignals
 
-/// `fcm-bridge demo`: plays an app server and a device against a running bridge. It sends
-/// messages to an offline device, connects the device, and prints what the bridge writes to the
-/// status and inbox topics for it.
+/// `fcm-bridge demo`: a live demo against a running bridge. Devices connect, disconnect, read
+/// their inboxes, acknowledge and do full syncs, while an app server sends traffic; a summary is
+/// redrawn every second until Ctrl-C, or for `--duration` seconds, after which every device
+/// connects and the demo checks that every request ended in its final statuses.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Send messages through a running bridge and show its inbox and status records."
+        abstract: "Run simulated devices and an app server against a running bridge, with a live summary.",
+        discussion: """
+        Start a worker first (scripts/demo.sh does both). The devices follow a fixed cycle: most are \
+        online 7 s of every 10, every tenth only 4 s of every 20; every 10 s one of those gets more \
+        messages than queue.max_pending allows while it sleeps, so its queue is discarded \
+        (deleted_messages) and it does a full sync when it connects. A bounded run exits 1 when a \
+        request did not end in its final statuses within --settle-timeout.
+        """
     )
 
-    @Option(name: .shortAndLong, help: "The bridge's YAML configuration file (for the cluster and topic names).")
-    var config: String?
+    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var logging: LoggingOptions
 
-    @Option(help: "How long to wait for the bridge, in seconds.")
-    var timeout: Int = 60
+    @Option(help: "Simulated devices.")
+    var devices = 100
 
-    func run() async throws {
-        var logger = Logger(label: "fcm-bridge.demo")
-        logger.logLevel = .warning
-        let configuration = try config.map { try ConfigurationLoader.load(file: $0, environment: ProcessInfo.processInfo.environment) }
-            ?? ConfigurationLoader.load(yaml: "", environment: ProcessInfo.processInfo.environment)
-        let kafka = KafkaConfiguration(bootstrapServers: configuration.kafka.bootstrapServers, clientID: "fcm-bridge-demo")
-        let topics = configuration.topics
-        let token = "demo-device-\(UUID().uuidString.prefix(8))"
+    @Option(help: "Send requests a second.")
+    var rate = 200
 
-        let requests = [
-            #"{"message": {"token": "\#(token)", "notification": {"title": "Hello", "body": "from fcm-bridge"}}}"#,
-            #"{"to": "\#(token)", "collapse_key": "score", "data": {"score": "1-0"}}"#,
-            #"{"to": "\#(token)", "collapse_key": "score", "data": {"score": "2-0"}, "priority": "high"}"#,
-            #"{"to": "\#(token)", "time_to_live": 0, "notification": {"title": "now or never"}}"#,
-            "this is not JSON",
-        ]
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
-        var records = requests.map { ProducerRecord(topic: topics.send, key: Array(token.utf8), value: Array($0.utf8)) }
-        records.append(ProducerRecord(topic: topics.presence, key: Array(token.utf8), value: Array(#"{"token": "\#(token)", "event": "connect"}"#.utf8)))
-        print("device \(token) is offline; sending \(requests.count) requests, then it connects\n")
-        for record in records {
-            try await producer.send([record]).throwFirstError()
-            try await Task.sleep(for: .milliseconds(200))  // so the connect comes after the sends
-        }
-        try await producer.close()
+    @Option(help: "Seconds of traffic, then a check that every request is accounted for (default: until Ctrl-C).")
+    var duration: Int?
 
-        try await show(kafka: kafka, topics: [topics.status, topics.inbox, topics.deadLetters], token: token, logger: logger)
+    @Option(help: "Seconds a bounded run waits for the last statuses once traffic stops.")
+    var settleTimeout = 60
+
+    func validate() throws {
+        guard (1...100_000).contains(devices) else { throw ValidationError("--devices must be 1 to 100000, got \(devices)") }
+        guard (1...100_000).contains(rate) else { throw ValidationError("--rate must be 1 to 100000, got \(rate)") }
+        if let duration, !(1...86_400).contains(duration) { throw ValidationError("--duration must be 1 to 86400 seconds, got \(duration)") }
+        guard (1...3600).contains(settleTimeout) else { throw ValidationError("--settle-timeout must be 1 to 3600 seconds, got \(settleTimeout)") }
     }
 
-    /// Prints the records about `token` (and dead letters) until the device's messages are all
-    /// accounted for, or the timeout.
-    private func show(kafka: KafkaConfiguration, topics: [String], token: String, logger: Logger) async throws {
-        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
-        var partitions: [TopicPartitionOffset] = []
-        for topic in topics {
-            for partition in try await admin.topic(topic)?.partitions ?? [] {
-                partitions.append(TopicPartitionOffset(TopicPartition(topic, partition), offset: KafkaOffset.beginning))
+    func run() async throws {
+        var logger = logging.logger(label: "fcm-bridge.demo")
+        let configuration = try options.load(logger: logger)
+        // The summary is the output; only trouble is logged.
+        logger.logLevel = max(logger.logLevel, .warning)
+        var kafka = configuration.kafkaClients
+        kafka.clientID += "-demo"
+        kafka.properties.removeValue(forKey: "statistics.interval.ms")
+        var settings = LiveDemo.Settings(kafka: kafka)
+        settings.consumerProperties = configuration.kafka.consumerProperties
+        settings.sendTopic = configuration.topics.send
+        settings.presenceTopic = configuration.topics.presence
+        settings.inboxTopic = configuration.topics.inbox
+        settings.statusTopic = configuration.topics.status
+        settings.devices = devices
+        settings.rate = rate
+        settings.duration = duration.map { .seconds($0) }
+        settings.settleTimeout = .seconds(settleTimeout)
+        settings.maxPending = configuration.queue.maxPending
+        let demo = LiveDemo(settings: settings, logger: logger)
+        let board = try await withThrowingTaskGroup(of: DemoScoreboard?.self) { group in
+            group.addTask {
+                // Ctrl-C (or SIGTERM) ends the run with a final summary.
+                for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { demo.stop() }
+                return nil
             }
-        }
-        await admin.close()
-        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: nil), logger: logger)
-        try await consumer.assign(partitions)
-        var dispatched = 0
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while dispatched < 2, ContinuousClock.now < deadline {
-            for case .record(let record) in try await consumer.poll() {
-                let key = record.key.map { String(buffer: $0) }
-                guard key == token || (record.topic == topics[0] && key == nil) || record.topic == topics[2] else { continue }
-                let value = record.value.map { String(buffer: $0) } ?? "null"
-                if record.topic == topics[2], !value.contains("not JSON") { continue }
-                print("\(record.topic): \(value)\n")
-                if record.topic == topics[1] && record.headers.string(for: "kind") == "message" { dispatched += 1 }
+            group.addTask { try await demo.run() }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let board = result { return board }
             }
+            return DemoScoreboard()
         }
-        try await consumer.close()
-        if dispatched < 2 { throw ValidationError("the bridge did not dispatch the demo messages within \(timeout) s: is it running?") }
+        if duration != nil, !board.accountedFor { throw ExitCode(1) }
     }
 }

@@ -14,12 +14,12 @@ final class WorkerProcess {
             .appendingPathComponent(".build/debug/fcm-bridge")
     }
 
-    /// Starts `fcm-bridge` with `arguments`, with this process's environment less its
-    /// `FCM_BRIDGE_` variables, plus `environment`.
-    init(arguments: [String], environment: [String: String]) throws {
+    /// Starts `executable` (`fcm-bridge` unless named) with `arguments`, with this process's
+    /// environment less its `FCM_BRIDGE_` variables, plus `environment`.
+    init(executable: URL = binary, arguments: [String], environment: [String: String]) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-bridge-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.executableURL = Self.binary
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FCM_BRIDGE_") }.merging(environment) { $1 }
         let handle = try FileHandle(forWritingTo: log)
@@ -70,6 +70,9 @@ final class WorkerProcess {
     func send(_ signal: Int32) {
         Foundation.kill(process.processIdentifier, signal)
     }
+
+    /// Its process id.
+    var processIdentifier: Int32 { process.processIdentifier }
 
     /// Waits until its output contains `text`; false if it does not within `timeout` or exits first.
     func waitForOutput(containing text: String, timeout: Duration = .seconds(30)) async throws -> Bool {

@@ -1,0 +1,49 @@
+import FCMBridgeClient
+
+/// The demo's terminal summary, as lines of text.
+public enum DemoSummary {
+    /// The live summary after `elapsed` of a run of `duration` (nil: until Ctrl-C), with rates
+    /// since `previous`, one `interval` ago.
+    public static func lines(_ board: DemoScoreboard, previous: DemoScoreboard, interval: Duration, elapsed: Duration,
+                             duration: Duration?, devices: Int) -> [String] {
+        let seconds = max(interval / .milliseconds(1), 1) / 1000
+        func rate(_ value: KeyPath<DemoScoreboard, Int>) -> Int {
+            Int((Double(board[keyPath: value] - previous[keyPath: value]) / max(seconds, 0.001)).rounded())
+        }
+        let statuses = DemoScoreboard.shownTypes.map { "\($0.1) \(board.statuses[$0.0, default: 0])" }.joined(separator: "  ")
+        return [
+            progress(board, elapsed: elapsed, duration: duration),
+            "requests  \(board.requestsSent) sent (\(rate(\.requestsSent))/s)   inbox \(board.inboxMessages) messages (\(rate(\.inboxMessages))/s)   acks \(board.acknowledged)",
+            "statuses  \(statuses)",
+            "devices   \(board.online) of \(devices) online   waiting \(board.waiting.count) messages   full syncs \(board.fullSyncs)",
+        ] + board.notable.map { "  > " + $0 }
+    }
+
+    /// The closing line: whether every request was accounted for.
+    public static func verdict(_ board: DemoScoreboard, elapsed: Duration) -> String {
+        let figures = "\(board.outcomes) of \(board.expectedOutcomes) final statuses for \(board.requestsSent) requests, \(board.waiting.count) waiting"
+        let after = "after \(clock(elapsed))"
+        return board.accountedFor
+            ? "demo finished \(after): every outcome accounted for (\(figures))"
+            : "demo finished \(after): NOT every outcome accounted for (\(figures))"
+    }
+
+    private static func progress(_ board: DemoScoreboard, elapsed: Duration, duration: Duration?) -> String {
+        guard let duration else { return "fcm-bridge demo  \(clock(elapsed))  (Ctrl-C stops it)" }
+        if board.trafficStopped {
+            return "fcm-bridge demo  \(clock(elapsed))  traffic stopped; every device online; waiting for the last statuses"
+        }
+        let fraction = min(max(Double(elapsed / .milliseconds(1)) / max(Double(duration / .milliseconds(1)), 1), 0), 1)
+        let filled = Int((fraction * 30).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
+        return "fcm-bridge demo  \(clock(elapsed)) / \(clock(duration))  [\(bar)] \(Int((fraction * 100).rounded(.down)))%"
+    }
+
+    /// `mm:ss`.
+    static func clock(_ duration: Duration) -> String {
+        let seconds = max(duration.components.seconds, 0)
+        let minutes = seconds / 60
+        let rest = seconds % 60
+        return (minutes < 10 ? "0" : "") + "\(minutes):" + (rest < 10 ? "0" : "") + "\(rest)"
+    }
+}

@@ -1,0 +1,129 @@
+import FCMBridgeClient
+import Foundation
+import Kafka
+import Logging
+
+/// The live demo: a traffic generator (the app server), a device simulator and a status reader
+/// run against a running bridge, with a summary redrawn every second, until the duration is over
+/// (then every device connects, and the demo waits for the last statuses) or ``stop()``.
+///
+/// Run it once.
+public struct LiveDemo: Sendable {
+    /// What to run against, and how much.
+    public struct Settings: Sendable {
+        /// The bridge's cluster.
+        public var kafka: KafkaConfiguration
+        /// librdkafka properties for the demo's readers only (`kafka.consumer_properties`).
+        public var consumerProperties: [String: String] = [:]
+        public var sendTopic = "fcm.send"
+        public var presenceTopic = "fcm.presence"
+        public var inboxTopic = "fcm.inbox"
+        public var statusTopic = "fcm.status"
+        public var devices = 100
+        /// Requests a second.
+        public var rate = 200
+        /// How long traffic flows; nil: until ``stop()``.
+        public var duration: Duration?
+        /// How long a bounded run waits for the last statuses after the traffic stopped.
+        public var settleTimeout = Duration.seconds(60)
+        /// The bridge's `queue.max_pending`: the bursts overflow it.
+        public var maxPending = 100
+
+        public init(kafka: KafkaConfiguration) { self.kafka = kafka }
+    }
+
+    private let settings: Settings
+    private let display: TerminalDisplay
+    private let logger: Logger
+    private let events: AsyncStream<DemoEvent>
+    private let sink: AsyncStream<DemoEvent>.Continuation
+
+    public init(settings: Settings, display: TerminalDisplay = TerminalDisplay(), logger: Logger) {
+        self.settings = settings
+        self.display = display
+        self.logger = logger
+        (events, sink) = AsyncStream.makeStream(of: DemoEvent.self)
+    }
+
+    /// Ends the run at the next second, with a final summary.
+    public func stop() { sink.yield(.stopRequested) }
+
+    /// Runs the demo; returns what it saw. Throws when a part of it failed.
+    public func run() async throws -> DemoScoreboard {
+        let run = String(UInt32.random(in: .min ... .max), radix: 16)
+        let plan = DevicePlan(run: run, devices: settings.devices, settlesAt: settings.duration.map { Int($0.components.seconds) })
+        let clients = try DemoClients(settings: settings, run: run, logger: logger)
+        let generator = TrafficGenerator(traffic: DemoTraffic(plan: plan), sender: clients.sender, rate: max(settings.rate, 1),
+                                         maxPending: settings.maxPending, duration: settings.duration)
+        let simulator = DeviceSimulator(plan: plan, presenceTopic: settings.presenceTopic, presence: clients.presence, inbox: clients.inbox)
+        let tokens = Set(plan.tokens)
+        let start = ContinuousClock.now
+        let ending = await withTaskGroup(of: Void.self) { group in
+            let sink = self.sink
+            group.addTask { await Self.reportingFailure(sink) { try await generator.run(from: start, reporting: sink) } }
+            group.addTask { await Self.reportingFailure(sink) { try await simulator.run(from: start, reporting: sink) } }
+            group.addTask {
+                await Self.reportingFailure(sink) {
+                    for try await status in clients.statuses where status.token.map(tokens.contains) ?? false {
+                        sink.yield(.status(status))
+                    }
+                }
+            }
+            group.addTask {
+                while (try? await Task.sleep(for: .seconds(1))) != nil { sink.yield(.tick) }
+            }
+            defer { group.cancelAll() }
+            return await summarize(plan: plan, from: start)
+        }
+        await clients.close(logger: logger)
+        let elapsed = start.duration(to: .now)
+        let board = ending.scoreboard
+        // The closing summary gives rates over the whole run.
+        display.finish(DemoSummary.lines(board, previous: DemoScoreboard(), interval: elapsed, elapsed: elapsed, duration: settings.duration,
+                                         devices: plan.tokens.count) + ["", DemoSummary.verdict(board, elapsed: elapsed)],
+                       replacing: ending.shown)
+        if let failure = ending.failure { throw DemoFailure(description: failure) }
+        return board
+    }
+
+    /// Records every event and redraws each second, until the run is over.
+    private func summarize(plan: DevicePlan, from start: ContinuousClock.Instant) async -> (scoreboard: DemoScoreboard, failure: String?, shown: Int) {
+        var board = DemoScoreboard()
+        var previous = board
+        var previousTick = start
+        var shown = 0
+        for await event in events {
+            board.record(event)
+            switch event {
+            case .failed(let failure):
+                return (board, failure, shown)
+            case .stopRequested:
+                return (board, nil, shown)
+            case .tick:
+                let now = ContinuousClock.now
+                let elapsed = start.duration(to: now)
+                let lines = DemoSummary.lines(board, previous: previous, interval: previousTick.duration(to: now), elapsed: elapsed,
+                                              duration: settings.duration, devices: plan.tokens.count)
+                shown = display.show(lines, second: Int(elapsed.components.seconds), replacing: shown)
+                previous = board
+                previousTick = now
+                if board.trafficStopped, board.accountedFor || elapsed > (settings.duration ?? .zero) + settings.settleTimeout {
+                    return (board, nil, shown)
+                }
+            default:
+                break
+            }
+        }
+        return (board, nil, shown)
+    }
+
+    /// Runs `body`; an error other than cancellation is reported as `.failed`.
+    private static func reportingFailure(_ sink: AsyncStream<DemoEvent>.Continuation, _ body: () async throws -> Void) async {
+        do { try await body() } catch is CancellationError {} catch { sink.yield(.failed("\(error)")) }
+    }
+}
+
+/// A part of the demo failed.
+public struct DemoFailure: Error, CustomStringConvertible {
+    public var description: String
+}
