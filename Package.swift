@@ -224,6 +224,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BridgeDemoTests", dependencies: ["BridgeDemo", "FCMBridgeClient"]),
+        .testTarget(name: "FCMBridgeClientTests", dependencies: ["FCMBridgeClient"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

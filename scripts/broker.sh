@@ -36,7 +36,7 @@ start_s3() {
   local python_path port
   python_path=$(bash "$ROOT/scripts/ensure-python.sh" moto 'moto[server]==5.2.5')
   port=$(free_port)
-  PYTHONPATH="$python_path" nohup python3 -m moto.server -H 127.0.0.1 -p "$port" >"$RUN_DIR/$NAME-s3.log" 2>&1 &
+  PYTHONPATH="$python_path" setsid nohup python3 -m moto.server -H 127.0.0.1 -p "$port" >"$RUN_DIR/$NAME-s3.log" 2>&1 &
   echo $! >"$S3_PID_FILE"
   for _ in $(seq 1 100); do answers "$port" && break; sleep 0.1; done
   curl -sf -X PUT "http://127.0.0.1:$port/tansu" >/dev/null || die "creating the S3 bucket failed"
@@ -54,7 +54,9 @@ launch() {
       set -a; source "$S3_ENV_FILE"; set +a
       storage="s3://tansu/"
     fi
-    exec nohup "$tansu" broker \
+    # A session of its own: a Ctrl-C meant for the script that started it (the demo) does not
+    # reach the broker, which that script stops last.
+    exec setsid nohup "$tansu" broker \
       --listener-url "tcp://127.0.0.1:$port" \
       --advertised-listener-url "tcp://127.0.0.1:$port" \
       --storage-engine "$storage" >>"$LOG_FILE" 2>&1

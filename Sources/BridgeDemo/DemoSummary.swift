@@ -10,7 +10,7 @@ public enum DemoSummary {
         func rate(_ value: KeyPath<DemoScoreboard, Int>) -> Int {
             Int((Double(board[keyPath: value] - previous[keyPath: value]) / max(seconds, 0.001)).rounded())
         }
-        let statuses = DemoScoreboard.shownTypes.map { "\($0.1) \(board.statuses[$0.0, default: 0])" }.joined(separator: "  ")
+        let statuses = DemoScoreboard.shownTypes.map { "\($0.name) \(board.statuses[$0, default: 0])" }.joined(separator: "  ")
         return [
             progress(board, elapsed: elapsed, duration: duration),
             "requests  \(board.requestsSent) sent (\(rate(\.requestsSent))/s)   inbox \(board.inboxMessages) messages (\(rate(\.inboxMessages))/s)   acks \(board.acknowledged)",
@@ -21,8 +21,10 @@ public enum DemoSummary {
 
     /// The closing line: whether every request was accounted for.
     public static func verdict(_ board: DemoScoreboard, elapsed: Duration) -> String {
-        let figures = "\(board.outcomes) of \(board.expectedOutcomes) final statuses for \(board.requestsSent) requests, \(board.waiting.count) waiting"
+        let figures = "\(board.outcomes) of \(board.expectedOutcomes) final statuses for \(board.requestsSent) requests, "
+            + "\(board.waiting.count) waiting, \(board.repeats) repeated"
         let after = "after \(clock(elapsed))"
+        if board.stopped || !board.checksEachMessage { return "demo stopped \(after) (\(figures))" }
         return board.accountedFor
             ? "demo finished \(after): every outcome accounted for (\(figures))"
             : "demo finished \(after): NOT every outcome accounted for (\(figures))"

@@ -56,8 +56,10 @@ public struct DemoTraffic: Sendable {
 
     /// `count` plain messages to one device: past `max_pending` they overflow its queue, which is
     /// discarded (`deleted_messages`, a full sync when it connects).
+    /// None for a device not in the plan.
     public func burst(to device: Int, count: Int) -> [Item] {
-        (0..<count).map { index in
+        guard plan.tokens.indices.contains(device) else { return [] }
+        return (0..<max(count, 0)).map { index in
             Item(request: .v1(V1Message(token: plan.tokens[device], data: ["burst": "\(index)"])), outcomes: 1)
         }
     }

@@ -27,7 +27,7 @@ struct DeviceSimulator: Sendable {
                 var changes: [ProducerRecord] = []
                 for device in plan.tokens.indices where plan.isOnline(device, atSecond: now) != online[device] {
                     online[device].toggle()
-                    changes.append(record(PresenceEvent(token: plan.tokens[device], event: online[device] ? "connect" : "disconnect")))
+                    changes.append(record(PresenceRecord(token: plan.tokens[device], event: online[device] ? "connect" : "disconnect")))
                 }
                 if !changes.isEmpty { try await presence.send(changes).throwFirstError() }
                 events.yield(.online(online.count { $0 }))
@@ -41,7 +41,7 @@ struct DeviceSimulator: Sendable {
             }
             let acknowledgements = received.flatMap { token, ids in
                 stride(from: 0, to: ids.count, by: Self.acknowledgementsPerRecord).map {
-                    record(PresenceEvent(token: token, event: "ack", messageIDs: Array(ids[$0..<min($0 + Self.acknowledgementsPerRecord, ids.count)])))
+                    record(PresenceRecord(token: token, event: "ack", messageIDs: Array(ids[$0..<min($0 + Self.acknowledgementsPerRecord, ids.count)])))
                 }
             }
             if !acknowledgements.isEmpty {
@@ -51,20 +51,9 @@ struct DeviceSimulator: Sendable {
         }
     }
 
-    private func record(_ event: PresenceEvent) -> ProducerRecord {
+    private func record(_ event: PresenceRecord) -> ProducerRecord {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return ProducerRecord(topic: presenceTopic, key: Array(event.token.utf8), value: Array((try? encoder.encode(event)) ?? Data()))
-    }
-}
-
-/// A presence record's value (the contract's "Input: presence").
-struct PresenceEvent: Encodable {
-    var token: String
-    var event: String
-    var messageIDs: [String]?
-
-    private enum CodingKeys: String, CodingKey {
-        case token, event, messageIDs = "message_ids"
     }
 }

@@ -28,6 +28,8 @@ public struct LiveDemo: Sendable {
         public var settleTimeout = Duration.seconds(60)
         /// The bridge's `queue.max_pending`: the bursts overflow it.
         public var maxPending = 100
+        /// Whether the bridge may repeat a status (`delivery: at_least_once`).
+        public var allowsRepeats = false
 
         public init(kafka: KafkaConfiguration) { self.kafka = kafka }
     }
@@ -45,7 +47,7 @@ public struct LiveDemo: Sendable {
         (events, sink) = AsyncStream.makeStream(of: DemoEvent.self)
     }
 
-    /// Ends the run at the next second, with a final summary.
+    /// Ends the run now, with a final summary.
     public func stop() { sink.yield(.stopRequested) }
 
     /// Runs the demo; returns what it saw. Throws when a part of it failed.
@@ -88,10 +90,13 @@ public struct LiveDemo: Sendable {
 
     /// Records every event and redraws each second, until the run is over.
     private func summarize(plan: DevicePlan, from start: ContinuousClock.Instant) async -> (scoreboard: DemoScoreboard, failure: String?, shown: Int) {
-        var board = DemoScoreboard()
+        var board = DemoScoreboard(checksEachMessage: settings.duration != nil, allowsRepeats: settings.allowsRepeats)
         var previous = board
         var previousTick = start
         var shown = 0
+        var printed: Int?
+        // Once all is accounted for, a late repeat still has two more seconds to show.
+        var accountedTicks = 0
         for await event in events {
             board.record(event)
             switch event {
@@ -104,10 +109,15 @@ public struct LiveDemo: Sendable {
                 let elapsed = start.duration(to: now)
                 let lines = DemoSummary.lines(board, previous: previous, interval: previousTick.duration(to: now), elapsed: elapsed,
                                               duration: settings.duration, devices: plan.tokens.count)
-                shown = display.show(lines, second: Int(elapsed.components.seconds), replacing: shown)
+                let second = Int(elapsed.components.seconds)
+                if display.isTerminal || printed.map({ second >= $0 + display.pipedEvery }) ?? true {
+                    shown = display.show(lines, replacing: shown)
+                    printed = second
+                }
                 previous = board
                 previousTick = now
-                if board.trafficStopped, board.accountedFor || elapsed > (settings.duration ?? .zero) + settings.settleTimeout {
+                accountedTicks = board.trafficStopped && board.accountedFor ? accountedTicks + 1 : 0
+                if accountedTicks > 2 || board.trafficStopped && elapsed > (settings.duration ?? .zero) + settings.settleTimeout {
                     return (board, nil, shown)
                 }
             default:

@@ -3,7 +3,9 @@ import Foundation
 /// Where the demo's summary goes: on a terminal, redrawn in place every second; otherwise (a
 /// pipe, a log file, a test), printed every `pipedEvery` seconds.
 public struct TerminalDisplay: Sendable {
+    /// Whether standard output is a terminal, where the summary is redrawn in place.
     public var isTerminal: Bool
+    /// Seconds between summaries when it is not.
     public var pipedEvery: Int
 
     /// Standard output, whatever it is.
@@ -12,9 +14,9 @@ public struct TerminalDisplay: Sendable {
         self.pipedEvery = max(pipedEvery, 1)
     }
 
-    /// Shows the summary of second `second`, replacing the `replacing` lines shown last; returns
-    /// how many lines are on screen now.
-    func show(_ lines: [String], second: Int, replacing: Int) -> Int {
+    /// Shows a summary, on a terminal in place of the `replacing` lines shown last; returns how
+    /// many lines are there now.
+    func show(_ lines: [String], replacing: Int) -> Int {
         if isTerminal {
             // Up to the first line shown last, then each line cleared before it is written.
             let up = replacing > 0 ? "\u{1B}[\(replacing)F" : ""
@@ -23,7 +25,6 @@ public struct TerminalDisplay: Sendable {
             write(text)
             return max(replacing, lines.count)
         }
-        guard second % pipedEvery == 0 else { return 0 }
         write(lines.joined(separator: "\n") + "\n\n")
         return 0
     }
@@ -31,7 +32,7 @@ public struct TerminalDisplay: Sendable {
     /// Shows the last summary, `lines`, for good, replacing the `replacing` lines shown last.
     func finish(_ lines: [String], replacing: Int) {
         if isTerminal {
-            _ = show(lines, second: 0, replacing: replacing)
+            _ = show(lines, replacing: replacing)
         } else {
             write(lines.joined(separator: "\n") + "\n")
         }

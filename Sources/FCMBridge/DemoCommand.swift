@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeDemo
 import BridgeWorker
+import Foundation
 import Logging
 import UnixSignals
 
@@ -16,8 +17,9 @@ struct DemoCommand: AsyncParsableCommand {
         Start a worker first (scripts/demo.sh does both). The devices follow a fixed cycle: most are \
         online 7 s of every 10, every tenth only 4 s of every 20; every 10 s one of those gets more \
         messages than queue.max_pending allows while it sleeps, so its queue is discarded \
-        (deleted_messages) and it does a full sync when it connects. A bounded run exits 1 when a \
-        request did not end in its final statuses within --settle-timeout.
+        (deleted_messages) and it does a full sync when it connects. Ctrl-C or SIGTERM ends the \
+        run with a final summary, a second one at once. A bounded run exits 1 when a request did \
+        not end in its final statuses, each once, within --settle-timeout.
         """
     )
 
@@ -62,11 +64,17 @@ struct DemoCommand: AsyncParsableCommand {
         settings.duration = duration.map { .seconds($0) }
         settings.settleTimeout = .seconds(settleTimeout)
         settings.maxPending = configuration.queue.maxPending
+        settings.allowsRepeats = configuration.delivery == .atLeastOnce
         let demo = LiveDemo(settings: settings, logger: logger)
         let board = try await withThrowingTaskGroup(of: DemoScoreboard?.self) { group in
             group.addTask {
-                // Ctrl-C (or SIGTERM) ends the run with a final summary.
-                for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { demo.stop() }
+                // Ctrl-C (or SIGTERM) ends the run with a final summary; a second one at once.
+                var signals = 0
+                for await signal in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
+                    signals += 1
+                    guard signals == 1 else { Foundation.exit(128 + signal.rawValue) }
+                    demo.stop()
+                }
                 return nil
             }
             group.addTask { try await demo.run() }
@@ -76,6 +84,7 @@ struct DemoCommand: AsyncParsableCommand {
             }
             return DemoScoreboard()
         }
-        if duration != nil, !board.accountedFor { throw ExitCode(1) }
+        // A bounded run that was not stopped early vouches for every request.
+        if duration != nil, !board.stopped, !board.accountedFor { throw ExitCode(1) }
     }
 }

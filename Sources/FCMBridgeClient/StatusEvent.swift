@@ -9,22 +9,33 @@ public struct StatusEvent: Sendable, Hashable, Decodable {
         case subscribed, unsubscribed, fannedOut
         case other(String)
 
+        /// The types the contract names.
+        public static let known: [EventType] = [
+            .queued, .dispatched, .delivered, .collapsed, .expired, .deletedMessages, .rejected, .validated,
+            .subscribed, .unsubscribed, .fannedOut,
+        ]
+
+        /// The type's name on the wire.
+        public var name: String {
+            switch self {
+            case .queued: "queued"
+            case .dispatched: "dispatched"
+            case .delivered: "delivered"
+            case .collapsed: "collapsed"
+            case .expired: "expired"
+            case .deletedMessages: "deleted_messages"
+            case .rejected: "rejected"
+            case .validated: "validated"
+            case .subscribed: "subscribed"
+            case .unsubscribed: "unsubscribed"
+            case .fannedOut: "fanned_out"
+            case .other(let name): name
+            }
+        }
+
         public init(from decoder: any Decoder) throws {
             let name = try decoder.singleValueContainer().decode(String.self)
-            self = switch name {
-            case "queued": .queued
-            case "dispatched": .dispatched
-            case "delivered": .delivered
-            case "collapsed": .collapsed
-            case "expired": .expired
-            case "deleted_messages": .deletedMessages
-            case "rejected": .rejected
-            case "validated": .validated
-            case "subscribed": .subscribed
-            case "unsubscribed": .unsubscribed
-            case "fanned_out": .fannedOut
-            default: .other(name)
-            }
+            self = Self.known.first { $0.name == name } ?? .other(name)
         }
     }
 

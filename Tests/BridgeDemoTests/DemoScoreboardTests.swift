@@ -31,9 +31,44 @@ struct DemoScoreboardTests {
         #expect(board.statuses == [.queued: 2, .dispatched: 1, .deletedMessages: 1, .rejected: 1])
         #expect(board.notable.count == 2)
 
-        // A repeated final status shows as one outcome too many.
+        // A repeated final status is a repeat, not another message.
         board.record(try status(#"{"type":"dispatched","message_id":"m3","token":"e","at":1}"#))
+        #expect(board.outcomes == 4)
+        #expect(board.repeats == 1)
         #expect(!board.accountedFor)
+    }
+
+    @Test("one message finished twice does not make up for one never finished")
+    func repeatIsNotAnotherMessage() throws {
+        var board = DemoScoreboard()
+        board.record(.sent(requests: 2, outcomes: 2))
+        board.record(try status(#"{"type":"dispatched","message_id":"m1","token":"d","at":1}"#))
+        board.record(try status(#"{"type":"dispatched","message_id":"m1","token":"d","at":1}"#))
+        #expect(board.outcomes == 1)
+        #expect(!board.accountedFor)
+    }
+
+    @Test("at least once: repeats of a whole history are allowed and wait for nothing")
+    func atLeastOnce() throws {
+        var board = DemoScoreboard(allowsRepeats: true)
+        board.record(.sent(requests: 1, outcomes: 1))
+        for _ in 0..<2 {
+            board.record(try status(#"{"type":"queued","message_id":"m1","token":"d","at":1}"#))
+            board.record(try status(#"{"type":"dispatched","message_id":"m1","token":"d","at":2}"#))
+        }
+        #expect(board.repeats == 1)
+        #expect(board.waiting.isEmpty)
+        #expect(board.accountedFor)
+    }
+
+    @Test("without checking each message, final statuses are only counted")
+    func countingOnly() throws {
+        var board = DemoScoreboard(checksEachMessage: false)
+        board.record(.sent(requests: 1, outcomes: 1))
+        board.record(try status(#"{"type":"dispatched","message_id":"m1","token":"d","at":1}"#))
+        board.record(try status(#"{"type":"dispatched","message_id":"m1","token":"d","at":1}"#))
+        #expect(board.outcomes == 2)
+        #expect(board.repeats == 0)
     }
 
     @Test("a queued message that is dispatched, collapsed or expired no longer waits", arguments: ["dispatched", "collapsed", "expired"])
@@ -71,8 +106,11 @@ struct DemoScoreboardTests {
         var board = DemoScoreboard()
         board.record(.sent(requests: 2, outcomes: 2))
         #expect(DemoSummary.verdict(board, elapsed: .seconds(5))
-            == "demo finished after 00:05: NOT every outcome accounted for (0 of 2 final statuses for 2 requests, 0 waiting)")
+            == "demo finished after 00:05: NOT every outcome accounted for (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)")
         #expect(DemoSummary.verdict(DemoScoreboard(), elapsed: .seconds(5))
-            == "demo finished after 00:05: every outcome accounted for (0 of 0 final statuses for 0 requests, 0 waiting)")
+            == "demo finished after 00:05: every outcome accounted for (0 of 0 final statuses for 0 requests, 0 waiting, 0 repeated)")
+        board.record(.stopRequested)
+        #expect(DemoSummary.verdict(board, elapsed: .seconds(65))
+            == "demo stopped after 01:05 (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)")
     }
 }

@@ -28,6 +28,16 @@ final class WorkerProcess {
         try process.run()
     }
 
+    /// The variables that give a worker (or any `fcm-bridge` command) the consumer group `id` and
+    /// topics of its own, named `id.send`, `id.presence`, `id.inbox`, `id.status`, `id.dead_letters`.
+    static func ownGroupAndTopics(_ id: String) -> [String: String] {
+        var environment = ["FCM_BRIDGE_KAFKA_GROUP_ID": id]
+        for topic in ["send", "presence", "inbox", "status", "dead_letters"] {
+            environment["FCM_BRIDGE_TOPICS_\(topic.uppercased())"] = "\(id).\(topic)"
+        }
+        return environment
+    }
+
     /// Starts a worker with `configuration`, logging at `logLevel`, with `extraEnvironment` added.
     convenience init(_ configuration: BridgeConfiguration, logLevel: String = "info", extraEnvironment: [String: String] = [:]) throws {
         var environment: [String: String] = [:]
