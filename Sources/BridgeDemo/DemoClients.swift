@@ -12,13 +12,10 @@ struct DemoClients: Sendable {
 
     init(settings: LiveDemo.Settings, run: String, logger: Logger) throws {
         sender = try FCMBridgeSender(kafka: settings.kafka, topic: settings.sendTopic, logger: logger)
-        var readers = settings.kafka
-        readers.properties.merge(settings.consumerProperties) { $1 }
-        statuses = try StatusEvents(kafka: readers, topic: settings.statusTopic, groupID: "fcm-bridge-demo-\(run)-app-server", logger: logger)
+        statuses = try StatusEvents(kafka: settings.readers, topic: settings.statusTopic, groupID: "fcm-bridge-demo-\(run)-app-server", logger: logger)
         presence = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: settings.kafka), logger: logger)
-        var inboxReader = KafkaConsumerConfiguration(kafka: readers, groupID: "fcm-bridge-demo-\(run)-devices")
-        inboxReader.autoOffsetReset = .earliest
-        inbox = try KafkaConsumer(configuration: inboxReader, logger: logger)
+        // A new group starts at the beginning (auto.offset.reset's default here: earliest).
+        inbox = try KafkaConsumer(configuration: KafkaConsumerConfiguration(kafka: settings.readers, groupID: "fcm-bridge-demo-\(run)-devices"), logger: logger)
         try inbox.subscribe([settings.inboxTopic])
     }
 

@@ -6,9 +6,9 @@ public enum DemoSummary {
     /// since `previous`, one `interval` ago.
     public static func lines(_ board: DemoScoreboard, previous: DemoScoreboard, interval: Duration, elapsed: Duration,
                              duration: Duration?, devices: Int) -> [String] {
-        let seconds = max(interval / .milliseconds(1), 1) / 1000
+        let seconds = max(interval / .seconds(1), 0.001)
         func rate(_ value: KeyPath<DemoScoreboard, Int>) -> Int {
-            Int((Double(board[keyPath: value] - previous[keyPath: value]) / max(seconds, 0.001)).rounded())
+            Int((Double(board[keyPath: value] - previous[keyPath: value]) / seconds).rounded())
         }
         let statuses = DemoScoreboard.shownTypes.map { "\($0.name) \(board.statuses[$0, default: 0])" }.joined(separator: "  ")
         return [
@@ -35,7 +35,7 @@ public enum DemoSummary {
         if board.trafficStopped {
             return "fcm-bridge demo  \(clock(elapsed))  traffic stopped; every device online; waiting for the last statuses"
         }
-        let fraction = min(max(Double(elapsed / .milliseconds(1)) / max(Double(duration / .milliseconds(1)), 1), 0), 1)
+        let fraction = duration > .zero ? min(max(elapsed / duration, 0), 1) : 1
         let filled = Int((fraction * 30).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
         return "fcm-bridge demo  \(clock(elapsed)) / \(clock(duration))  [\(bar)] \(Int((fraction * 100).rounded(.down)))%"

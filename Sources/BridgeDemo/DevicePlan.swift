@@ -10,11 +10,16 @@ public struct DevicePlan: Sendable, Hashable {
     public let tokens: [String]
     /// The second of the run from which every device stays online; nil for never.
     public var settlesAt: Int?
+    private let members: Set<String>
 
     public init(run: String, devices: Int, settlesAt: Int? = nil) {
         tokens = (0..<max(devices, 1)).map { "demo-\(run)-\($0)" }
+        members = Set(tokens)
         self.settlesAt = settlesAt
     }
+
+    /// Whether `token` is one of this run's devices (another run's share the topics).
+    public func contains(_ token: String) -> Bool { members.contains(token) }
 
     /// Whether `device` is a sleeper: rarely online.
     public func isSleeper(_ device: Int) -> Bool { device % 10 == 0 }

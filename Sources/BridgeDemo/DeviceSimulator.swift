@@ -15,7 +15,11 @@ struct DeviceSimulator: Sendable {
     static let acknowledgementsPerRecord = 100
 
     func run(from start: ContinuousClock.Instant, reporting events: AsyncStream<DemoEvent>.Continuation) async throws {
-        let devices = Dictionary(uniqueKeysWithValues: plan.tokens.enumerated().map { ($1, $0) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func record(_ event: PresenceRecord) -> ProducerRecord {
+            ProducerRecord(topic: presenceTopic, key: Array(event.token.utf8), value: Array((try? encoder.encode(event)) ?? Data()))
+        }
         // The bridge takes a device it has not heard of for offline.
         var online = [Bool](repeating: false, count: plan.tokens.count)
         var second = -1
@@ -35,7 +39,7 @@ struct DeviceSimulator: Sendable {
             var received: [String: [String]] = [:]
             for case .record(let record) in try await inbox.poll(maxRecords: 2000, timeout: .milliseconds(100)) {
                 guard let value = record.value, let message = InboxRecord.decode(Array(value.readableBytesView)),
-                      devices[message.token] != nil else { continue }  // another run's device
+                      plan.contains(message.token) else { continue }
                 events.yield(.inbox(message))
                 if let id = message.messageID { received[message.token, default: []].append(id) }
             }
@@ -49,11 +53,5 @@ struct DeviceSimulator: Sendable {
                 events.yield(.acknowledged(count: received.values.reduce(0) { $0 + $1.count }))
             }
         }
-    }
-
-    private func record(_ event: PresenceRecord) -> ProducerRecord {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return ProducerRecord(topic: presenceTopic, key: Array(event.token.utf8), value: Array((try? encoder.encode(event)) ?? Data()))
     }
 }

@@ -11,10 +11,10 @@ import Logging
 public struct LiveDemo: Sendable {
     /// What to run against, and how much.
     public struct Settings: Sendable {
-        /// The bridge's cluster.
+        /// The bridge's cluster, for the demo's producers.
         public var kafka: KafkaConfiguration
-        /// librdkafka properties for the demo's readers only (`kafka.consumer_properties`).
-        public var consumerProperties: [String: String] = [:]
+        /// The same cluster for the demo's readers, with their own properties.
+        public var readers: KafkaConfiguration
         public var sendTopic = "fcm.send"
         public var presenceTopic = "fcm.presence"
         public var inboxTopic = "fcm.inbox"
@@ -31,7 +31,10 @@ public struct LiveDemo: Sendable {
         /// Whether the bridge may repeat a status (`delivery: at_least_once`).
         public var allowsRepeats = false
 
-        public init(kafka: KafkaConfiguration) { self.kafka = kafka }
+        public init(kafka: KafkaConfiguration, readers: KafkaConfiguration) {
+            self.kafka = kafka
+            self.readers = readers
+        }
     }
 
     private let settings: Settings
@@ -58,7 +61,6 @@ public struct LiveDemo: Sendable {
         let generator = TrafficGenerator(traffic: DemoTraffic(plan: plan), sender: clients.sender, rate: max(settings.rate, 1),
                                          maxPending: settings.maxPending, duration: settings.duration)
         let simulator = DeviceSimulator(plan: plan, presenceTopic: settings.presenceTopic, presence: clients.presence, inbox: clients.inbox)
-        let tokens = Set(plan.tokens)
         let start = ContinuousClock.now
         let ending = await withTaskGroup(of: Void.self) { group in
             let sink = self.sink
@@ -66,7 +68,7 @@ public struct LiveDemo: Sendable {
             group.addTask { await Self.reportingFailure(sink) { try await simulator.run(from: start, reporting: sink) } }
             group.addTask {
                 await Self.reportingFailure(sink) {
-                    for try await status in clients.statuses where status.token.map(tokens.contains) ?? false {
+                    for try await status in clients.statuses where status.token.map(plan.contains) ?? false {
                         sink.yield(.status(status))
                     }
                 }

@@ -11,4 +11,11 @@ extension BridgeConfiguration {
             properties: ["statistics.interval.ms": "\(kafka.statisticsIntervalMilliseconds)"].merging(kafka.properties) { $1 }
         )
     }
+
+    /// What the bridge's consumers share: ``kafkaClients`` with `kafka.consumer_properties` over it.
+    public var kafkaConsumers: KafkaConfiguration {
+        var consumers = kafkaClients
+        consumers.properties.merge(kafka.consumerProperties) { $1 }
+        return consumers
+    }
 }

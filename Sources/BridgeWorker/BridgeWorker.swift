@@ -70,7 +70,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let consumer: KafkaConsumer
         do {
             if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
-            consumer = try KafkaConsumer(configuration: consumerConfiguration(kafka), statistics: metrics.librdkafka.record, logger: logger)
+            consumer = try KafkaConsumer(configuration: consumerConfiguration, statistics: metrics.librdkafka.record, logger: logger)
         } catch {
             try? await producer.close()
             throw error
@@ -101,7 +101,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
         committer.trimmer = trimmer
         committer.metrics = metrics
-        var restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration(configuration.kafkaClients), changelogTopic: configuration.changelogTopic,
+        var restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration, changelogTopic: configuration.changelogTopic,
                                           repartitionTopic: configuration.repartitionTopic, logger: logger)
         restorer.health = health
         restorer.metrics = metrics
@@ -140,10 +140,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         return OutputLimits(maxRecordBytes: limit)
     }
 
-    private func consumerConfiguration(_ kafka: KafkaConfiguration) -> KafkaConsumerConfiguration {
-        var kafka = kafka
-        kafka.properties.merge(configuration.kafka.consumerProperties) { $1 }
-        var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: configuration.kafka.groupID)
+    private var consumerConfiguration: KafkaConsumerConfiguration {
+        var consumer = KafkaConsumerConfiguration(kafka: configuration.kafkaConsumers, groupID: configuration.kafka.groupID)
         // Range assigns the same partition numbers of the co-partitioned inputs to one member.
         consumer.assignmentStrategy = "range"
         consumer.isolationLevel = .readCommitted

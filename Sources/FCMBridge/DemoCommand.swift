@@ -51,10 +51,10 @@ struct DemoCommand: AsyncParsableCommand {
         // The summary is the output; only trouble is logged.
         logger.logLevel = max(logger.logLevel, .warning)
         var kafka = configuration.kafkaClients
+        var readers = configuration.kafkaConsumers
         kafka.clientID += "-demo"
-        kafka.properties.removeValue(forKey: "statistics.interval.ms")
-        var settings = LiveDemo.Settings(kafka: kafka)
-        settings.consumerProperties = configuration.kafka.consumerProperties
+        readers.clientID += "-demo"
+        var settings = LiveDemo.Settings(kafka: kafka, readers: readers)
         settings.sendTopic = configuration.topics.send
         settings.presenceTopic = configuration.topics.presence
         settings.inboxTopic = configuration.topics.inbox

@@ -47,9 +47,8 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.logger(label: "fcm-bridge.watch")
         let configuration = try options.load(logger: logger)
-        var kafka = configuration.kafkaClients
+        var kafka = configuration.kafkaConsumers
         kafka.clientID += "-watch"
-        kafka.properties.merge(configuration.kafka.consumerProperties) { $1 }
         let statuses = try StatusEvents(kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger)
         let webhook = Webhook(url: onDeletedMessages, logger: logger)
         logger.info("watching status events", metadata: [

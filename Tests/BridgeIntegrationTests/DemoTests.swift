@@ -8,8 +8,6 @@ import Testing
 /// the script started.
 @Suite("The live demo", .needsBroker, .timeLimit(.minutes(4)))
 struct DemoTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// `bash scripts/demo.sh arguments` in a session of its own (so that a signal can go to its
     /// whole process group, as Ctrl-C does), with `environment`; and the script's process id,
     /// which is its process group's.
@@ -18,7 +16,7 @@ struct DemoTests {
         environment["FCM_BRIDGE_BINARY"] = WorkerProcess.binary.path
         // setsid forks (-f) the script into a new session and waits for it (-w), with its status.
         let run = try WorkerProcess(executable: URL(fileURLWithPath: "/usr/bin/setsid"),
-                                    arguments: ["-f", "-w", "bash", Self.root.appendingPathComponent("scripts/demo.sh").path] + arguments,
+                                    arguments: ["-f", "-w", "bash", WorkerProcess.repositoryRoot.appendingPathComponent("scripts/demo.sh").path] + arguments,
                                     environment: environment)
         var script: Int32?
         for _ in 0..<100 where script == nil {
@@ -99,7 +97,7 @@ struct DemoTests {
         environment["DEMO_BROKER"] = brokerName
         let (run, script) = try await demo(["--devices", "20", "--rate", "50"], environment: environment)
         #expect(try await run.waitForOutput(containing: "requests ", timeout: .seconds(120)), "\(run.output.suffix(3000))")
-        let brokerFile = Self.root.appendingPathComponent(".deps/run/\(brokerName).pid")
+        let brokerFile = WorkerProcess.repositoryRoot.appendingPathComponent(".deps/run/\(brokerName).pid")
         let broker = try #require(Int32(try String(contentsOf: brokerFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
 
         // Ctrl-C: SIGINT to the whole foreground process group.

@@ -7,11 +7,13 @@ final class WorkerProcess {
     private let process = Process()
     let log: URL
 
+    /// The repository's root directory.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     /// The built `fcm-bridge`: `FCM_BRIDGE_BINARY` (set by scripts/test.sh), else the debug build.
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["FCM_BRIDGE_BINARY"] { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/fcm-bridge")
+        return repositoryRoot.appendingPathComponent(".build/debug/fcm-bridge")
     }
 
     /// Starts `executable` (`fcm-bridge` unless named) with `arguments`, with this process's
