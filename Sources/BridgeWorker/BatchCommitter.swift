@@ -112,26 +112,59 @@ struct BatchCommitter: Sendable {
     /// (exactly once) or may be repeated (at least once), and the worker must start over from
     /// the last commit.
     func commit(_ batch: inout OpenBatch, consumer: KafkaConsumer) async throws {
-        guard !batch.isEmpty else { return }
-        let offsets = batch.offsetList
-        let committing = ContinuousClock.now
+        guard let seal = try await seal(&batch, consumer: consumer) else { return }
         do {
-            switch delivery {
-            case .exactlyOnce:
-                try beginTransaction(of: &batch)
-                try await producer.sendOffsetsToTransaction(offsets, groupMetadata: try consumer.groupMetadata())
-                try await commitRetrying()
-            case .atLeastOnce:
-                for pending in batch.deliveries { try await pending.reports().throwFirstError() }
-                if batch.changelog.count > 0 { try await outputs.enqueue(batch.changelog).reports().throwFirstError() }
-                try await consumer.commit(offsets)
-            }
+            try await settle(seal)
         } catch {
             throw await failed(&batch, cause: error)
         }
-        trimmer?.committed(offsets)
+        try await finish(&batch, seal, consumer: consumer)
+    }
+
+    /// The first step of a commit, once every output of the batch is with the producer: what the
+    /// wait for its outcome needs (nil for an empty batch). The loop may take the next records
+    /// while ``settle(_:)`` waits, as long as it hands no output to the producer until
+    /// ``finish(_:_:consumer:)``.
+    func seal(_ batch: inout OpenBatch, consumer: KafkaConsumer) async throws -> BatchSeal? {
+        guard !batch.isEmpty else { return nil }
+        do {
+            var groupMetadata: ConsumerGroupMetadata?
+            if delivery == .exactlyOnce {
+                try beginTransaction(of: &batch)
+                groupMetadata = try consumer.groupMetadata()
+            }
+            return BatchSeal(offsets: batch.offsetList, groupMetadata: groupMetadata, deliveries: batch.deliveries, sealed: .now)
+        } catch {
+            throw await failed(&batch, cause: error)
+        }
+    }
+
+    /// The waiting part of a commit, which touches no state of the loop. Exactly once: the
+    /// offsets join the transaction and it commits. At least once: every output but the
+    /// changelog is acknowledged. On an error, the batch must be given to ``failed(_:cause:)``.
+    func settle(_ seal: BatchSeal) async throws {
+        if let groupMetadata = seal.groupMetadata {
+            try await producer.sendOffsetsToTransaction(seal.offsets, groupMetadata: groupMetadata)
+            try await commitRetrying()
+        } else {
+            for pending in seal.deliveries { try await pending.reports().throwFirstError() }
+        }
+    }
+
+    /// The last step of a commit, after ``settle(_:)``: at least once, the changelog writes and
+    /// then the offsets. Counts the batch and empties it.
+    func finish(_ batch: inout OpenBatch, _ seal: BatchSeal, consumer: KafkaConsumer) async throws {
+        if seal.groupMetadata == nil {
+            do {
+                if batch.changelog.count > 0 { try await outputs.enqueue(batch.changelog).reports().throwFirstError() }
+                try await consumer.commit(seal.offsets)
+            } catch {
+                throw await failed(&batch, cause: error)
+            }
+        }
+        trimmer?.committed(seal.offsets)
         let now = ContinuousClock.now
-        metrics.commitDuration.recordInterval(since: committing, now: now)
+        metrics.commitDuration.recordInterval(since: seal.sealed, now: now)
         if let started = batch.started { metrics.batchDuration.recordInterval(since: started, now: now) }
         metrics.committed(batch, now: WorkerMetrics.wallClockMilliseconds)
         batch = OpenBatch()
@@ -169,7 +202,7 @@ struct BatchCommitter: Sendable {
     }
 
     /// Aborts the batch's transaction where it needs it and says why the batch failed.
-    private func failed(_ batch: inout OpenBatch, cause: any Error) async -> BatchNotCommitted {
+    func failed(_ batch: inout OpenBatch, cause: any Error) async -> BatchNotCommitted {
         let offsets = batch.offsetList
         // Abort whatever failed (a refused output too: its transaction would otherwise stay open
         // until the broker times it out, holding back read_committed readers and restores),
@@ -181,6 +214,18 @@ struct BatchCommitter: Sendable {
         metrics.failedBatches.increment()
         return BatchNotCommitted(cause: cause, offsets: offsets)
     }
+}
+
+/// What waiting for a sealed batch's commit needs, and nothing of the loop's.
+struct BatchSeal: Sendable {
+    /// The next input offsets to read, which the commit stores.
+    var offsets: [TopicPartitionOffset]
+    /// Exactly once: the consumer group the offsets join the transaction for.
+    var groupMetadata: ConsumerGroupMetadata?
+    /// The delivery reports of the batch's outputs.
+    var deliveries: [PendingDeliveries]
+    /// When the commit began.
+    var sealed: ContinuousClock.Instant
 }
 
 /// A batch's outputs were not all made durable, so its offsets were not committed.

@@ -44,8 +44,9 @@ struct WorkerLoop: ~Copyable {
     /// batch when it is due, until graceful shutdown; then commits the last batch.
     ///
     /// While one poll's records are handled, the next poll already runs on the consumer's own
-    /// thread. Only after records: a poll that returned a rebalance is handled before the next
-    /// begins, because the next poll is what completes a revocation.
+    /// thread, and while a batch commits, the records that arrive meanwhile are processed (see
+    /// ``commitTaking(_:)``). Only after records: a poll that returned a rebalance is handled
+    /// before the next begins, because the next poll is what completes a revocation.
     mutating func run() async throws {
         do {
             let consumer = self.consumer
@@ -56,9 +57,11 @@ struct WorkerLoop: ~Copyable {
                     let (maxRecords, timeout) = pollLimits(after: events.count)
                     async let next = consumer.poll(maxRecords: maxRecords, timeout: timeout)
                     try await handle(events)
-                    events = try await next
+                    let polled = try await next
+                    events = committer.isDue(batch, now: .now) ? try await commitTaking(polled) : polled
                 } else {
                     try await handle(events)
+                    if committer.isDue(batch, now: .now) { try await committer.commit(&batch, consumer: consumer) }
                     events = try await poll()
                 }
             }
@@ -69,6 +72,61 @@ struct WorkerLoop: ~Copyable {
             await committer.abandon(&batch)
             throw error
         }
+    }
+
+    /// Commits the batch at hand and, while the commit is under way, processes the records
+    /// `polled` and those that arrive meanwhile into the next batch, up to its size. Their
+    /// outputs stay with the loop until the commit is done (one transaction at a time), and the
+    /// loop's state is the loop's alone: the commit task touches none of it. A commit that fails
+    /// ends the worker, so state built past it is never used. Returns the events to handle next:
+    /// records that arrived as the commit ended, or a poll that returned a rebalance.
+    private mutating func commitTaking(_ polled: [ConsumerEvent]) async throws -> [ConsumerEvent] {
+        var sealed = OpenBatch()
+        swap(&sealed, &batch)
+        guard let seal = try await committer.seal(&sealed, consumer: consumer) else { return polled }
+        let (committer, consumer) = (self.committer, self.consumer)
+        let pollTimeout = min(committer.interval, Self.pollDuringCommit)
+        var commitOutcome: Result<Void, any Error>?
+        var pollFailure: (any Error)?
+        var next: [ConsumerEvent] = []
+        await withTaskGroup(of: CommitStep.self) { group in
+            group.addTask {
+                do { try await committer.settle(seal); return .settled(.success(())) } catch { return .settled(.failure(error)) }
+            }
+            var taken: [ConsumerEvent]? = polled
+            while true {
+                if let events = taken {
+                    taken = nil
+                    if commitOutcome == nil, events.allSatisfy(\.isRecord), hasRoom {
+                        for case .record(let record) in events { take(record) }
+                        progress.record(inputs: events.count)
+                        if hasRoom {
+                            let maxRecords = min(maxBatchRecords - batch.records, 1_000)
+                            group.addTask {
+                                do { return .polled(.success(try await consumer.poll(maxRecords: maxRecords, timeout: pollTimeout))) } catch { return .polled(.failure(error)) }
+                            }
+                        }
+                    } else {
+                        next = events
+                    }
+                }
+                guard let step = await group.next() else { break }
+                switch step {
+                case .settled(let outcome): commitOutcome = outcome
+                case .polled(.success(let events)): taken = events
+                case .polled(.failure(let error)): pollFailure = error
+                }
+            }
+        }
+        if case .failure(let error) = commitOutcome { throw await committer.failed(&sealed, cause: error) }
+        try await committer.finish(&sealed, seal, consumer: consumer)
+        if let pollFailure { throw pollFailure }
+        return next
+    }
+
+    /// Whether the open batch may take more records before its outputs can be handed over.
+    private var hasRoom: Bool {
+        batch.records < maxBatchRecords && produced.byteCount < committer.maxBytes
     }
 
     /// A poll waits for records until the open batch is due, and takes no more than there is
@@ -88,8 +146,7 @@ struct WorkerLoop: ~Copyable {
         for event in events {
             switch event {
             case .record(let record):
-                processor.process(record, states: &states, outputs: &produced)
-                batch.take(record, at: .now)
+                take(record)
                 // Outputs go to the producer in bounded runs, and a full batch commits at once,
                 // even in the middle of a poll: one poll cannot outgrow a batch.
                 if produced.count >= Self.outputRun || committer.isFull(batch) {
@@ -129,9 +186,12 @@ struct WorkerLoop: ~Copyable {
         let now = ContinuousClock.now
         rejections.endWindowIfDue(now: now)
         stateGauges.refresh(states, now: now)
-        if committer.isDue(batch, now: now) {
-            try await committer.commit(&batch, consumer: consumer)
-        }
+    }
+
+    /// Processes one input record into the open batch.
+    private mutating func take(_ record: ConsumerRecord) {
+        processor.process(record, states: &states, outputs: &produced)
+        batch.take(record, at: .now)
     }
 
     private mutating func sendProduced() async throws {
@@ -147,6 +207,14 @@ struct WorkerLoop: ~Copyable {
 
     /// Outputs handed to the producer at a time.
     private static let outputRun = 2_000
+    /// How long a poll during a commit waits for records: the commit may end meanwhile.
+    private static let pollDuringCommit = Duration.milliseconds(10)
+}
+
+/// What a commit taking records meanwhile waits for: its commit, or a poll.
+private enum CommitStep: Sendable {
+    case settled(Result<Void, any Error>)
+    case polled(Result<[ConsumerEvent], any Error>)
 }
 
 extension ConsumerEvent {

@@ -15,6 +15,8 @@ struct DeviceKeyTests {
         ("a\u{301}\u{323}", "a\u{323}\u{301}", false),
         // A long token, equal, built two ways (a literal and a slice of a longer string).
         (String(repeating: "x", count: 150), String(String(repeating: "x", count: 160).prefix(150)), true),
+        // Long tokens that differ only in their last byte.
+        (String(repeating: "x", count: 149) + "a", String(repeating: "x", count: 149) + "b", false),
     ])
     func equality(_ left: String, _ right: String, expected: Bool) {
         #expect((DeviceKey(token: left) == DeviceKey(token: right)) == expected)

@@ -48,6 +48,16 @@ public struct ByteWriter: ~Copyable {
         }
     }
 
+    /// The UTF-8 text `body` writes, built in stack memory like ``array(scratchCapacity:_:)``;
+    /// text of up to 15 bytes needs no allocation at all.
+    public static func string(scratchCapacity: Int = 64, _ body: (inout ByteWriter) -> Void) -> String {
+        withUnsafeTemporaryAllocation(byteCount: scratchCapacity, alignment: 16) { scratch in
+            var writer = ByteWriter(scratch: scratch)
+            body(&writer)
+            return writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
     /// The bytes written, as an array.
     public var bytes: [UInt8] { [UInt8](UnsafeRawBufferPointer(start: base, count: count)) }
 
