@@ -96,8 +96,13 @@ struct BatchCommitter: Sendable {
         batch.bytes += records.byteCount
         if delivery == .atLeastOnce { records.move(.changelog, to: &batch.changelog) }
         do {
-            if delivery == .exactlyOnce { try beginTransaction(of: &batch) }
-            if records.count > 0 { batch.deliveries.append(try await outputs.enqueue(records)) }
+            switch delivery {
+            case .exactlyOnce:
+                try beginTransaction(of: &batch)
+                try await outputs.enqueueInTransaction(records)
+            case .atLeastOnce:
+                if records.count > 0 { batch.deliveries.append(try await outputs.enqueue(records)) }
+            }
             records.removeAll()
         } catch {
             throw await failed(&batch, cause: error)

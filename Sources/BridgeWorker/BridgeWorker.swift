@@ -162,6 +162,9 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             // crashed predecessor's open transaction at once instead of at its timeout.
             producer.transactionalID = configuration.kafka.transactionalID ?? "\(configuration.kafka.groupID)-\(UUID().uuidString)"
             producer.transactionTimeout = .seconds(20)
+            // Outputs are produced without a report of their own (the commit is their report):
+            // librdkafka then hands successful records back to nobody.
+            producer.kafka.properties["delivery.report.only.error"] = producer.kafka.properties["delivery.report.only.error"] ?? "true"
         }
         return producer
     }

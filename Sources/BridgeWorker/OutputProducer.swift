@@ -21,16 +21,27 @@ struct OutputProducer: Sendable {
         let names = self.names
         let topics = outputs.records.map { UInt8($0.topic.rawValue) }
         let deliveries = PendingDeliveries(count: outputs.count) { names[Int(topics[$0])] }
+        try await enqueue(outputs, deliveries: deliveries)
+        return deliveries
+    }
+
+    /// Hands every record to librdkafka inside the producer's open transaction, with no delivery
+    /// report per record: the transaction's commit fails if any of them was not delivered. A
+    /// record librdkafka refuses is thrown at once, as ``enqueue(_:)`` does.
+    func enqueueInTransaction(_ outputs: borrowing OutputRecords) async throws {
+        try await enqueue(outputs, deliveries: nil)
+    }
+
+    private func enqueue(_ outputs: borrowing OutputRecords, deliveries: PendingDeliveries?) async throws {
         var next = 0
         while next < outputs.count {
             next = try enqueue(outputs, from: next, deliveries: deliveries)
             if next < outputs.count { await producer.waitForRoom() }
         }
-        return deliveries
     }
 
     /// Hands records to librdkafka from `start` on; returns where it stopped for a full queue.
-    private func enqueue(_ outputs: borrowing OutputRecords, from start: Int, deliveries: PendingDeliveries) throws(KafkaError) -> Int {
+    private func enqueue(_ outputs: borrowing OutputRecords, from start: Int, deliveries: PendingDeliveries?) throws(KafkaError) -> Int {
         try outputs.withUnsafeBytes { (bytes) throws(KafkaError) -> Int in
             for index in start..<outputs.count {
                 let record = outputs.records[index]
@@ -47,13 +58,17 @@ struct OutputProducer: Sendable {
                         timestamp: record.timestamp
                     )
                     do throws(KafkaError) {
-                        try producer.produce(view, to: handles[record.topic.rawValue], deliveries: deliveries, index: index)
+                        if let deliveries {
+                            try producer.produce(view, to: handles[record.topic.rawValue], deliveries: deliveries, index: index)
+                        } else {
+                            try producer.produceInTransaction(view, to: handles[record.topic.rawValue])
+                        }
                     } catch where error.isQueueFull {
                         return index
                     } catch {
                         // An output refused (too large, a fatal error) must not be committed past:
                         // the rest get the same error, and it ends the batch.
-                        for rest in index..<outputs.count { deliveries.complete(rest, partition: -1, offset: -1, error: error) }
+                        for rest in index..<outputs.count { deliveries?.complete(rest, partition: -1, offset: -1, error: error) }
                         throw error
                     }
                     return nil

@@ -60,8 +60,16 @@ extension KafkaProducer {
         try produce(record, to: topic, opaque: deliveries.opaque(for: index))
     }
 
-    /// Calls `rd_kafka_produceva` with `opaque` as the record's delivery-report opaque.
-    func produce(_ record: ProducerRecordView, to topic: TopicHandle, opaque: UnsafeMutableRawPointer) throws(KafkaError) {
+    /// Hands one record to librdkafka, which copies it, with no delivery report to wait for: for
+    /// a transaction, whose commit fails when any of its records was not delivered. Throws as
+    /// ``produce(_:to:deliveries:index:)`` does.
+    public func produceInTransaction(_ record: ProducerRecordView, to topic: TopicHandle) throws(KafkaError) {
+        try produce(record, to: topic, opaque: nil)
+    }
+
+    /// Calls `rd_kafka_produceva` with `opaque` as the record's delivery-report opaque (none: no
+    /// report is delivered anywhere).
+    func produce(_ record: ProducerRecordView, to topic: TopicHandle, opaque: UnsafeMutableRawPointer?) throws(KafkaError) {
         // Empty bytes point somewhere: librdkafka reads a null address as no value at all.
         var emptyByte: UInt8 = 0
         let error: OpaquePointer? = withUnsafeMutableBytes(of: &emptyByte) { empty in
@@ -79,7 +87,7 @@ extension KafkaProducer {
             add(RD_KAFKA_VTYPE_RKT) { $0.u.rkt = topic.pointer }
             add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = record.partition ?? RD_KAFKA_PARTITION_UA }
             add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
-            add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque }
+            if let opaque { add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque } }
             if let key = record.key {
                 add(RD_KAFKA_VTYPE_KEY) { $0.u.mem.ptr = address(of: key); $0.u.mem.size = key.count }
             }

@@ -50,6 +50,45 @@ struct BatchCommitterTests {
         try? await producer.close()
     }
 
+    @Test("exactly once, outputs without a report of their own: an output not delivered fails the commit, and its input offset stays uncommitted")
+    func transactionIsTheReport() async throws {
+        let kafka = TestBroker.kafka
+        let id = UUID().uuidString.prefix(8)
+        let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
+        let input = TopicPartition("batch-input.\(id)", 0)
+        try await TestBroker.createTopics(names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: input.topic, partitions: 1)])
+        // As the worker configures its exactly-once producer.
+        var configuration = KafkaProducerConfiguration(kafka: kafka, transactionalID: "batch-test-\(id)")
+        configuration.kafka.properties["delivery.report.only.error"] = "true"
+        let producer = try KafkaProducer(configuration: configuration, logger: logger)
+        try await producer.initTransactions()
+        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger)
+        let committer = BatchCommitter(
+            delivery: .exactlyOnce, producer: producer, outputs: try OutputProducer(producer: producer, topicNames: names),
+            interval: .milliseconds(100), maxRecords: 100, maxBytes: 1 << 20, logger: logger
+        )
+
+        var undeliverable = Self.dispatch(inboxPartition: 7)
+        var batch = Self.batch(of: input.topic)
+        await #expect(throws: (any Error).self) {
+            try await committer.send(&undeliverable, in: &batch)
+            try await committer.commit(&batch, consumer: consumer)
+        }
+        #expect(try await consumer.committed([input]).map(\.offset) != [1], "the input was committed past an output that never landed")
+
+        // The same writes with a deliverable inbox record, in a new transaction: they land, and
+        // the input offset with them.
+        var deliverable = Self.dispatch(inboxPartition: 0)
+        var next = Self.batch(of: input.topic)
+        try await committer.send(&deliverable, in: &next)
+        try await committer.commit(&next, consumer: consumer)
+        #expect(try await consumer.committed([input]).map(\.offset) == [1])
+        let inbox = try await TestBroker.readToEnd(names[OutputTopic.inbox.rawValue])
+        #expect(inbox.map { $0.value.map { String(buffer: $0) } }.last == "message")
+        try await consumer.close()
+        try? await producer.close()
+    }
+
     /// A dispatch's writes: an inbox record for `inboxPartition`, then the changelog record saying so.
     private static func dispatch(inboxPartition: Int32) -> OutputRecords {
         var records = OutputRecords()
