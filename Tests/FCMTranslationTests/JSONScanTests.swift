@@ -32,4 +32,15 @@ struct JSONScanTests {
             #expect(scanned == Self.naive(bytes, allowingNonASCII: allowing))
         }
     }
+
+    @Test("random bytes, followed by the parser's eight NULs, scanned without a count")
+    func randomTerminatedBytes() async {
+        await propertyCheck(count: 2000, input: Gen.uint8(in: 0...255).array(of: 0...40), Gen.bool) { bytes, allowing in
+            let padded = bytes + [UInt8](repeating: 0, count: JSONTapeBuilder.sentinelCount)
+            let scanned = padded.withUnsafeBytes { raw in
+                raw.baseAddress.map { JSONScan.plainPrefix(terminated: $0, allowingNonASCII: allowing) }
+            }
+            #expect(scanned == Self.naive(bytes, allowingNonASCII: allowing))
+        }
+    }
 }

@@ -48,6 +48,8 @@ struct RejectionTests {
         RejectionCase(name: "bad badge", request: #"{"to":"t","notification":{"badge":"many"}}"#, reason: .invalidArgument, detail: "notification.badge:"),
         RejectionCase(name: "loc args string that is not a JSON array", request: #"{"to":"t","notification":{"body_loc_args":"a,b"}}"#, reason: .invalidArgument, detail: "notification.body_loc_args:"),
         RejectionCase(name: "unknown v1 field", request: #"{"message":{"token":"t","notifications":{}}}"#, reason: .invalidArgument, detail: "message.notifications: unknown field"),
+        RejectionCase(name: "image in message.fcm_options (it belongs in apns.fcm_options)", request: #"{"message":{"token":"t","fcm_options":{"image":"i"}}}"#, reason: .invalidArgument, detail: "message.fcm_options.image: unknown field"),
+        RejectionCase(name: "of two unknown v1 fields the first in name order", request: #"{"message":{"token":"t","zz":1,"apnss":{}}}"#, reason: .invalidArgument, detail: "message.apnss: unknown field"),
         RejectionCase(name: "v1 token over 4096 bytes", request: #"{"message":{"token":"\#(longToken)"}}"#, reason: .invalidArgument, detail: "message.token: 4097 bytes, over 4096"),
         RejectionCase(name: "legacy to over 4096 bytes", request: #"{"to":"\#(longToken)"}"#, reason: .invalidArgument, detail: "to: 4097 bytes, over 4096"),
         RejectionCase(name: "a live activity token that is not a string", request: #"{"message":{"token":"t","apns":{"live_activity_token":5}}}"#, reason: .invalidArgument, detail: "message.apns.live_activity_token: must be a string"),

@@ -1,22 +1,56 @@
 /// Reads typed fields of a JSON object in a ``JSONDocument``, rejecting wrong types with the
 /// field's full path. A field set to JSON `null` counts as absent; of duplicate names the last wins.
-struct FieldReader {
+///
+/// The fields of `Field` are found in one pass over the object's members when the reader is
+/// made, so reading one is an index, not a search; names not known in advance (string maps)
+/// are searched for with ``member(named:)``.
+struct FieldReader<Field: FieldName>: ~Copyable {
+    /// The most cases a ``FieldName`` set may have.
+    static var maximumFields: Int { 16 }
+
     let document: JSONDocument
     /// The object's node.
     let object: JSONNodeIndex
     /// The object's path, such as `message.notification`.
     let path: FieldPath
+    /// Per field by raw value, the node of its last value, or -1 when absent.
+    private var values = InlineArray<16, Int32>(repeating: -1)
+    /// Whether the object has a member that is none of `Field`'s.
+    private var hasUnknown = false
 
-    func path(_ key: StaticString) -> String { path.describing(key.description) }
+    @inline(__always)
+    init(document: JSONDocument, object: JSONNodeIndex, path: FieldPath) {
+        self.document = document
+        self.object = object
+        self.path = path
+        for (name, value) in document.members(of: object) {
+            if let field = Field.named(document.name(name)), values.indices.contains(field.rawValue) {
+                values[field.rawValue] = value.rawValue
+            } else {
+                hasUnknown = true
+            }
+        }
+    }
+
+    func path(_ field: Field) -> String { path.describing(field.name.description) }
 
     func invalid(_ key: String, _ problem: String) -> Rejection {
         Rejection(.invalidArgument, "\(path.describing(key)): \(problem)")
     }
 
-    func invalid(_ key: StaticString, _ problem: String) -> Rejection { invalid(key.description, problem) }
+    func invalid(_ field: Field, _ problem: String) -> Rejection { invalid(field.name.description, problem) }
 
-    /// The member's value, unless absent or null.
-    func value(_ key: StaticString) -> JSONNodeIndex? {
+    /// The field's value, unless absent or null.
+    func value(_ field: Field) -> JSONNodeIndex? {
+        guard values.indices.contains(field.rawValue) else { return nil }
+        let found = values[field.rawValue]
+        guard found >= 0, document[JSONNodeIndex(found)].kind != .null else { return nil }
+        return JSONNodeIndex(found)
+    }
+
+    /// The value of the member named `key`, unless absent or null: a search, for names that are
+    /// not fields (keys of a string map).
+    func member(named key: StaticString) -> JSONNodeIndex? {
         var found: JSONNodeIndex?
         for (name, value) in document.members(of: object) where document.name(name, equals: key) {
             found = value
@@ -25,60 +59,62 @@ struct FieldReader {
         return found
     }
 
-    func has(_ key: StaticString) -> Bool { value(key) != nil }
+    func has(_ field: Field) -> Bool { value(field) != nil }
 
-    /// Rejects members other than `allowed`, naming the first unknown one in name order.
-    func onlyKnown(_ allowed: [StaticString]) throws(Rejection) {
-        var unknown: [String] = []
-        for (name, _) in document.members(of: object) where !allowed.contains(where: { document.name(name, equals: $0) }) {
-            unknown.append(document.text(name))
+    /// Rejects members that are none of `Field`'s, naming the first in name order.
+    func onlyKnown() throws(Rejection) {
+        guard hasUnknown else { return }
+        var first: ByteSpan?
+        for (key, _) in document.members(of: object) {
+            let name = document.name(key)
+            if Field.named(name) == nil, first.map({ name < $0 }) ?? true { first = name }
         }
-        if let first = unknown.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            throw invalid(first, "unknown field")
-        }
+        if let first { throw invalid(String(decoding: first.buffer, as: UTF8.self), "unknown field") }
     }
 
     /// A string member's node, checked to be a string.
-    func stringNode(_ key: StaticString) throws(Rejection) -> JSONNodeIndex? {
-        guard let value = value(key) else { return nil }
+    func stringNode(_ field: Field) throws(Rejection) -> JSONNodeIndex? {
+        guard let value = value(field) else { return nil }
         let node = document[value]
-        guard node.kind == .string else { throw invalid(key, "must be a string, not \(node.typeName)") }
+        guard node.kind == .string else { throw invalid(field, "must be a string, not \(node.typeName)") }
         return value
     }
 
-    func string(_ key: StaticString) throws(Rejection) -> String? {
-        try stringNode(key).map(document.text)
+    func string(_ field: Field) throws(Rejection) -> String? {
+        try stringNode(field).map(document.text)
     }
 
-    func bool(_ key: StaticString) throws(Rejection) -> Bool? {
-        guard let value = value(key) else { return nil }
+    func bool(_ field: Field) throws(Rejection) -> Bool? {
+        guard let value = value(field) else { return nil }
         switch document[value].kind {
         case .true: return true
         case .false: return false
-        case let kind: throw invalid(key, "must be a boolean, not \(kind.typeName)")
+        case let kind: throw invalid(field, "must be a boolean, not \(kind.typeName)")
         }
     }
 
     /// A whole number.
-    func integer(_ key: StaticString) throws(Rejection) -> Int? {
-        guard let value = value(key) else { return nil }
+    func integer(_ field: Field) throws(Rejection) -> Int? {
+        guard let value = value(field) else { return nil }
         let node = document[value]
         guard node.kind == .number, let number = Int(document.numberText(value)) else {
-            throw invalid(key, "must be a whole number, not \(node.kind == .number ? document.numberText(value) : node.typeName)")
+            throw invalid(field, "must be a whole number, not \(node.kind == .number ? document.numberText(value) : node.typeName)")
         }
         return number
     }
 
-    func object(_ key: StaticString) throws(Rejection) -> FieldReader? {
-        guard let value = value(key) else { return nil }
+    /// An object member, read for the fields of `Inner`.
+    @inline(__always)
+    func object<Inner>(_ field: Field, as _: Inner.Type) throws(Rejection) -> FieldReader<Inner>? {
+        guard let value = value(field) else { return nil }
         let node = document[value]
-        guard node.kind == .object else { throw invalid(key, "must be an object, not \(node.typeName)") }
-        return FieldReader(document: document, object: value, path: path.appending(key))
+        guard node.kind == .object else { throw invalid(field, "must be an object, not \(node.typeName)") }
+        return FieldReader<Inner>(document: document, object: value, path: path.appending(field.name))
     }
 
     /// An object whose values must all be strings; the first offender in name order is named.
-    func stringMap(_ key: StaticString) throws(Rejection) -> FieldReader? {
-        guard let map = try object(key) else { return nil }
+    func stringMap(_ field: Field) throws(Rejection) -> FieldReader<NoFields>? {
+        guard let map = try object(field, as: NoFields.self) else { return nil }
         guard document.members(of: map.object).contains(where: { document[$0.value].kind != .string }) else { return map }
         // Of duplicate names only the last counts.
         if let offender = map.effectiveMembers().first(where: { document[$0.value].kind != .string }) {
@@ -97,27 +133,27 @@ struct FieldReader {
 
     /// The value of a string member of a map checked by ``stringMap(_:)``.
     func mapValue(_ key: StaticString) -> String? {
-        value(key).map(document.text)
+        member(named: key).map(document.text)
     }
 
     /// A list of strings, given as a JSON array or as a string holding a JSON-encoded array.
-    func stringList(_ key: StaticString) throws(Rejection) -> [String]? {
-        guard let value = value(key) else { return nil }
+    func stringList(_ field: Field) throws(Rejection) -> [String]? {
+        guard let value = value(field) else { return nil }
         var list = (document, value)
         if document[value].kind == .string {
             guard let parsed = try? JSONDocument(parsing: document.utf8(value)) else {
-                throw invalid(key, "must be an array of strings or a JSON-encoded array of strings")
+                throw invalid(field, "must be an array of strings or a JSON-encoded array of strings")
             }
             list = (parsed, parsed.root)
         }
         let (source, array) = list
         guard source[array].kind == .array else {
-            throw invalid(key, "must be an array of strings, not \(source[array].typeName)")
+            throw invalid(field, "must be an array of strings, not \(source[array].typeName)")
         }
         var strings: [String] = []
         for (index, element) in source.elements(of: array).enumerated() {
             guard source[element].kind == .string else {
-                throw invalid("\(key)[\(index)]", "must be a string, not \(source[element].typeName)")
+                throw invalid("\(field.name)[\(index)]", "must be a string, not \(source[element].typeName)")
             }
             strings.append(source.text(element))
         }

@@ -34,16 +34,16 @@ public enum RequestDecoder {
         guard root.kind == .object else {
             return .failure(Rejection(.invalidArgument, "the request must be a JSON object, not \(root.typeName)", isUndecodable: true))
         }
-        let request = FieldReader(document: document, object: document.root, path: .root)
-        return Result { () throws(Rejection) -> SendRequest in
-            if request.has("message") || request.has("validate_only") {
-                return try V1RequestDecoder.decode(request)
+        let v1 = FieldReader<V1RequestField>(document: document, object: document.root, path: .root)
+        do throws(Rejection) {
+            if v1.has(.message) || v1.has(.validateOnly) {
+                return .success(try V1RequestDecoder.decode(v1))
             }
-            return try LegacyRequestDecoder.decode(request)
-        }.mapError { rejection in
-            var rejection = rejection
-            rejection.tokens = readableTokens(request)
-            return rejection
+            return .success(try LegacyRequestDecoder.decode(FieldReader(document: document, object: document.root, path: .root)))
+        } catch {
+            var rejection = error
+            rejection.tokens = readableTokens(document)
+            return .failure(rejection)
         }
     }
 
@@ -51,15 +51,15 @@ public enum RequestDecoder {
     /// token with a ``tokenProblem(_:)``. None for a `registration_ids` over the limit: FCM
     /// rejects such a request as a whole, and one rejection per token would let one record make
     /// any number of outputs.
-    static func readableTokens(_ request: FieldReader) -> [String] {
-        let document = request.document
+    static func readableTokens(_ document: JSONDocument) -> [String] {
+        let v1 = FieldReader<V1RequestField>(document: document, object: document.root, path: .root)
+        let legacy = FieldReader<LegacyField>(document: document, object: document.root, path: .root)
         var tokens: [String] = []
-        if let message = request.value("message"), document[message].kind == .object,
-           let token = try? FieldReader(document: document, object: message, path: .root).string("token") {
+        if let message = try? v1.object(.message, as: V1MessageField.self), let token = try? message.string(.token) {
             tokens = [token]
-        } else if let token = try? request.string("to") {
+        } else if let token = try? legacy.string(.to) {
             tokens = [token]
-        } else if let ids = request.value("registration_ids"), document[ids].kind == .array {
+        } else if let ids = legacy.value(.registrationIDs), document[ids].kind == .array {
             let elements = Array(document.elements(of: ids).prefix(maximumRegistrationIDs + 1))
             guard elements.count <= maximumRegistrationIDs else { return [] }
             tokens = elements.filter { document[$0].kind == .string }.map(document.text)
@@ -68,7 +68,7 @@ public enum RequestDecoder {
     }
 
     /// Rejects a token with a ``tokenProblem(_:)``, naming `key` of `reader`.
-    static func checkToken(_ token: String, key: String, in reader: FieldReader) throws(Rejection) {
+    static func checkToken(_ token: String, key: String, in reader: borrowing FieldReader<some FieldName>) throws(Rejection) {
         if let problem = tokenProblem(token) { throw reader.invalid(key, problem) }
     }
 
@@ -91,7 +91,7 @@ public enum RequestDecoder {
     /// Rejects data keys FCM reserves: `from`, `message_type`, and any starting with `google` or
     /// `gcm` in any letter case. Names the first in name order. Members set to null are ignored
     /// when `ignoringNull` (legacy data drops them).
-    static func checkDataKeys(_ data: FieldReader, ignoringNull: Bool) throws(Rejection) {
+    static func checkDataKeys(_ data: borrowing FieldReader<NoFields>, ignoringNull: Bool) throws(Rejection) {
         let document = data.document
         guard document.members(of: data.object).contains(where: { isReserved(document.name($0.key)) }) else { return }
         let reserved = data.effectiveMembers().first { member in

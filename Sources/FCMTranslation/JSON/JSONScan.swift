@@ -7,19 +7,45 @@ enum JSONScan {
     /// byte >= 0x80 unless `allowingNonASCII`): the bytes JSON text can hold as they are.
     @inline(__always)
     static func plainPrefix(_ bytes: UnsafeRawBufferPointer, allowingNonASCII: Bool) -> Int {
-        var position = 0
+        guard let base = bytes.baseAddress else { return 0 }
         let count = bytes.count
-        if let base = bytes.baseAddress {
-            while count - position >= 8 {
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                let special = specialBytes(word, allowingNonASCII: allowingNonASCII)
-                // The lowest flagged byte is exact (only bytes above a true one can be flagged wrongly).
-                if special != 0 { return position + special.trailingZeroBitCount / 8 }
-                position += 8
-            }
+        var position = 0
+        while count - position >= 8 {
+            let special = specialBytes(load(base, at: position), allowingNonASCII: allowingNonASCII)
+            // The lowest flagged byte is exact (only bytes above a true one can be flagged wrongly).
+            if special != 0 { return position + special.trailingZeroBitCount / 8 }
+            position += 8
         }
-        while position < count, isPlain(bytes[position], allowingNonASCII: allowingNonASCII) { position += 1 }
-        return position
+        guard position < count else { return count }
+        if count >= 8 {
+            // The last eight bytes: those before `position` among them are plain, so the lowest
+            // flagged one is the first special byte of the rest.
+            let special = specialBytes(load(base, at: count - 8), allowingNonASCII: allowingNonASCII)
+            return special == 0 ? count : count - 8 + special.trailingZeroBitCount / 8
+        }
+        // Fewer than eight bytes in all, padded with spaces (plain).
+        var word = UInt64(0x2020_2020_2020_2020).littleEndian
+        withUnsafeMutableBytes(of: &word) { $0.baseAddress?.copyMemory(from: base, byteCount: count) }
+        let special = specialBytes(UInt64(littleEndian: word), allowingNonASCII: allowingNonASCII)
+        return special == 0 ? count : special.trailingZeroBitCount / 8
+    }
+
+    @inline(__always)
+    private static func load(_ base: UnsafeRawPointer, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// The length of the longest plain prefix (as ``plainPrefix(_:allowingNonASCII:)``) of text
+    /// that is followed by a byte that is not plain, such as a NUL: whole words are read, so the
+    /// 7 bytes after that byte must be readable too. No tail loop, for short strings.
+    @inline(__always)
+    static func plainPrefix(terminated start: UnsafeRawPointer, allowingNonASCII: Bool) -> Int {
+        var position = 0
+        while true {
+            let special = specialBytes(load(start, at: position), allowingNonASCII: allowingNonASCII)
+            if special != 0 { return position + special.trailingZeroBitCount / 8 }
+            position += 8
+        }
     }
 
     @inline(__always)

@@ -8,7 +8,7 @@ import Darwin
 /// of member names, and the nodes. Read-only once built (every property is a `let`, so reads
 /// need no exclusivity checks), and pointers into it stay valid as long as the document lives.
 final class JSONStorage: Sendable {
-    /// The document's bytes, then the unescaped member names.
+    /// The document's bytes, then a few NULs, then the unescaped member names.
     nonisolated(unsafe) let base: UnsafeMutableRawPointer
     /// The document's length; bytes past it hold unescaped names.
     let documentCount: Int

@@ -2,7 +2,12 @@
 /// unescaped control characters, lone surrogates, trailing bytes and nesting deeper than
 /// ``JSONParser/maximumDepth`` are errors, so no input can exhaust the stack.
 struct JSONTapeBuilder: ~Copyable {
-    /// The document's own copy of the bytes, with as much room again for unescaped names.
+    /// NUL bytes after the document's copy, so that a string's plain text can be scanned a word
+    /// at a time without a bounds check: a NUL is never plain.
+    static let sentinelCount = 8
+
+    /// The document's own copy of the bytes, then ``sentinelCount`` NULs, then as much room
+    /// again for unescaped names.
     private let base: UnsafeMutableRawPointer
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -14,11 +19,12 @@ struct JSONTapeBuilder: ~Copyable {
     private var handedOver = false
 
     init(copying input: UnsafeRawBufferPointer) {
-        // Unescaping never makes a name longer, so twice the input always has room.
-        base = .allocate(byteCount: max(1, input.count * 2), alignment: 1)
+        // Unescaping never makes a name longer, so the input's size again always has room.
+        base = .allocate(byteCount: input.count * 2 + Self.sentinelCount, alignment: 8)
         if let source = input.baseAddress { base.copyMemory(from: source, byteCount: input.count) }
+        (base + input.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.sentinelCount)
         bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: input.count)
-        scratchEnd = input.count
+        scratchEnd = input.count + Self.sentinelCount
         nodeCapacity = input.count / 4 + 16
         nodes = .allocate(capacity: nodeCapacity)
     }
@@ -185,7 +191,8 @@ struct JSONTapeBuilder: ~Copyable {
         let count = bytes.count
         while position < count {
             // The common case first: printable ASCII other than the quote and the backslash.
-            position += JSONScan.plainPrefix(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[position...]), allowingNonASCII: false)
+            // The NULs after the document end the scan at its end at the latest.
+            position += JSONScan.plainPrefix(terminated: base + position, allowingNonASCII: false)
             guard position < count else { break }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {

@@ -134,7 +134,7 @@ struct PayloadWriter {
         }
         let document = request.document
         if let payload = request.apnsPayload,
-           let overrides = FieldReader(document: document, object: payload, path: .root).value("aps") {
+           let overrides = FieldReader<APNsPayloadField>(document: document, object: payload, path: .root).value(.aps) {
             for (key, value) in document.members(of: overrides) { aps.add(document.name(key), .node(value)) }
         }
         aps.sort()
