@@ -5,6 +5,8 @@
 #                                            local tansu unless KAFKA_BOOTSTRAP_SERVERS names one
 #   scripts/benchmark.sh translation [N]     translations/s vs orjson's bare loads + dumps of the
 #                                            same requests (installed into .deps/ when missing)
+#   scripts/benchmark.sh translation-instructions [N1 N2]
+#                                            the same in callgrind instructions per operation
 #   scripts/benchmark.sh memory [DEVICES [PER_DEVICE]]
 #                                            RSS per waiting message vs the payload bytes alone
 #   scripts/benchmark.sh restore [ARGS]      changelog records replayed into device state per second vs
@@ -39,6 +41,33 @@ case "$which" in
     echo "|---|---|---|---|---|"
     join <(echo "$swift_rates" | sort) <(echo "$orjson_rates" | sort) \
       | awk '{ printf "| %s | %s | %s | %s | %.2f |\n", $1, $2, $3, $5, $3 / $5 }'
+    ;;
+  translation-instructions)
+    # The same comparison in callgrind instructions, which are repeatable here where wall time
+    # varies by half between runs: per translation and per orjson loads + dumps, each the
+    # difference of two iteration counts (start-up left out). Instructions are not time (orjson
+    # uses SIMD), but the ratio moves only when the code does.
+    small="${1:-2000}"; large="${2:-4000}"
+    requests=(Benchmarks/TranslationBenchmark/requests/v1.json Benchmarks/TranslationBenchmark/requests/legacy.json)
+    command -v valgrind >/dev/null || apt_install valgrind
+    python_path="$(bash "$ROOT/scripts/ensure-python.sh" orjson 'orjson>=3.8,<4')"
+    python="$(python3 -c 'import sys; print(sys.executable)')"  # not a launcher script: callgrind counts the interpreter
+    swift build -c release --product TranslationBenchmark "${SWIFT_LINK_FLAGS[@]}"
+    binary="$RUN_DIR/TranslationBenchmark.stripped"
+    strip --strip-debug -o "$binary" "$(swift build -c release --show-bin-path)/TranslationBenchmark"
+    count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 | awk '/refs:/ { gsub(",", "", $NF); print $NF }'; }
+    # Each program runs its loop 3 times (best of 3).
+    per_operation() { echo $(( ($("$@" "$large") - $("$@" "$small")) / (3 * (large - small)) )); }
+    swift_count() { count "$binary" "$2" "$1"; }
+    orjson_count() { PYTHONPATH="$python_path" count "$python" Benchmarks/TranslationBenchmark/orjson_baseline.py "$2" "$1"; }
+    echo "callgrind instructions per operation, $small and $large iterations, in the same run"
+    echo
+    echo "| request | fcm-bridge per translation | orjson per loads+dumps | ratio orjson / fcm-bridge (target >= 1) |"
+    echo "|---|---|---|---|"
+    for request in "${requests[@]}"; do
+      swift=$(per_operation swift_count "$request"); orjson=$(per_operation orjson_count "$request")
+      awk -v name="$(basename "$request" .json)" -v s="$swift" -v o="$orjson" 'BEGIN { printf "| %s | %d | %d | %.2f |\n", name, s, o, o / s }'
+    done
     ;;
   memory)
     swift build -c release --product MemoryBenchmark "${SWIFT_LINK_FLAGS[@]}"

@@ -52,6 +52,7 @@ public enum ConfigurationLoader {
         try apns.finish()
 
         configuration.delivery = try root.choice("delivery", of: BridgeConfiguration.Delivery.self) ?? configuration.delivery
+        if configuration.delivery == .atLeastOnce { try refuseReportsOnlyOnError(configuration.kafka) }
         configuration.commitIntervalMilliseconds = try root.integer("commit_interval_ms", in: 1...10_000).map(Int.init)
             ?? configuration.commitIntervalMilliseconds
         configuration.maxBatchRecords = try root.integer("max_batch_records", in: 1...1_000_000).map(Int.init) ?? configuration.maxBatchRecords
@@ -84,6 +85,21 @@ public enum ConfigurationLoader {
         kafka.statisticsIntervalMilliseconds = try section.integer("statistics_interval_ms", in: 0...86_400_000).map(Int.init)
             ?? kafka.statisticsIntervalMilliseconds
         try section.finish()
+    }
+
+    /// At least once, every output's delivery report is awaited before its input is committed;
+    /// with `delivery.report.only.error` set, librdkafka never reports a success.
+    private static func refuseReportsOnlyOnError(_ kafka: BridgeConfiguration.Kafka) throws(ConfigurationError) {
+        let property = "delivery.report.only.error"
+        for (section, properties) in [("kafka.producer_properties", kafka.producerProperties), ("kafka.properties", kafka.properties)] {
+            // librdkafka's true: "true", "t" or "1", in any case.
+            if let value = properties[property], ["true", "t", "1"].contains(value.lowercased()) {
+                throw ConfigurationError(
+                    field: "\(section).\(property)",
+                    "at least once waits for every output's delivery report, which this setting turns off for successes; leave it out (exactly once sets it itself)"
+                )
+            }
+        }
     }
 
     private static func readTopics(_ section: inout ConfigurationSection, into topics: inout BridgeConfiguration.Topics) throws(ConfigurationError) {

@@ -133,12 +133,15 @@ struct BatchCommitter: Sendable {
     func seal(_ batch: inout OpenBatch, consumer: KafkaConsumer) async throws -> BatchSeal? {
         guard !batch.isEmpty else { return nil }
         do {
-            var groupMetadata: ConsumerGroupMetadata?
-            if delivery == .exactlyOnce {
+            let outcome: BatchSeal.Outcome
+            switch delivery {
+            case .exactlyOnce:
                 try beginTransaction(of: &batch)
-                groupMetadata = try consumer.groupMetadata()
+                outcome = .transaction(try consumer.groupMetadata())
+            case .atLeastOnce:
+                outcome = .deliveries(batch.deliveries)
             }
-            return BatchSeal(offsets: batch.offsetList, groupMetadata: groupMetadata, deliveries: batch.deliveries, sealed: .now)
+            return BatchSeal(offsets: batch.offsetList, outcome: outcome, sealed: .now)
         } catch {
             throw await failed(&batch, cause: error)
         }
@@ -148,18 +151,19 @@ struct BatchCommitter: Sendable {
     /// offsets join the transaction and it commits. At least once: every output but the
     /// changelog is acknowledged. On an error, the batch must be given to ``failed(_:cause:)``.
     func settle(_ seal: BatchSeal) async throws {
-        if let groupMetadata = seal.groupMetadata {
+        switch seal.outcome {
+        case .transaction(let groupMetadata):
             try await producer.sendOffsetsToTransaction(seal.offsets, groupMetadata: groupMetadata)
             try await commitRetrying()
-        } else {
-            for pending in seal.deliveries { try await pending.reports().throwFirstError() }
+        case .deliveries(let deliveries):
+            for pending in deliveries { try await pending.reports().throwFirstError() }
         }
     }
 
     /// The last step of a commit, after ``settle(_:)``: at least once, the changelog writes and
     /// then the offsets. Counts the batch and empties it.
     func finish(_ batch: inout OpenBatch, _ seal: BatchSeal, consumer: KafkaConsumer) async throws {
-        if seal.groupMetadata == nil {
+        if case .deliveries = seal.outcome {
             do {
                 if batch.changelog.count > 0 { try await outputs.enqueue(batch.changelog).reports().throwFirstError() }
                 try await consumer.commit(seal.offsets)
@@ -223,12 +227,18 @@ struct BatchCommitter: Sendable {
 
 /// What waiting for a sealed batch's commit needs, and nothing of the loop's.
 struct BatchSeal: Sendable {
+    /// What says whether the outputs are durable, by delivery guarantee.
+    enum Outcome: Sendable {
+        /// Exactly once: the transaction's commit, with the input offsets of the consumer group.
+        case transaction(ConsumerGroupMetadata)
+        /// At least once: the delivery reports of the outputs.
+        case deliveries([PendingDeliveries])
+    }
+
     /// The next input offsets to read, which the commit stores.
     var offsets: [TopicPartitionOffset]
-    /// Exactly once: the consumer group the offsets join the transaction for.
-    var groupMetadata: ConsumerGroupMetadata?
-    /// The delivery reports of the batch's outputs.
-    var deliveries: [PendingDeliveries]
+    /// What says whether the batch's outputs are durable.
+    var outcome: Outcome
     /// When the commit began.
     var sealed: ContinuousClock.Instant
 }

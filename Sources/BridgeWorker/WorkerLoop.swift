@@ -101,7 +101,7 @@ struct WorkerLoop: ~Copyable {
                         for case .record(let record) in events { take(record) }
                         progress.record(inputs: events.count)
                         if hasRoom {
-                            let maxRecords = min(maxBatchRecords - batch.records, 1_000)
+                            let maxRecords = pollLimits().maxRecords
                             group.addTask {
                                 do { return .polled(.success(try await consumer.poll(maxRecords: maxRecords, timeout: pollTimeout))) } catch { return .polled(.failure(error)) }
                             }

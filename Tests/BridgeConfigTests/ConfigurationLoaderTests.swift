@@ -104,6 +104,10 @@ struct ConfigurationLoaderTests {
         ("kafka: {bootstrap_servers: b:1}\nhttp: {listen: 9090}", [:], "http.listen", "must be host:port"),
         ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_HTTP_LISTEN": "0.0.0.0:99999"], "http.listen", "must be host:port"),
         ("kafka: {bootstrap_servers: b:1}\nhttp: {port: 1}", [:], "http.port", "unknown key"),
+        ("kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'true'}}\ndelivery: at_least_once", [:],
+         "kafka.producer_properties.delivery.report.only.error", "at least once waits for every output's delivery report"),
+        ("kafka: {bootstrap_servers: b:1, properties: {delivery.report.only.error: 'T'}}\ndelivery: at_least_once", [:],
+         "kafka.properties.delivery.report.only.error", "at least once waits for every output's delivery report"),
     ] as [(String, [String: String], String, String)])
     func badConfigurations(yaml: String, environment: [String: String], field: String, problem: String) {
         #expect {
