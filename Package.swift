@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "fcm-bridge",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS("26.0")],  // FieldReader keeps its table in an InlineArray
     products: [
         .executable(name: "fcm-bridge", targets: ["FCMBridge"]),
         .library(name: "Kafka", targets: ["Kafka"]),

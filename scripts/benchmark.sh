@@ -48,6 +48,7 @@ case "$which" in
     # difference of two iteration counts (start-up left out). Instructions are not time (orjson
     # uses SIMD), but the ratio moves only when the code does.
     small="${1:-2000}"; large="${2:-4000}"
+    (( large > small )) || die "translation-instructions: N2 ($large) must be larger than N1 ($small)"
     requests=(Benchmarks/TranslationBenchmark/requests/v1.json Benchmarks/TranslationBenchmark/requests/legacy.json)
     command -v valgrind >/dev/null || apt_install valgrind
     python_path="$(bash "$ROOT/scripts/ensure-python.sh" orjson 'orjson>=3.8,<4')"
@@ -95,5 +96,5 @@ case "$which" in
     echo "callgrind: $small requests $small_count instructions, $large requests $large_count instructions"
     echo "instructions per request: $(( (large_count - small_count) / (large - small) ))"
     ;;
-  *) die "usage: $0 kafka|translation|memory|restore|processing|e2e [ARGS]" ;;
+  *) die "usage: $0 kafka|translation|translation-instructions|memory|restore|processing|e2e [ARGS]" ;;
 esac

@@ -88,17 +88,18 @@ public enum ConfigurationLoader {
     }
 
     /// At least once, every output's delivery report is awaited before its input is committed;
-    /// with `delivery.report.only.error` set, librdkafka never reports a success.
+    /// with `delivery.report.only.error` set, librdkafka never reports a success. Checked as the
+    /// producer gets it: `producer_properties` over `properties`.
     private static func refuseReportsOnlyOnError(_ kafka: BridgeConfiguration.Kafka) throws(ConfigurationError) {
         let property = "delivery.report.only.error"
-        for (section, properties) in [("kafka.producer_properties", kafka.producerProperties), ("kafka.properties", kafka.properties)] {
-            // librdkafka's true: "true", "t" or "1", in any case.
-            if let value = properties[property], ["true", "t", "1"].contains(value.lowercased()) {
-                throw ConfigurationError(
-                    field: "\(section).\(property)",
-                    "at least once waits for every output's delivery report, which this setting turns off for successes; leave it out (exactly once sets it itself)"
-                )
-            }
+        let (section, value) = kafka.producerProperties[property].map { ("kafka.producer_properties", $0) }
+            ?? ("kafka.properties", kafka.properties[property] ?? "false")
+        // librdkafka's true: "true", "t" or "1", in any case.
+        if ["true", "t", "1"].contains(value.lowercased()) {
+            throw ConfigurationError(
+                field: "\(section).\(property)",
+                "at least once waits for every output's delivery report, which this setting turns off for successes; leave it out (exactly once sets it itself)"
+            )
         }
     }
 

@@ -117,4 +117,13 @@ struct ConfigurationLoaderTests {
             return error.field == field && error.description.contains(problem)
         }
     }
+
+    @Test("delivery.report.only.error is taken where it cannot stop a commit", arguments: [
+        "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'true'}}",
+        "kafka: {bootstrap_servers: b:1, properties: {delivery.report.only.error: 'true'}, producer_properties: {delivery.report.only.error: 'false'}}\ndelivery: at_least_once",
+        "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'false'}}\ndelivery: at_least_once",
+    ])
+    func reportsOnlyOnErrorAccepted(yaml: String) throws {
+        _ = try ConfigurationLoader.load(yaml: yaml, environment: [:])
+    }
 }

@@ -18,7 +18,7 @@ public struct JSONDocument: Sendable {
 
     /// Parses one JSON document from bytes it copies.
     public init(parsing bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
-        guard bytes.count < Int(Int32.max) / 2 else { throw JSONParseError(offset: 0, reason: "document too large") }
+        guard bytes.count < (Int(Int32.max) - JSONTapeBuilder.sentinelCount) / 2 else { throw JSONParseError(offset: 0, reason: "document too large") }
         storage = try JSONTapeBuilder(copying: bytes).build()
     }
 
