@@ -15,7 +15,7 @@ enum RequestHarness {
             guard case .send(let message) = routed.input else {
                 fatalError("finding: a send request admitted as \(routed.input)")
             }
-            Fuzzing.expectJSONObject(message.inboxRecord, "an inbox record")
+            Fuzzing.expectJSONObject(message.withAPNs { Array($0) }, "an apns object")
         }
         guard case .success(let request) = RequestDecoder.decode(input) else { return }
         for index in request.tokens.indices.prefix(3) {

@@ -6,7 +6,7 @@ import FCMTranslation
 ///
 /// - `d <token>`: the device's status (`{"online":..,"last_activity":..,"notice":{..}}`), or a
 ///   tombstone once the device is forgotten;
-/// - `m <message id> <token>`: a waiting message (value: its inbox record; headers
+/// - `m <message id> <token>`: a waiting message (value: its `apns` object; headers
 ///   `collapse-key`, `expires-at`; timestamp: its send time), or a tombstone once it left;
 /// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone.
 ///
@@ -30,7 +30,7 @@ public struct ChangelogCodec: Sendable {
         case .enqueued(let message):
             outputs.begin(.changelog, partition: partition, timestamp: message.sentAt)
             outputs.key { Self.writeKey("m", message.id, token, to: &$0) }
-            outputs.value { $0.append(message.inboxRecord) }
+            outputs.value { value in message.withAPNs { value.append($0) } }
             if let key = message.collapseKey { outputs.header("collapse-key", text: key) }
             if let expiresAt = message.expiresAt { outputs.header("expires-at", integer: expiresAt) }
         case .dequeued(let id):
@@ -70,11 +70,9 @@ public struct ChangelogCodec: Sendable {
         switch (kind, record.value) {
         case (UInt8(ascii: "m"), nil): return (token, .dequeued(messageID: id))
         case (UInt8(ascii: "m"), let value?):
-            let message = QueuedMessage(
-                id: id, collapseKey: record.header("collapse-key"),
-                sentAt: record.createTime ?? 0,
-                expiresAt: record.integerHeader("expires-at"),
-                inboxRecord: Array(value.readableBytesView)
+            let message = InboxEncoding.message(
+                id: id, collapseKey: record.header("collapse-key"), sentAt: record.createTime ?? 0,
+                expiresAt: record.integerHeader("expires-at"), stored: value
             )
             return (token, .enqueued(message))
         case (UInt8(ascii: "a"), nil): return (token, .acknowledgementSettled(messageID: id))

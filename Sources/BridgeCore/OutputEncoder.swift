@@ -10,9 +10,9 @@ struct OutputEncoder: Sendable {
         outputs.begin(.inbox, timestamp: time)
         outputs.key { $0.append(utf8: token) }
         switch entry {
-        case .message(let id, let record):
-            outputs.value { $0.append(record) }
-            outputs.header("message-id", text: id)
+        case .message(let message):
+            outputs.value { InboxEncoding.writeMessage(message, token: token, to: &$0) }
+            outputs.header("message-id", text: message.id)
             outputs.header("kind") { $0.append(InboxEncoding.messageKind) }
         case .deletedMessages(let reason, let count):
             outputs.value { InboxEncoding.writeDeletedMessages(token: token, reason: reason, count: count, to: &$0) }

@@ -4,7 +4,7 @@ import FCMTranslation
 /// The repartition topic's records: inputs forwarded to the partition that owns their device,
 /// keyed by token, with the original event time as the record's CreateTime.
 ///
-/// The `kind` header says what the input is: `message` (value: the inbox record; headers
+/// The `kind` header says what the input is: `message` (value: its `apns` object; headers
 /// `message-id`, `collapse-key`, `expires-at`), `connect`, `disconnect`, or `ack` (value: the
 /// acknowledged ids as a JSON array). The `source` header names the input record's place,
 /// `topic:partition:offset`, by which the forwarding worker knows when it is back.
@@ -23,7 +23,7 @@ struct RepartitionCodec: Sendable {
         outputs.header("source", text: source)
         switch routed.input {
         case .send(let message):
-            outputs.value { $0.append(message.inboxRecord) }
+            outputs.value { value in message.withAPNs { value.append($0) } }
             outputs.header("kind") { $0.append("message") }
             outputs.header("message-id", text: message.id)
             if let key = message.collapseKey { outputs.header("collapse-key", text: key) }
@@ -57,10 +57,9 @@ struct RepartitionCodec: Sendable {
             guard let id = record.header("message-id") else {
                 throw MalformedRecord(description: "repartition message at \(record.position) has no message-id header")
             }
-            input = .send(QueuedMessage(
+            input = .send(InboxEncoding.message(
                 id: id, collapseKey: record.header("collapse-key"), sentAt: time,
-                expiresAt: record.integerHeader("expires-at"),
-                inboxRecord: RecordFields.bytes(record.value) ?? []
+                expiresAt: record.integerHeader("expires-at"), stored: record.value
             ))
         case "connect":
             input = .presence(.connect)

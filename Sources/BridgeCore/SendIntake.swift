@@ -83,31 +83,32 @@ public struct SendIntake: Sendable {
         }
     }
 
-    /// The message translated for one device, ready for its queue: the inbox record, and the
-    /// collapse key and expiry from the APNs headers (which already merged the request's own
-    /// `apns-collapse-id` and `apns-expiration`).
+    /// The message translated for one device, ready for its queue: the `apns` object of its
+    /// inbox record, and the collapse key and expiry from the APNs headers (which already merged
+    /// the request's own `apns-collapse-id` and `apns-expiration`).
     private func queued(_ request: SendRequest, id: String, token: String, time: Int64) -> Swift.Result<QueuedMessage, Rejection> {
         var translated: Swift.Result<TranslationSummary, Rejection> = .failure(Rejection(.invalidArgument, "not translated"))
-        let record = ByteWriter.array() { output in
-            InboxEncoding.writeMessage(token: token, messageID: id, sentAt: time, to: &output) { output in
-                translated = translator.translate(request, messageID: id, sentAt: time, into: &output)
-                if case .success = translated { return true } else { return false }
-            }
-        }
-        return translated.flatMap { summary in
-            // The payload is within its limit; APNs headers passed through from the request are not.
-            guard record.count <= maxInboxRecordBytes else {
-                return .failure(Rejection(.invalidArgument, "message.apns.headers: the message with its headers takes \(record.count) bytes, over the \(maxInboxRecordBytes) an output record holds"))
-            }
-            var expiresAt: Int64?
-            if let expiration = summary.expiration {
-                guard let seconds = Int64(expiration), seconds >= 0, seconds < Int64.max / 1000 else {
-                    return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, got \"\(expiration)\""))
+        return ByteWriter.withWritten { output in
+            translated = translator.translate(request, messageID: id, sentAt: time, into: &output)
+        } read: { apns in
+            translated.flatMap { summary -> Swift.Result<QueuedMessage, Rejection> in
+                // The payload is within its limit; APNs headers passed through from the request are not.
+                let recordBytes = InboxEncoding.messageBytes(apnsBytes: apns.count, messageID: id, sentAt: time, token: token)
+                guard recordBytes <= maxInboxRecordBytes else {
+                    return .failure(Rejection(.invalidArgument, "message.apns.headers: the message with its headers takes \(recordBytes) bytes, over the \(maxInboxRecordBytes) an output record holds"))
                 }
-                // 0: deliver now or never.
-                expiresAt = seconds == 0 ? time : seconds * 1000
+                return expiry(summary, sentAt: time).map { QueuedMessage(id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: $0, apns: apns) }
             }
-            return .success(QueuedMessage(id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: expiresAt, inboxRecord: record))
         }
+    }
+
+    /// When a message expires, from its `apns-expiration`: nil when it has none.
+    private func expiry(_ summary: TranslationSummary, sentAt time: Int64) -> Swift.Result<Int64?, Rejection> {
+        guard let expiration = summary.expiration else { return .success(nil) }
+        guard let seconds = Int64(expiration), seconds >= 0, seconds < Int64.max / 1000 else {
+            return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, got \"\(expiration)\""))
+        }
+        // 0: deliver now or never.
+        return .success(seconds == 0 ? time : seconds * 1000)
     }
 }

@@ -45,30 +45,32 @@ public struct DeviceQueue: Sendable, Hashable {
             return output
         }
         // A repeat of a waiting message (input processed again after a crash) changes nothing.
-        if waiting.contains(where: { $0.id == message.id }) { return output }
+        let id = message.id
+        if waiting.contains(where: { $0.hasID(id) }) { return output }
         expireWaiting(at: time, into: &output)
         if message.expiry(rules) <= time {
-            output.statuses.append(.expired(messageID: message.id, at: time))
+            output.statuses.append(.expired(messageID: id, at: time))
             return output
         }
         if let key = message.collapseKey {
-            if let index = waiting.firstIndex(where: { $0.collapseKey == key }) {
+            if let index = waiting.firstIndex(where: { $0.hasCollapseKey(key) }) {
                 let replaced = remove(at: index, into: &output)
-                output.statuses.append(.collapsed(messageID: replaced.id, reason: .collapseKey, replacedBy: message.id, at: time))
-            } else if Set(waiting.compactMap(\.collapseKey)).count >= rules.maxCollapseKeys,
-                      let oldest = waiting.firstIndex(where: { $0.collapseKey != nil }) {
+                output.statuses.append(.collapsed(messageID: replaced.id, reason: .collapseKey, replacedBy: id, at: time))
+            } else if Set(waiting.compactMap { $0.collapseKey.map { Array($0.utf8) } }).count >= rules.maxCollapseKeys,
+                      let oldest = waiting.firstIndex(where: \.isCollapsible) {
                 let evicted = remove(at: oldest, into: &output)
-                output.statuses.append(.collapsed(messageID: evicted.id, reason: .collapseKeyLimit, replacedBy: message.id, at: time))
+                output.statuses.append(.collapsed(messageID: evicted.id, reason: .collapseKeyLimit, replacedBy: id, at: time))
             }
-        } else if waiting.count(where: { $0.collapseKey == nil }) >= rules.maxPending {
-            discardAll(plus: [message.id], reason: .tooManyPending, at: time, into: &output)
+        } else if waiting.count(where: { !$0.isCollapsible }) >= rules.maxPending {
+            discardAll(plus: [id], reason: .tooManyPending, at: time, into: &output)
             return output
         }
         var queued = message
-        queued.expiresAt = message.expiry(rules)
+        // Set only when unset: the message's bytes are shared with its input until written.
+        if queued.expiresAt == nil { queued.expiresAt = message.expiry(rules) }
         waiting.append(queued)
         output.changes.append(.enqueued(queued))
-        output.statuses.append(.queued(messageID: message.id, at: time))
+        output.statuses.append(.queued(messageID: id, at: time))
         return output
     }
 
@@ -139,7 +141,7 @@ public struct DeviceQueue: Sendable, Hashable {
         case .enqueued(let message):
             waiting.append(message)
         case .dequeued(let id):
-            if let index = waiting.firstIndex(where: { $0.id == id }) { waiting.remove(at: index) }
+            if let index = waiting.firstIndex(where: { $0.hasID(id) }) { waiting.remove(at: index) }
         case .awaitingAcknowledgement(let id):
             unacknowledged.append(id)
         case .acknowledgementSettled(let id):
@@ -148,10 +150,11 @@ public struct DeviceQueue: Sendable, Hashable {
     }
 
     private mutating func dispatch(_ message: QueuedMessage, at time: Int64, rules: QueueRules, into output: inout QueueOutput) {
-        output.inbox.append(.message(id: message.id, record: message.inboxRecord))
-        output.statuses.append(.dispatched(messageID: message.id, at: time))
-        unacknowledged.append(message.id)
-        output.changes.append(.awaitingAcknowledgement(messageID: message.id))
+        let id = message.id
+        output.inbox.append(.message(message))
+        output.statuses.append(.dispatched(messageID: id, at: time))
+        unacknowledged.append(id)
+        output.changes.append(.awaitingAcknowledgement(messageID: id))
         if unacknowledged.count > rules.acknowledgementWindow {
             output.changes.append(.acknowledgementSettled(messageID: unacknowledged.removeFirst()))
         }

@@ -24,8 +24,8 @@ public enum StatusEvent: Sendable, Hashable {
 
 /// A record for the device's inbox.
 public enum InboxRecord: Sendable, Hashable {
-    /// A message: its prepared inbox record bytes.
-    case message(id: String, record: [UInt8])
+    /// A message, written around its `apns` object (``QueuedMessage/withAPNs(_:)``).
+    case message(QueuedMessage)
     /// The notice that messages were deleted, ahead of anything newer.
     case deletedMessages(reason: DeletionReason, count: Int)
 }

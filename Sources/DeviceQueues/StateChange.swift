@@ -19,12 +19,13 @@ public enum StateChange: Sendable, Hashable {
 
 /// The part of a device's state that is not a list: presence, activity and the pending notice.
 public struct DeviceStatus: Sendable, Hashable {
-    /// Whether the device is connected.
-    public var isOnline: Bool
+    // Widest first: every device's status is held in its partition's table.
     /// Event time of the last presence event (or of the first send), in milliseconds.
     public var lastActivity: Int64
     /// The `deleted_messages` notice the device gets on its next connect.
     public var pendingNotice: DeletionNotice?
+    /// Whether the device is connected.
+    public var isOnline: Bool
 
     /// Creates a status.
     public init(isOnline: Bool, lastActivity: Int64, pendingNotice: DeletionNotice?) {
@@ -37,10 +38,10 @@ public struct DeviceStatus: Sendable, Hashable {
 /// Messages discarded since the device last connected: one `deleted_messages` inbox record
 /// announces them, with the latest reason and the total count.
 public struct DeletionNotice: Sendable, Hashable {
-    /// Why the latest discard happened.
-    public var reason: DeletionReason
     /// How many messages were discarded in all.
     public var count: Int
+    /// Why the latest discard happened.
+    public var reason: DeletionReason
 
     /// Creates a notice.
     public init(reason: DeletionReason, count: Int) {

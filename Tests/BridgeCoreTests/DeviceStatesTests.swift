@@ -44,7 +44,7 @@ struct IdleDeviceTests {
     @Test("a month and a day later, devices with nothing waiting are forgotten; one with a message waiting is kept")
     func forgetsIdle() {
         var states = states(devices: 100)
-        let message = QueuedMessage(id: "0:1:0", collapseKey: nil, sentAt: Self.t0, expiresAt: Self.t0 + 40 * Self.day, inboxRecord: [])
+        let message = QueuedMessage(id: "0:1:0", collapseKey: nil, sentAt: Self.t0, expiresAt: Self.t0 + 40 * Self.day, apns: [])
         _ = states.handle(RoutedInput(token: "waiting", input: .send(message), time: Self.t0), in: 0, rules: rules)
         let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules)
         #expect(Set(forgotten.map(\.token)) == Set((0..<100).map { "idle-\($0)" }))
@@ -107,7 +107,7 @@ struct IdleDeviceTests {
             let token = "d\(index)"
             let time = Self.t0 + Int64(index) * Self.day / 4
             record(live.handle(RoutedInput(token: token, input: .presence(.connect), time: time), in: 0, rules: rules), token: token)
-            let message = QueuedMessage(id: "0:\(index):0", collapseKey: nil, sentAt: time, expiresAt: nil, inboxRecord: [])
+            let message = QueuedMessage(id: "0:\(index):0", collapseKey: nil, sentAt: time, expiresAt: nil, apns: [])
             record(live.handle(RoutedInput(token: token, input: .send(message), time: time), in: 0, rules: rules), token: token)
             for (forgottenToken, changes) in live.forgetIdle(in: 0, at: time, rules: rules) {
                 for change in changes { replayed.restore(change, token: forgottenToken, in: 0) }

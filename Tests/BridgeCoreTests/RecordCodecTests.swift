@@ -23,8 +23,8 @@ func consumed(_ record: OutputRecords.Copy, topic: String, offset: Int64 = 7) ->
 
 @Suite("Internal record formats")
 struct RecordCodecTests {
-    static let message = QueuedMessage(id: "1:2:0", collapseKey: "score", sentAt: 1_700_000_000_000, expiresAt: 1_700_000_060_000, inboxRecord: Array(#"{"kind":"message"}"#.utf8))
-    static let plain = QueuedMessage(id: "1:3:0", collapseKey: nil, sentAt: 1_700_000_000_001, expiresAt: nil, inboxRecord: [])
+    static let message = QueuedMessage(id: "1:2:0", collapseKey: "score", sentAt: 1_700_000_000_000, expiresAt: 1_700_000_060_000, apns: Array(#"{"kind":"message"}"#.utf8))
+    static let plain = QueuedMessage(id: "1:3:0", collapseKey: nil, sentAt: 1_700_000_000_001, expiresAt: nil, apns: [])
 
     @Test("every state change survives the changelog, whatever the token", arguments: [
         StateChange.device(DeviceStatus(isOnline: true, lastActivity: 1_700_000_000_000, pendingNotice: nil)),
@@ -80,5 +80,23 @@ struct RecordCodecTests {
         #expect(record.value != nil, "an empty value, never a null one")
         let read = try codec.input(of: consumed(record, topic: "repartition"))
         #expect(read.input == routed && read.source == "send:3:9")
+    }
+
+    @Test("a message an older bridge stored as its whole inbox record comes back with its apns object")
+    func wholeInboxRecords() throws {
+        let apns = #"{"headers":{"apns-priority":"5"},"payload":{"aps":{}}}"#
+        let whole = ByteBuffer(string: #"{"apns":\#(apns),"kind":"message","message_id":"1:2:0","sent_at":7,"token":"t"}"#)
+        let changelog = InMemoryRecord(topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: whole, createTime: 7)
+        guard case .enqueued(let restored) = try ChangelogCodec(topic: "c").change(of: changelog).change else {
+            Issue.record("not a waiting message")
+            return
+        }
+        #expect(restored.withAPNs { Array($0) } == Array(apns.utf8))
+        let repartition = InMemoryRecord(topic: "r", key: ByteBuffer(string: "t"), value: whole, createTime: 7, headers: ["kind": "message", "message-id": "1:2:0"])
+        guard case .send(let forwarded) = try RepartitionCodec(topic: "r").input(of: repartition).input.input else {
+            Issue.record("not a message")
+            return
+        }
+        #expect(forwarded.withAPNs { Array($0) } == Array(apns.utf8))
     }
 }

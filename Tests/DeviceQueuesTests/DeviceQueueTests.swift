@@ -5,7 +5,7 @@ private let day: Int64 = 24 * 3600 * 1000
 private let t0: Int64 = 1_700_000_000_000
 
 private func message(_ id: String, key: String? = nil, at time: Int64 = t0, ttl: Int64? = nil) -> QueuedMessage {
-    QueuedMessage(id: id, collapseKey: key, sentAt: time, expiresAt: ttl.map { time + $0 }, inboxRecord: Array(id.utf8))
+    QueuedMessage(id: id, collapseKey: key, sentAt: time, expiresAt: ttl.map { time + $0 }, apns: Array(id.utf8))
 }
 
 /// A queue for a device that was seen at t0 and is offline.
@@ -13,7 +13,7 @@ private func offline() -> DeviceQueue { DeviceQueue(firstSeenAt: t0) }
 
 private extension QueueOutput {
     var dispatchedIDs: [String] {
-        inbox.compactMap { if case .message(let id, _) = $0 { id } else { nil } }
+        inbox.compactMap { if case .message(let message) = $0 { message.id } else { nil } }
     }
 }
 
@@ -62,7 +62,7 @@ struct DeviceQueueTests {
         var queue = offline()
         for id in ["a", "b", "c", "d"] { _ = queue.send(message(id), at: t0, rules: rules) }
         let output = queue.connect(at: t0 + 10, rules: rules)
-        #expect(output.inbox == [.deletedMessages(reason: .tooManyPending, count: 3), .message(id: "d", record: Array("d".utf8))])
+        #expect(output.inbox == [.deletedMessages(reason: .tooManyPending, count: 3), .message(message("d", ttl: rules.defaultTimeToLive))])
         #expect(output.statuses == [.dispatched(messageID: "d", at: t0 + 10)])
         #expect(queue.pendingNotice == nil)
     }
@@ -100,6 +100,19 @@ struct DeviceQueueTests {
             .queued(messageID: "k5", at: t0 + 1),
         ])
         #expect(queue.waiting.map(\.id) == ["k2", "k3", "k4", "k5"])
+    }
+
+    @Test("collapse keys are told apart by their bytes: canonically equivalent keys are two keys, and count as two")
+    func collapseKeyBytes() {
+        var queue = offline()
+        // "é" composed, and decomposed: equal as Swift strings, different as bytes.
+        for key in ["k1", "k2", "\u{E9}", "e\u{301}"] { _ = queue.send(message(key, key: key), at: t0, rules: rules) }
+        let output = queue.send(message("k5", key: "k5"), at: t0 + 1, rules: rules)
+        #expect(output.statuses == [
+            .collapsed(messageID: "k1", reason: .collapseKeyLimit, replacedBy: "k5", at: t0 + 1),
+            .queued(messageID: "k5", at: t0 + 1),
+        ])
+        #expect(queue.waiting.map { Array($0.id.utf8) } == ["k2", "\u{E9}", "e\u{301}", "k5"].map { Array($0.utf8) })
     }
 
     @Test("a message whose time to live passed is expired on connect, never dispatched")
@@ -222,7 +235,7 @@ struct ExtremeTimeTests {
     ])
     func sentNearTheEnd(time: Int64) {
         var queue = DeviceQueue(firstSeenAt: time)
-        let output = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: time, expiresAt: nil, inboxRecord: []), at: time, rules: rules)
+        let output = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: time, expiresAt: nil, apns: []), at: time, rules: rules)
         #expect(output.statuses == [.queued(messageID: "m", at: time)])
         #expect(queue.connect(at: time, rules: rules).statuses == [.dispatched(messageID: "m", at: time)])
     }
@@ -230,7 +243,7 @@ struct ExtremeTimeTests {
     @Test("a message sent at the last millisecond there is has expired already")
     func sentAtTheEnd() {
         var queue = DeviceQueue(firstSeenAt: t0)
-        let output = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: .max, expiresAt: nil, inboxRecord: []), at: .max, rules: rules)
+        let output = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: .max, expiresAt: nil, apns: []), at: .max, rules: rules)
         #expect(output.statuses == [.expired(messageID: "m", at: .max)])
     }
 
@@ -239,7 +252,7 @@ struct ExtremeTimeTests {
     ])
     func activityAtTheEnds(firstSeen: Int64, connect: Int64, inactive: Bool) {
         var queue = DeviceQueue(firstSeenAt: firstSeen)
-        _ = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: firstSeen, expiresAt: Int64.max, inboxRecord: []), at: firstSeen, rules: rules)
+        _ = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: firstSeen, expiresAt: Int64.max, apns: []), at: firstSeen, rules: rules)
         let output = queue.connect(at: connect, rules: rules)
         #expect(output.statuses.contains { if case .deletedMessages(.deviceInactive, _, _, _) = $0 { true } else { false } } == inactive)
     }

@@ -40,13 +40,13 @@ struct StateReplayTests {
                 let output: QueueOutput
                 switch input {
                 case .send(let key, let ttl):
-                    let message = QueuedMessage(id: "m\(index)", collapseKey: key, sentAt: time, expiresAt: ttl.map { time + $0 }, inboxRecord: [1, 2, 3])
+                    let message = QueuedMessage(id: "m\(index)", collapseKey: key, sentAt: time, expiresAt: ttl.map { time + $0 }, apns: [1, 2, 3])
                     output = live.send(message, at: time, rules: rules)
                 case .connect: output = live.connect(at: time, rules: rules)
                 case .disconnect: output = live.disconnect(at: time)
                 case .acknowledge(let count): output = live.acknowledge(Array(dispatched.suffix(count + 5).prefix(count)) + ["unknown"], at: time)
                 }
-                dispatched += output.inbox.compactMap { if case .message(let id, _) = $0 { id } else { nil } }
+                dispatched += output.inbox.compactMap { if case .message(let message) = $0 { message.id } else { nil } }
                 for change in output.changes { replayed.apply(change) }
                 #expect(replayed == live)
             }
@@ -58,13 +58,13 @@ struct StateReplayTests {
         var queue = DeviceQueue(firstSeenAt: 0)
         let rules = QueueRules()
         for index in 0..<99 {
-            _ = queue.send(QueuedMessage(id: "m\(index)", collapseKey: nil, sentAt: 0, expiresAt: nil, inboxRecord: [1]), at: 0, rules: rules)
+            _ = queue.send(QueuedMessage(id: "m\(index)", collapseKey: nil, sentAt: 0, expiresAt: nil, apns: [1]), at: 0, rules: rules)
         }
-        let send = queue.send(QueuedMessage(id: "m99", collapseKey: nil, sentAt: 1, expiresAt: nil, inboxRecord: [1]), at: 1, rules: rules)
+        let send = queue.send(QueuedMessage(id: "m99", collapseKey: nil, sentAt: 1, expiresAt: nil, apns: [1]), at: 1, rules: rules)
         #expect(send.changes.count == 1)
-        let collapsible = queue.send(QueuedMessage(id: "k", collapseKey: "k", sentAt: 2, expiresAt: nil, inboxRecord: [1]), at: 2, rules: rules)
+        let collapsible = queue.send(QueuedMessage(id: "k", collapseKey: "k", sentAt: 2, expiresAt: nil, apns: [1]), at: 2, rules: rules)
         #expect(collapsible.changes.count == 1)
-        let replacing = queue.send(QueuedMessage(id: "k2", collapseKey: "k", sentAt: 3, expiresAt: nil, inboxRecord: [1]), at: 3, rules: rules)
+        let replacing = queue.send(QueuedMessage(id: "k2", collapseKey: "k", sentAt: 3, expiresAt: nil, apns: [1]), at: 3, rules: rules)
         #expect(replacing.changes.count == 2)
         #expect(queue.disconnect(at: 4).changes.count == 1)
         #expect(queue.acknowledge(["unknown"], at: 5).changes.count == 1)

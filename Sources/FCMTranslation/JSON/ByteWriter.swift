@@ -23,6 +23,7 @@ public struct ByteWriter: ~Copyable {
 
     /// An empty buffer that starts in `scratch`, which must outlive it, and moves to memory of its
     /// own only if it outgrows it.
+    @usableFromInline
     init(scratch: UnsafeMutableRawBufferPointer) {
         if let start = scratch.baseAddress, scratch.count >= 16 {
             base = start
@@ -37,25 +38,28 @@ public struct ByteWriter: ~Copyable {
 
     deinit { if ownsBase { base.deallocate() } }
 
-    /// The array `body` writes, built in stack memory: the array is the only allocation unless
-    /// the output is larger than `scratchCapacity` (at most 1,024 bytes are taken from the stack;
-    /// more would be heap memory, which is what this avoids).
-    public static func array(scratchCapacity: Int = 1024, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
+    /// What `read` makes of the bytes `write` writes, which are built in stack memory: nothing is
+    /// allocated unless the output is larger than `scratchCapacity` (at most 1,024 bytes are taken
+    /// from the stack; more would be heap memory, which is what this avoids).
+    @inlinable
+    public static func withWritten<R>(scratchCapacity: Int = 1024, _ write: (inout ByteWriter) -> Void, read: (UnsafeRawBufferPointer) -> R) -> R {
         withUnsafeTemporaryAllocation(byteCount: scratchCapacity, alignment: 16) { scratch in
             var writer = ByteWriter(scratch: scratch)
-            body(&writer)
-            return writer.bytes
+            write(&writer)
+            return writer.withUnsafeBytes(read)
         }
     }
 
-    /// The UTF-8 text `body` writes, built in stack memory like ``array(scratchCapacity:_:)``;
-    /// text of up to 15 bytes needs no allocation at all.
+    /// The array `body` writes, built in stack memory (``withWritten(scratchCapacity:_:read:)``):
+    /// the array is the only allocation.
+    public static func array(scratchCapacity: Int = 1024, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
+        withWritten(scratchCapacity: scratchCapacity, body) { [UInt8]($0) }
+    }
+
+    /// The UTF-8 text `body` writes, built in stack memory; text of up to 15 bytes needs no
+    /// allocation at all.
     public static func string(scratchCapacity: Int = 64, _ body: (inout ByteWriter) -> Void) -> String {
-        withUnsafeTemporaryAllocation(byteCount: scratchCapacity, alignment: 16) { scratch in
-            var writer = ByteWriter(scratch: scratch)
-            body(&writer)
-            return writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        }
+        withWritten(scratchCapacity: scratchCapacity, body) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The bytes written, as an array.
