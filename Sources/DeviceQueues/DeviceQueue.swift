@@ -53,10 +53,12 @@ public struct DeviceQueue: Sendable, Hashable {
             return output
         }
         if let key = message.collapseKey {
+            // A key's message replaces the one waiting with the same bytes, so each key has at
+            // most one message waiting: counting keyed messages counts keys.
             if let index = waiting.firstIndex(where: { $0.hasCollapseKey(key) }) {
                 let replaced = remove(at: index, into: &output)
                 output.statuses.append(.collapsed(messageID: replaced.id, reason: .collapseKey, replacedBy: id, at: time))
-            } else if Set(waiting.compactMap { $0.collapseKey.map { Array($0.utf8) } }).count >= rules.maxCollapseKeys,
+            } else if waiting.count(where: \.isCollapsible) >= rules.maxCollapseKeys,
                       let oldest = waiting.firstIndex(where: \.isCollapsible) {
                 let evicted = remove(at: oldest, into: &output)
                 output.statuses.append(.collapsed(messageID: evicted.id, reason: .collapseKeyLimit, replacedBy: id, at: time))

@@ -73,8 +73,8 @@ public struct QueuedMessage: @unchecked Sendable {
 
     /// Calls `body` with the `apns` object of its inbox record, as the translator wrote it
     /// (`{"headers":{...},"payload":{...}}`, with `channel` or `live_activity_token` where the
-    /// message has them). The rest of the record (kind, id, send time and token) is written around it on dispatch:
-    /// a waiting message does not keep a copy of its device's token.
+    /// message has them). The rest of the record (kind, id, send time and token) is written
+    /// around it on dispatch: a waiting message does not keep a copy of its device's token.
     public func withAPNs<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withParts { _, _, apns in try body(apns) }
     }
