@@ -53,9 +53,8 @@ public struct ChangelogCodec: Sendable {
     /// start with anything, a combining mark included); errors name the record's place, never
     /// its token.
     public func change(of record: some InputRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
-        let place = record.position
         guard let key = record.key?.readableBytesView, key.count > 2, key[key.startIndex + 1] == UInt8(ascii: " ") else {
-            throw MalformedRecord(description: "changelog record at \(place) has no key of the form \"<kind> ...\"")
+            throw MalformedRecord(description: "changelog record at \(record.position) has no key of the form \"<kind> ...\"")
         }
         let kind = key[key.startIndex]
         let rest = key.dropFirst(2)
@@ -63,7 +62,7 @@ public struct ChangelogCodec: Sendable {
             return (String(decoding: rest, as: UTF8.self), record.value == nil ? .forgotten : .device(try status(of: record)))
         }
         guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else {
-            throw MalformedRecord(description: "changelog key at \(place) has no message id")
+            throw MalformedRecord(description: "changelog key at \(record.position) has no message id")
         }
         let id = String(decoding: rest[..<space], as: UTF8.self)
         let token = String(decoding: rest[(space + 1)...], as: UTF8.self)
@@ -77,7 +76,7 @@ public struct ChangelogCodec: Sendable {
             return (token, .enqueued(message))
         case (UInt8(ascii: "a"), nil): return (token, .acknowledgementSettled(messageID: id))
         case (UInt8(ascii: "a"), _): return (token, .awaitingAcknowledgement(messageID: id))
-        default: throw MalformedRecord(description: "changelog key at \(place) is of unknown kind")
+        default: throw MalformedRecord(description: "changelog key at \(record.position) is of unknown kind")
         }
     }
 

@@ -7,10 +7,24 @@ import Darwin
 /// A device token as a dictionary key: equal and hashed by its UTF-8 bytes. `String`'s own
 /// equality is canonical equivalence, under which two different tokens (a composed and a
 /// decomposed "é") would share one device.
+///
+/// The key keeps the hash of its bytes: a dictionary compares the key it looks for with every
+/// key on its probe path, and tokens are long, so keys with different hashes are told apart
+/// without reading their bytes, and a key is hashed once however often it is looked up.
 struct DeviceKey: Hashable, Sendable {
     let token: String
+    private let bytesHash: Int
+
+    init(token: String) {
+        self.token = token
+        var hasher = Hasher()
+        let hashed: Void? = token.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { Array(token.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
+        bytesHash = hasher.finalize()
+    }
 
     static func == (lhs: DeviceKey, rhs: DeviceKey) -> Bool {
+        guard lhs.bytesHash == rhs.bytesHash else { return false }
         // One memcmp over the contiguous bytes of native strings (every token read from a
         // record); comparing element by element costs a loop turn per byte.
         let contiguous = lhs.token.utf8.withContiguousStorageIfAvailable { left in
@@ -24,7 +38,6 @@ struct DeviceKey: Hashable, Sendable {
     }
 
     func hash(into hasher: inout Hasher) {
-        let hashed: Void? = token.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil { Array(token.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
+        hasher.combine(bytesHash)
     }
 }

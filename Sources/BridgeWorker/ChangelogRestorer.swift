@@ -72,6 +72,8 @@ import Logging
         var configuration = consumerConfiguration
         configuration.groupID = nil
         configuration.reportsEndOfPartition = true
+        // The reader empties the consumer queue faster than librdkafka's 1 s recheck of a full one.
+        configuration.fetchQueueBackoff = .milliseconds(10)
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
         let replayed: Int
         do {
@@ -102,37 +104,12 @@ import Logging
         var replayed = 0
         var lastReport = ContinuousClock.now
         var lastAdvance = lastReport
-        while !progress.isComplete {
-            let now = ContinuousClock.now
-            guard now < deadline, now - lastAdvance < stallTimeout else {
-                throw RestoreStall(remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
-            }
-            if now - lastReport >= Self.reportInterval {
-                lastReport = now
-                logger.notice("restoring device state", metadata: [
-                    "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
-                ])
-            }
-            let remaining = progress.remaining.count
-            let events = try await consumer.poll()
+        var events = try await consumer.poll()
+        while true {
             health?.turned()
-            for event in events {
-                switch event {
-                case .record(let record) where record.topic == repartitionTopic:
-                    states.restoreForward(record)
-                case .record(let record):
-                    do {
-                        let (token, change) = try codec.change(of: record)
-                        states.restore(change, token: token, in: record.partition)
-                        replayed += 1
-                    } catch {
-                        logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
-                    }
-                case .endOfPartition(let partition, let offset):
-                    progress.reachedEnd(of: partition, position: offset, highWatermark: consumer.highWatermark(of: partition))
-                case .partitionsAssigned, .partitionsRevoked:
-                    break
-                }
+            let remaining = progress.remaining.count
+            for case .endOfPartition(let partition, let offset) in events {
+                progress.reachedEnd(of: partition, position: offset, highWatermark: consumer.highWatermark(of: partition))
             }
             if events.isEmpty {
                 // An end that did not move is reported once: look at the positions instead.
@@ -140,8 +117,44 @@ import Logging
                     progress.reachedEnd(of: partition, position: position, highWatermark: consumer.highWatermark(of: partition))
                 }
             }
+            let now = ContinuousClock.now
             if progress.remaining.count < remaining || events.contains(where: \.isRecord) {
-                lastAdvance = .now
+                lastAdvance = now
+            }
+            let isComplete = progress.isComplete
+            if !isComplete {
+                guard now < deadline, now - lastAdvance < stallTimeout else {
+                    throw RestoreStall(remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
+                }
+                if now - lastReport >= Self.reportInterval {
+                    lastReport = now
+                    logger.notice("restoring device state", metadata: [
+                        "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
+                    ])
+                }
+            }
+            // While these records are replayed, the next poll already runs on the consumer's thread.
+            async let next: [ConsumerEvent] = isComplete ? [] : consumer.poll()
+            replayed += replayRecords(in: events, into: &states)
+            if isComplete { return replayed }
+            events = try await next
+        }
+    }
+
+    /// Replays the records among `events` into `states`; returns the count of changes.
+    private func replayRecords(in events: [ConsumerEvent], into states: inout DeviceStates) -> Int {
+        var replayed = 0
+        for case .record(let record) in events {
+            if record.topic == repartitionTopic {
+                states.restoreForward(record)
+                continue
+            }
+            do {
+                let (token, change) = try codec.change(of: record)
+                states.restore(change, token: token, in: record.partition)
+                replayed += 1
+            } catch {
+                logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
             }
         }
         return replayed

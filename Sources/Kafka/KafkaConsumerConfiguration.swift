@@ -16,6 +16,11 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     public var maxPollInterval: Duration = .seconds(300)
     /// How long a broker may hold a fetch request open (`fetch.wait.max.ms`).
     public var fetchWaitMax: Duration = .milliseconds(500)
+    /// How long the fetcher waits before it looks again at a consumer queue that holds more than
+    /// `queued.min.messages` records (`fetch.queue.backoff.ms`); nil keeps librdkafka's 1 s. The
+    /// queue is shared by all assigned partitions, so a reader that empties it faster than that
+    /// idles until the wait ends.
+    public var fetchQueueBackoff: Duration?
     /// Report the end of each partition as a ``ConsumerEvent/endOfPartition(_:offset:)``
     /// (`enable.partition.eof`).
     public var reportsEndOfPartition: Bool = false
@@ -42,6 +47,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         properties["session.timeout.ms"] = String(sessionTimeout.milliseconds)
         properties["max.poll.interval.ms"] = String(maxPollInterval.milliseconds)
         properties["fetch.wait.max.ms"] = String(fetchWaitMax.milliseconds)
+        if let fetchQueueBackoff { properties["fetch.queue.backoff.ms"] = String(fetchQueueBackoff.milliseconds) }
         properties["enable.partition.eof"] = String(reportsEndOfPartition)
         properties["isolation.level"] = isolationLevel.rawValue
         properties["partition.assignment.strategy"] = assignmentStrategy

@@ -12,13 +12,15 @@ struct ConfigurationTests {
         var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: "group-1")
         configuration.sessionTimeout = .milliseconds(6000)
         configuration.fetchWaitMax = .milliseconds(10)
+        configuration.fetchQueueBackoff = .milliseconds(20)
         configuration.reportsEndOfPartition = true
         configuration.autoOffsetReset = .latest
         let properties = configuration.librdkafkaProperties
         let expected: [(String, String)] = [
             ("bootstrap.servers", "127.0.0.1:9092"), ("client.id", "test"), ("group.id", "group-1"),
             ("enable.auto.commit", "false"), ("enable.auto.offset.store", "false"),
-            ("session.timeout.ms", "6000"), ("fetch.wait.max.ms", "10"), ("enable.partition.eof", "true"),
+            ("session.timeout.ms", "6000"), ("fetch.wait.max.ms", "10"), ("fetch.queue.backoff.ms", "20"),
+            ("enable.partition.eof", "true"),
             ("auto.offset.reset", "latest"), ("isolation.level", "read_committed"),
         ]
         for (key, value) in expected {
@@ -30,6 +32,7 @@ struct ConfigurationTests {
     func consumerWithoutGroup() {
         let properties = KafkaConsumerConfiguration(kafka: kafka, groupID: nil).librdkafkaProperties
         #expect(properties["group.id"] == "test.unsubscribed")
+        #expect(properties["fetch.queue.backoff.ms"] == nil, "librdkafka's own default unless set")
     }
 
     @Test("pass-through properties win over typed settings")
