@@ -10,7 +10,7 @@ import Darwin
 ///
 /// The key keeps the hash of its bytes: a dictionary compares the key it looks for with every
 /// key on its probe path, and tokens are long, so keys with different hashes are told apart
-/// without reading their bytes, and a key is hashed once however often it is looked up.
+/// without reading their bytes; a stored key is not hashed again when the dictionary grows.
 struct DeviceKey: Hashable, Sendable {
     let token: String
     private let bytesHash: Int

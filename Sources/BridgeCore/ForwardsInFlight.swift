@@ -23,8 +23,9 @@ struct ForwardsInFlight: Sendable {
     /// The forwarded input from `source` came back in `partition`: the device is released if it
     /// was the last one on its way.
     mutating func arrived(_ token: String, in partition: Int32, source: String) {
-        guard last[partition]?[DeviceKey(token: token)] == source else { return }
-        last[partition]?[DeviceKey(token: token)] = nil
+        let key = DeviceKey(token: token)
+        guard last[partition]?[key] == source else { return }
+        last[partition]?[key] = nil
     }
 
     /// Devices with an input on their way to `partition`.

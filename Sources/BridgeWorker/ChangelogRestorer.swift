@@ -121,22 +121,19 @@ import Logging
             if progress.remaining.count < remaining || events.contains(where: \.isRecord) {
                 lastAdvance = now
             }
-            let isComplete = progress.isComplete
-            if !isComplete {
-                guard now < deadline, now - lastAdvance < stallTimeout else {
-                    throw RestoreStall(remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
-                }
-                if now - lastReport >= Self.reportInterval {
-                    lastReport = now
-                    logger.notice("restoring device state", metadata: [
-                        "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
-                    ])
-                }
+            if progress.isComplete { return replayed + replayRecords(in: events, into: &states) }
+            guard now < deadline, now - lastAdvance < stallTimeout else {
+                throw RestoreStall(remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
+            }
+            if now - lastReport >= Self.reportInterval {
+                lastReport = now
+                logger.notice("restoring device state", metadata: [
+                    "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
+                ])
             }
             // While these records are replayed, the next poll already runs on the consumer's thread.
-            async let next: [ConsumerEvent] = isComplete ? [] : consumer.poll()
+            async let next = consumer.poll()
             replayed += replayRecords(in: events, into: &states)
-            if isComplete { return replayed }
             events = try await next
         }
     }

@@ -54,9 +54,13 @@ public enum IsolationLevel: String, Sendable, Hashable {
 }
 
 extension Duration {
-    /// Whole milliseconds, for librdkafka's `*.ms` properties and timeouts.
+    /// Whole milliseconds, for librdkafka's `*.ms` properties and timeouts; saturating at
+    /// `Int`'s bounds.
     var milliseconds: Int {
         let (seconds, attoseconds) = components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        let (whole, overflow) = Int(seconds).multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, carry) = whole.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
+        return carry ? (seconds < 0 ? .min : .max) : total
     }
 }

@@ -55,27 +55,26 @@ public final class KafkaConsumer: Sendable {
     /// Reads partitions by hand, outside any group rebalancing, from the given offsets
     /// (or ``KafkaOffset`` values). Replaces the current assignment.
     ///
-    /// Learns the topics' leaders first (one metadata request, waiting up to
+    /// Learns the topics' leaders first (a metadata request per topic, all of them within
     /// `metadataTimeout`): librdkafka resolves a logical offset such as ``KafkaOffset/beginning``
     /// of a partition whose leader it does not know yet only after a 500 ms retry. A metadata
     /// error is left to the assignment, which retries on its own.
     public func assign(_ offsets: [TopicPartitionOffset], metadataTimeout: Duration = .seconds(5)) async throws {
         let list = NativePartitionList(offsets)
         let topics = Set(offsets.map(\.topicPartition.topic))
-        let ms = Int32(clamping: metadataTimeout.milliseconds)
         try await client.blocking { handle in
-            for topic in topics { Self.learnLeaders(of: topic, handle: handle, timeoutMilliseconds: ms) }
+            // The topics stay known to librdkafka until the assignment holds them.
+            let topicHandles = topics.compactMap { rd_kafka_topic_new(handle, $0, nil) }
+            defer { topicHandles.forEach { rd_kafka_topic_destroy($0) } }
+            let deadline = ContinuousClock.now + metadataTimeout
+            for topicHandle in topicHandles {
+                let remaining = Int32(clamping: max(0, (deadline - .now).milliseconds))
+                var metadata: UnsafePointer<rd_kafka_metadata>?
+                if rd_kafka_metadata(handle, 0, topicHandle, &metadata, remaining) == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata {
+                    rd_kafka_metadata_destroy(metadata)
+                }
+            }
             try KafkaError.check(rd_kafka_assign(handle, list.pointer), "assign")
-        }
-    }
-
-    /// Asks the cluster for `topic`'s metadata, which updates librdkafka's view of its leaders.
-    private static func learnLeaders(of topic: String, handle: OpaquePointer, timeoutMilliseconds: Int32) {
-        guard let topicHandle = rd_kafka_topic_new(handle, topic, nil) else { return }
-        defer { rd_kafka_topic_destroy(topicHandle) }
-        var metadata: UnsafePointer<rd_kafka_metadata>?
-        if rd_kafka_metadata(handle, 0, topicHandle, &metadata, timeoutMilliseconds) == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata {
-            rd_kafka_metadata_destroy(metadata)
         }
     }
 

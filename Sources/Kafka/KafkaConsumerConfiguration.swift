@@ -17,9 +17,9 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// How long a broker may hold a fetch request open (`fetch.wait.max.ms`).
     public var fetchWaitMax: Duration = .milliseconds(500)
     /// How long the fetcher waits before it looks again at a consumer queue that holds more than
-    /// `queued.min.messages` records (`fetch.queue.backoff.ms`); nil keeps librdkafka's 1 s. The
-    /// queue is shared by all assigned partitions, so a reader that empties it faster than that
-    /// idles until the wait ends.
+    /// `queued.min.messages` records or `queued.max.messages.kbytes` (`fetch.queue.backoff.ms`,
+    /// librdkafka 2.1 and later); nil keeps librdkafka's 1 s. The queue is shared by all assigned
+    /// partitions, so a reader that empties it faster than that idles until the wait ends.
     public var fetchQueueBackoff: Duration?
     /// Report the end of each partition as a ``ConsumerEvent/endOfPartition(_:offset:)``
     /// (`enable.partition.eof`).

@@ -28,6 +28,19 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("durations become whole milliseconds, saturating instead of overflowing", arguments: [
+        (Duration.milliseconds(1500), 1500),
+        (Duration.zero, 0),
+        (Duration.microseconds(2999), 2),
+        (Duration.seconds(-3), -3000),
+        (Duration.seconds(Int64.max), Int.max),
+        (Duration.seconds(Int64.min), Int.min),
+        (Duration.seconds(Int64.max / 1000) + .seconds(1), Int.max),
+    ])
+    func milliseconds(_ duration: Duration, expected: Int) {
+        #expect(duration.milliseconds == expected)
+    }
+
     @Test("a consumer without a group still gets a group.id, which it never joins")
     func consumerWithoutGroup() {
         let properties = KafkaConsumerConfiguration(kafka: kafka, groupID: nil).librdkafkaProperties
