@@ -5,13 +5,14 @@ import Testing
 /// duplicates winning, written in byte order however many there are.
 @Suite("Member names")
 struct MemberNameTests {
-    @Test("an escaped data key is read unescaped and written plain")
+    @Test("an escaped data key is read unescaped and written escaped only where JSON needs it")
     func escapedKey() throws {
-        let message = try #require(translate(#"{"to":"t","data":{"k\u0065y":"v","q\"uote":"w"}}"#).message)
+        let message = try #require(translate(#"{"to":"t","data":{"k\u0065y":"v","q\"uote":"w","li\u000ane":"x"}}"#).message)
         #expect(message.payload["key"] == .string("v"))
         #expect(message.payload["q\"uote"] == .string("w"))
+        #expect(message.payload["li\nne"] == .string("x"))
         let text = String(decoding: message.payloadJSON, as: UTF8.self)
-        #expect(text.contains(#""key":"v""#) && text.contains(#""q\"uote":"w""#))
+        #expect(text.contains(#""key":"v""#) && text.contains(#""q\"uote":"w""#) && text.contains(#""li\nne":"x""#))
     }
 
     @Test("of duplicate names the last wins: data, apns.headers and apns.payload.aps")

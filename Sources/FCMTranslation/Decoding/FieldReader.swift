@@ -97,7 +97,7 @@ struct FieldReader<Field: FieldName>: ~Copyable {
     func integer(_ field: Field) throws(Rejection) -> Int? {
         guard let value = value(field) else { return nil }
         let node = document[value]
-        guard node.kind == .number, let number = Int(document.numberText(value)) else {
+        guard node.kind == .number, let number = DecimalInteger.parse(document.span(value).buffer) else {
             throw invalid(field, "must be a whole number, not \(node.kind == .number ? document.numberText(value) : node.typeName)")
         }
         return number

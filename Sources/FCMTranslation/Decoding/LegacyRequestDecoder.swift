@@ -11,11 +11,15 @@ enum LegacyRequestDecoder {
             try RequestDecoder.checkDataKeys(data, ignoringNull: true)
             result.data = data.object
         }
-        if let priority = try request.string(.priority) {
-            guard let value = SendRequest.Priority(rawValue: priority) else {
-                throw request.invalid(.priority, "must be \"high\" or \"normal\", not \"\(priority)\"")
+        if let priority = try request.stringNode(.priority) {
+            let document = request.document
+            if document.string(priority, equals: "high") {
+                result.priority = .high
+            } else if document.string(priority, equals: "normal") {
+                result.priority = .normal
+            } else {
+                throw request.invalid(.priority, "must be \"high\" or \"normal\", not \"\(document.text(priority))\"")
             }
-            result.priority = value
         }
         result.contentAvailable = try request.bool(.contentAvailable) ?? false
         result.mutableContent = try request.bool(.mutableContent) ?? false
@@ -85,12 +89,14 @@ enum LegacyRequestDecoder {
         if let badge = notification.value(.badge) {
             // A string in the legacy API; a number is taken as well.
             let document = notification.document
-            let text: Substring? = switch document[badge].kind {
-            case .string: document.text(badge).trimmingSpaces
-            case .number: Substring(document.numberText(badge))
+            let number: Int? = switch document[badge].kind {
+            case .string where document[badge].hasEscapes:
+                document.utf8(badge).withUnsafeBufferPointer { DecimalInteger.parse($0.trimmingSpaces) }
+            case .string: DecimalInteger.parse(document.span(badge).buffer.trimmingSpaces)
+            case .number: DecimalInteger.parse(document.span(badge).buffer)
             default: nil
             }
-            guard let text, let number = Int(text), number >= 0 else {
+            guard let number, number >= 0 else {
                 throw notification.invalid(.badge, "must be a whole number of 0 or more, as a string")
             }
             content.badge = number
@@ -99,12 +105,12 @@ enum LegacyRequestDecoder {
     }
 }
 
-extension String {
-    /// The text without leading and trailing spaces (U+0020).
-    var trimmingSpaces: Substring {
-        let utf8 = self.utf8
-        guard let first = utf8.firstIndex(where: { $0 != UInt8(ascii: " ") }),
-              let last = utf8.lastIndex(where: { $0 != UInt8(ascii: " ") }) else { return "" }
-        return self[first...last]
+extension UnsafeBufferPointer<UInt8> {
+    /// The bytes without leading and trailing spaces (U+0020).
+    var trimmingSpaces: UnsafeBufferPointer<UInt8> {
+        guard let first = firstIndex(where: { $0 != UInt8(ascii: " ") }),
+              let last = lastIndex(where: { $0 != UInt8(ascii: " ") }) else { return UnsafeBufferPointer(start: baseAddress, count: 0) }
+        return UnsafeBufferPointer(rebasing: self[first...last])
     }
 }
+

@@ -44,7 +44,7 @@ public struct JSONDocument: Sendable {
     /// Valid while the document lives.
     func span(_ index: JSONNodeIndex) -> ByteSpan {
         let node = self[index]
-        return ByteSpan(start: storage.base + Int(node.start), count: Int(node.end - node.start))
+        return ByteSpan(start: storage.base + Int(node.start), count: Int(node.end - node.start), isPlain: !node.nameNeedsEscaping)
     }
 
     /// A member name's text, unescaped (names always are). Valid while the document lives.
@@ -60,6 +60,12 @@ public struct JSONDocument: Sendable {
         let raw = span(index).buffer
         guard self[index].hasEscapes else { return String(decoding: raw, as: UTF8.self) }
         return String(decoding: JSONEscapes.unescape(raw), as: UTF8.self)
+    }
+
+    /// Whether the string node's text, unescaped, is exactly `text`.
+    func string(_ index: JSONNodeIndex, equals text: StaticString) -> Bool {
+        guard self[index].hasEscapes else { return span(index) == ByteSpan(text) }
+        return utf8(index).withUnsafeBufferPointer { $0.elementsEqual(ByteSpan(text).buffer) }
     }
 
     /// The UTF-8 bytes of a string node, unescaped.
@@ -106,6 +112,9 @@ struct JSONNode: Sendable, Hashable {
     var kind: Kind
     /// A string value with at least one escape: it must be unescaped before use.
     var hasEscapes = false
+    /// A member name whose unescaped text holds a quote, a backslash or a control character:
+    /// it must be escaped again when written.
+    var nameNeedsEscaping = false
     /// Strings: the first byte of their text; other values: their first byte.
     var start: Int32
     /// Strings: one past their text; other values: one past their last byte.

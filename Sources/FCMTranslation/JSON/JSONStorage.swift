@@ -32,14 +32,20 @@ final class JSONStorage: Sendable {
 struct ByteSpan {
     let start: UnsafeRawPointer
     let count: Int
+    /// Whether the bytes can stand between quotes in JSON as they are: true of a string's raw
+    /// text and of names without quotes, backslashes or control characters (all the static
+    /// ones); false of an unescaped member name that has any of them.
+    let isPlain: Bool
 
-    init(start: UnsafeRawPointer, count: Int) {
+    init(start: UnsafeRawPointer, count: Int, isPlain: Bool) {
         self.start = start
         self.count = count
+        self.isPlain = isPlain
     }
 
+    /// Static text, which must need no escaping in JSON.
     init(_ text: StaticString) {
-        self.init(start: UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount)
+        self.init(start: UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount, isPlain: true)
     }
 
     var buffer: UnsafeBufferPointer<UInt8> {

@@ -198,7 +198,12 @@ struct JSONTapeBuilder: ~Copyable {
             if byte == UInt8(ascii: "\"") {
                 if isName && hasEscapes {
                     let text = unescapeName(start: start, end: position)
-                    leaf(.string, text.lowerBound, text.upperBound)
+                    let unescaped = UnsafeRawBufferPointer(start: base + text.lowerBound, count: text.count)
+                    let needsEscaping = JSONScan.plainPrefix(unescaped, allowingNonASCII: true) < text.count
+                    _ = append(JSONNode(
+                        kind: .string, nameNeedsEscaping: needsEscaping,
+                        start: Int32(text.lowerBound), end: Int32(text.upperBound), next: Int32(nodeCount + 1)
+                    ))
                 } else {
                     leaf(.string, start, position, hasEscapes: hasEscapes)
                 }

@@ -23,14 +23,16 @@ struct SortedMembers<Value> {
         guard members.count > 1 else { return }
         if members.count <= 16 {
             // Objects here are small: an insertion sort, stable, beats the general sort's set-up.
-            for index in 1..<members.count {
-                let member = members[index]
-                var position = index
-                while position > 0 && member.name < members[position - 1].name {
-                    members[position] = members[position - 1]
-                    position -= 1
+            members.withUnsafeMutableBufferPointer { members in
+                for index in 1..<members.count {
+                    let member = members[index]
+                    var position = index
+                    while position > 0 && member.name < members[position - 1].name {
+                        members[position] = members[position - 1]
+                        position -= 1
+                    }
+                    members[position] = member
                 }
-                members[position] = member
             }
         } else {
             members.sort { $0.name == $1.name ? $0.order < $1.order : $0.name < $1.name }
@@ -52,8 +54,14 @@ struct SortedMembers<Value> {
         for member in members {
             let mark = output.count
             if !first { output.append(UInt8(ascii: ",")) }
-            JSONOutput.writeString(utf8: member.name.buffer, to: &output)
-            output.append(UInt8(ascii: ":"))
+            if member.name.isPlain {
+                output.append(UInt8(ascii: "\""))
+                output.append(member.name.buffer)
+                output.append(#"":"#)
+            } else {
+                JSONOutput.writeString(utf8: member.name.buffer, to: &output)
+                output.append(UInt8(ascii: ":"))
+            }
             if writeValue(member.value, &output) {
                 first = false
             } else {

@@ -1,18 +1,26 @@
 /// Writes the APNs headers of a translated request: the derived ones (`apns-push-type`,
 /// `apns-priority`, `apns-collapse-id`, `apns-expiration`, `apns-topic`), with the v1
 /// `apns.headers` passed through and winning, names in byte order. A ``PushKind/direct`` message
-/// gets no derived push type.
-struct HeaderWriter {
-    /// Where a header's value comes from.
+/// gets no derived push type. Not copyable, as ``PayloadWriter``.
+struct HeaderWriter: ~Copyable {
+    /// Where a header's value comes from (no `String`s, so that sorting copies plain bytes).
     enum Value {
         case literal(StaticString)
-        case text(String)
+        /// The request's collapse key.
+        case collapseKey
+        /// The expiration derived from the request's TTL.
+        case derivedExpiration
+        /// The app's bundle ID, or its Live Activity topic.
+        case topic
         /// A string of the request, written as it is.
         case node(JSONNodeIndex)
     }
 
     private let document: JSONDocument
     private var members = SortedMembers<Value>(capacity: 8)
+    private let collapseKey: String?
+    private var derivedExpiration: String?
+    private var topic: String?
     /// The `apns-collapse-id` that wins.
     private(set) var collapseID: String?
     /// The `apns-expiration` that wins.
@@ -20,16 +28,18 @@ struct HeaderWriter {
     /// Whether the request's headers give an `apns-push-type`.
     private(set) var givesPushType = false
 
-    init(request: SendRequest, bundleID: String?, kind: PushKind, sentAt: Int64) {
+    init(request: borrowing SendRequest, bundleID: String?, kind: PushKind, sentAt: Int64) {
         document = request.document
         // Added in name order, so that without overrides the sort has nothing to move.
+        collapseKey = request.collapseKey
         collapseID = request.collapseKey
-        if let collapseKey = request.collapseKey { members.add(ByteSpan("apns-collapse-id"), .text(collapseKey)) }
+        if request.collapseKey != nil { members.add(ByteSpan("apns-collapse-id"), .collapseKey) }
         if let ttl = request.timeToLive {
             // sentAt / 1000 is far from the limits, so adding a checked TTL cannot overflow.
-            let seconds = ttl == 0 ? "0" : String(sentAt / 1000 + Int64(ttl))
+            let seconds = ttl == 0 ? "0" : ByteWriter.string { JSONOutput.writeInteger(sentAt / 1000 + Int64(ttl), to: &$0) }
+            derivedExpiration = seconds
             expiration = seconds
-            members.add(ByteSpan("apns-expiration"), .text(seconds))
+            members.add(ByteSpan("apns-expiration"), .derivedExpiration)
         }
         let priority: StaticString = switch (kind, request.priority) {
         case (.background, _), (_, .normal): "5"
@@ -43,7 +53,8 @@ struct HeaderWriter {
         case .direct: break
         }
         if let bundleID {
-            members.add(ByteSpan("apns-topic"), .text(kind == .liveActivity ? bundleID + ".push-type.liveactivity" : bundleID))
+            topic = kind == .liveActivity ? bundleID + ".push-type.liveactivity" : bundleID
+            members.add(ByteSpan("apns-topic"), .topic)
         }
         if let overrides = request.apnsHeaders {
             for (name, value) in document.members(of: overrides) {
@@ -63,7 +74,9 @@ struct HeaderWriter {
                 output.append(UInt8(ascii: "\""))
                 output.append(text)
                 output.append(UInt8(ascii: "\""))
-            case .text(let text): JSONOutput.writeString(text, to: &output)
+            case .collapseKey: collapseKey.map { JSONOutput.writeString($0, to: &output) }
+            case .derivedExpiration: derivedExpiration.map { JSONOutput.writeString($0, to: &output) }
+            case .topic: topic.map { JSONOutput.writeString($0, to: &output) }
             case .node(let node): document.write(node, to: &output)
             }
             return true

@@ -1,7 +1,8 @@
 /// Writes the APNs payload of a request for one device: `aps`, custom keys from `data`,
 /// `fcm_options`, `gcm.message_id` and the v1 `apns.payload` merged over them, members sorted
-/// by name, texts copied from the request's bytes.
-struct PayloadWriter {
+/// by name, texts copied from the request's bytes. Not copyable: it is made once per
+/// translation, and a copy would retain everything the request holds.
+struct PayloadWriter: ~Copyable {
     /// A member of the payload's top level, by where its value comes from.
     enum Value {
         /// A `data` entry (left out when null, as FCM drops null data values).
@@ -25,27 +26,37 @@ struct PayloadWriter {
         case one
     }
 
-    let request: SendRequest
-    let messageID: String
+    // The parts of the request it writes, rather than a copy of the request, which would
+    // retain all of its references.
+    private let document: JSONDocument
+    private let notification: NotificationContent
+    private let data: JSONNodeIndex?
+    private let image: JSONNodeIndex?
+    private let apnsPayload: JSONNodeIndex?
+    private let isLiveActivity: Bool
+    private let messageID: String
     /// The members of `aps`, after the v1 `apns.payload.aps` keys were merged over them.
     private let aps: SortedMembers<APSValue>
 
-    init(request: SendRequest, messageID: String) {
-        self.request = request
+    init(request: borrowing SendRequest, messageID: String) {
+        document = request.document
+        notification = request.notification
+        data = request.data
+        image = request.apnsImage ?? request.notification.image
+        apnsPayload = request.apnsPayload
+        isLiveActivity = request.liveActivityToken != nil
         self.messageID = messageID
         aps = Self.apsMembers(of: request)
     }
 
-    private var document: JSONDocument { request.document }
-
     func write(to output: inout ByteWriter) {
         var members = SortedMembers<Value>()
-        if let data = request.data {
+        if let data {
             for (key, value) in document.members(of: data) { members.add(document.name(key), .data(value)) }
         }
-        if let image = request.apnsImage ?? request.notification.image { members.add(Names.fcmOptions, .image(image)) }
+        if let image { members.add(Names.fcmOptions, .image(image)) }
         members.add(Names.messageID, .messageID)
-        if let payload = request.apnsPayload {
+        if let payload = apnsPayload {
             for (key, value) in document.members(of: payload) where !document.name(key, equals: "aps") {
                 members.add(document.name(key), .node(value))
             }
@@ -86,7 +97,6 @@ struct PayloadWriter {
 
     /// `aps.alert`, its members in name order.
     private func writeAlert(to output: inout ByteWriter) {
-        let notification = request.notification
         var first = true
         func name(_ name: StaticString, _ output: inout ByteWriter) {
             output.appendMemberName(name, first: first)
@@ -118,7 +128,7 @@ struct PayloadWriter {
     }
 
     /// The members of `aps`, sorted, after the v1 `apns.payload.aps` keys were merged over them.
-    private static func apsMembers(of request: SendRequest) -> SortedMembers<APSValue> {
+    private static func apsMembers(of request: borrowing SendRequest) -> SortedMembers<APSValue> {
         let notification = request.notification
         var aps = SortedMembers<APSValue>()
         let hasAlert = notification.title != nil || notification.body != nil || notification.subtitle != nil
@@ -145,7 +155,7 @@ struct PayloadWriter {
     /// alert when `aps` has an `alert`, `badge` or `sound`; else a background push when
     /// `content-available` is set (not 0 or false); else data for the app's direct channel.
     var pushKind: PushKind {
-        if request.liveActivityToken != nil { return .liveActivity }
+        if isLiveActivity { return .liveActivity }
         var contentAvailable = false
         for member in aps.members {
             let name = member.name
