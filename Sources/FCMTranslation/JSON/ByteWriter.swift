@@ -17,7 +17,7 @@ public struct ByteWriter: ~Copyable {
     /// An empty buffer with room for `capacity` bytes before it grows.
     public init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
-        base = .allocate(byteCount: self.capacity, alignment: 1)
+        base = HeapMemory.allocate(byteCount: self.capacity)
         ownsBase = true
     }
 
@@ -31,12 +31,12 @@ public struct ByteWriter: ~Copyable {
             ownsBase = false
         } else {
             capacity = 256
-            base = .allocate(byteCount: capacity, alignment: 1)
+            base = HeapMemory.allocate(byteCount: capacity)
             ownsBase = true
         }
     }
 
-    deinit { if ownsBase { base.deallocate() } }
+    deinit { if ownsBase { HeapMemory.free(base) } }
 
     /// What `read` makes of the bytes `write` writes, which are built in stack memory: nothing is
     /// allocated unless the output is larger than `scratchCapacity` (at most 1,024 bytes are taken
@@ -78,9 +78,9 @@ public struct ByteWriter: ~Copyable {
     private mutating func grow(to needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
-        let larger = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
+        let larger = HeapMemory.allocate(byteCount: newCapacity)
         larger.copyMemory(from: base, byteCount: count)
-        if ownsBase { base.deallocate() }
+        if ownsBase { HeapMemory.free(base) }
         base = larger
         capacity = newCapacity
         ownsBase = true
@@ -99,8 +99,32 @@ public struct ByteWriter: ~Copyable {
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        Self.copy(bytes.count, from: source, to: base + count)
         count += bytes.count
+    }
+
+    /// Copies short runs (names, numbers, short texts: most of what is written) with two
+    /// overlapping word moves instead of a call to `memcpy`.
+    @inline(__always)
+    private static func copy(_ byteCount: Int, from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
+        switch byteCount {
+        case 8...16:
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: byteCount - 8, as: UInt64.self)
+            destination.storeBytes(of: head, as: UInt64.self)
+            destination.storeBytes(of: tail, toByteOffset: byteCount - 8, as: UInt64.self)
+        case 4..<8:
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: byteCount - 4, as: UInt32.self)
+            destination.storeBytes(of: head, as: UInt32.self)
+            destination.storeBytes(of: tail, toByteOffset: byteCount - 4, as: UInt32.self)
+        case 1..<4:
+            for offset in 0..<byteCount {
+                destination.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
+        default:
+            destination.copyMemory(from: source, byteCount: byteCount)
+        }
     }
 
     /// Appends raw bytes.

@@ -22,8 +22,8 @@ final class JSONStorage: Sendable {
     }
 
     deinit {
-        base.deallocate()
-        nodes.deallocate()
+        HeapMemory.free(base)
+        HeapMemory.free(nodes)
     }
 }
 
@@ -70,10 +70,24 @@ struct ByteSpan {
         return true
     }
 
-    /// UTF-8 byte order, which is Unicode scalar order.
+    /// UTF-8 byte order, which is Unicode scalar order. Eight bytes at a time, read as
+    /// big-endian words so that word order is byte order: names are short, so this beats a call
+    /// to `memcmp`.
     static func < (left: ByteSpan, right: ByteSpan) -> Bool {
         let common = min(left.count, right.count)
-        let order = common == 0 ? 0 : memcmp(left.start, right.start, common)
-        return order != 0 ? order < 0 : left.count < right.count
+        var offset = 0
+        while common - offset >= 8 {
+            let leftWord = UInt64(bigEndian: left.start.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let rightWord = UInt64(bigEndian: right.start.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            if leftWord != rightWord { return leftWord < rightWord }
+            offset += 8
+        }
+        while offset < common {
+            let leftByte = left.start.load(fromByteOffset: offset, as: UInt8.self)
+            let rightByte = right.start.load(fromByteOffset: offset, as: UInt8.self)
+            if leftByte != rightByte { return leftByte < rightByte }
+            offset += 1
+        }
+        return left.count < right.count
     }
 }

@@ -20,19 +20,19 @@ struct JSONTapeBuilder: ~Copyable {
 
     init(copying input: UnsafeRawBufferPointer) {
         // Unescaping never makes a name longer, so the input's size again always has room.
-        base = .allocate(byteCount: input.count * 2 + Self.sentinelCount, alignment: 8)
+        base = HeapMemory.allocate(byteCount: input.count * 2 + Self.sentinelCount)
         if let source = input.baseAddress { base.copyMemory(from: source, byteCount: input.count) }
         (base + input.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.sentinelCount)
         bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: input.count)
         scratchEnd = input.count + Self.sentinelCount
         nodeCapacity = input.count / 4 + 16
-        nodes = .allocate(capacity: nodeCapacity)
+        nodes = HeapMemory.allocate(capacity: nodeCapacity, of: JSONNode.self)
     }
 
     deinit {
         if !handedOver {
-            base.deallocate()
-            nodes.deallocate()
+            HeapMemory.free(base)
+            HeapMemory.free(nodes)
         }
     }
 
@@ -57,9 +57,9 @@ struct JSONTapeBuilder: ~Copyable {
 
     private mutating func growNodes() {
         let capacity = nodeCapacity * 2
-        let larger = UnsafeMutablePointer<JSONNode>.allocate(capacity: capacity)
+        let larger = HeapMemory.allocate(capacity: capacity, of: JSONNode.self)
         larger.moveInitialize(from: nodes, count: nodeCount)
-        nodes.deallocate()
+        HeapMemory.free(nodes)
         nodes = larger
         nodeCapacity = capacity
     }

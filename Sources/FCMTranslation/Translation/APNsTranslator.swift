@@ -21,9 +21,16 @@ public struct APNsTranslator: Sendable {
     ///   - messageID: the message's id, sent as `gcm.message_id`.
     ///   - sentAt: the send time in milliseconds since the epoch, for `apns-expiration`.
     public func translate(_ request: SendRequest, messageID: String, sentAt: Int64) -> Result<APNsMessage, Rejection> {
-        var output = ByteWriter(capacity: request.document.byteCount + 256)
-        return translate(request, messageID: messageID, sentAt: sentAt, into: &output).map { summary in
-            APNsMessage(jsonBytes: output.bytes, payloadRange: summary.payloadRange, collapseID: summary.collapseID, expiration: summary.expiration)
+        // Written in stack memory (as `ByteWriter.array` does), so the array is the only allocation.
+        withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 16) { scratch in
+            var output = ByteWriter(scratch: scratch)
+            switch translate(request, messageID: messageID, sentAt: sentAt, into: &output) {
+            case .success(let summary):
+                let bytes = output.withUnsafeBytes { [UInt8]($0) }
+                return .success(APNsMessage(jsonBytes: bytes, payloadRange: summary.payloadRange, collapseID: summary.collapseID, expiration: summary.expiration))
+            case .failure(let rejection):
+                return .failure(rejection)
+            }
         }
     }
 
