@@ -14,16 +14,20 @@ struct ByteWriterTests {
 
     @Test("written in scratch memory, and past it into memory of its own")
     func outgrowsScratch() {
+        let start: [UInt8] = Array("in scratch".utf8)
         let run = (0..<100).map { UInt8($0) }
         let bytes = ByteWriter.array(scratchCapacity: 64) { output in
+            output.append(start)
             for _ in 0..<3 { output.append(run) }
         }
-        #expect(bytes == run + run + run)
+        #expect(bytes == start + run + run + run)
     }
 
     @Test("byte order of names is UTF-8 byte order, across and within words", arguments: [
         ("a", "b"), ("a", "ab"), ("abcdefgh", "abcdefgi"), ("abcdefgh", "abcdefghi"), ("abcdefghij", "abcdefgz"),
         ("\u{7F}", "\u{80}"), ("zzzzzzzz\u{01}", "zzzzzzzz\u{FF}"), ("", "a"),
+        // Words that differ in more than one byte: only the first difference may decide.
+        ("apns-expiration", "apns-priority"), ("abcdefgz", "abcdefhz"),
     ] as [(String, String)])
     func nameOrder(_ smaller: String, _ larger: String) throws {
         // A NUL after each text, so that even an empty one has an address.

@@ -36,7 +36,7 @@ struct TranslationTableTests {
         TranslationCase(name: "badge string becomes a number",
                         request: #"{"to":"t","notification":{"badge":"7"}}"#,
                         payload: ["aps": #"{"badge":7}"#]),
-        TranslationCase(name: "badge string with spaces, a sign or escapes, and a badge number",
+        TranslationCase(name: "badge string with spaces, a sign and escapes",
                         request: #"{"to":"t","notification":{"badge":" +\u0031\u0032 "}}"#,
                         payload: ["aps": #"{"badge":12}"#]),
         TranslationCase(name: "badge as a JSON number",

@@ -104,7 +104,7 @@ public struct ByteWriter: ~Copyable {
     }
 
     /// Copies short runs (names, numbers, short texts: most of what is written) with two
-    /// overlapping word moves instead of a call to `memcpy`.
+    /// overlapping word moves, or byte by byte under four bytes, instead of a call to `memcpy`.
     @inline(__always)
     private static func copy(_ byteCount: Int, from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
         switch byteCount {

@@ -4,7 +4,7 @@
 /// Parsing is as strict as ``JSONParser`` (RFC 8259, valid UTF-8, no lone surrogates, a nesting
 /// limit), so everything a node points at is known to be valid and can be copied out verbatim.
 /// Nothing is decoded until asked for: strings become `String`s only when kept. Member names
-/// with escapes are unescaped once while parsing, so every name is plain bytes.
+/// with escapes are unescaped once while parsing, so every name is its unescaped bytes.
 public struct JSONDocument: Sendable {
     private let storage: JSONStorage
 

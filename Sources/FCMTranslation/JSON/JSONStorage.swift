@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The memory of a ``JSONDocument``: its own copy of the bytes, followed by the unescaped text
 /// of member names, and the nodes. Read-only once built (every property is a `let`, so reads
 /// need no exclusivity checks), and pointers into it stay valid as long as the document lives.

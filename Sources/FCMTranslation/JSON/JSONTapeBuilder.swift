@@ -183,7 +183,7 @@ struct JSONTapeBuilder: ~Copyable {
     private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// A string: checks escapes and UTF-8 without decoding anything, except that a member name
-    /// with escapes is unescaped once, so that names are always plain text.
+    /// with escapes is unescaped once, so that names are always unescaped text.
     private mutating func string(isName: Bool) throws(JSONParseError) {
         let start = index + 1
         var position = start

@@ -19,8 +19,8 @@ struct HeaderWriter: ~Copyable {
     private let document: JSONDocument
     private var members = SortedMembers<Value>(capacity: 8)
     private let collapseKey: String?
-    private var derivedExpiration: String?
-    private var topic: String?
+    private let derivedExpiration: String?
+    private let topic: String?
     /// The `apns-collapse-id` that wins.
     private(set) var collapseID: String?
     /// The `apns-expiration` that wins.
@@ -34,13 +34,12 @@ struct HeaderWriter: ~Copyable {
         collapseKey = request.collapseKey
         collapseID = request.collapseKey
         if request.collapseKey != nil { members.add(ByteSpan("apns-collapse-id"), .collapseKey) }
-        if let ttl = request.timeToLive {
-            // sentAt / 1000 is far from the limits, so adding a checked TTL cannot overflow.
-            let seconds = ttl == 0 ? "0" : ByteWriter.string { JSONOutput.writeInteger(sentAt / 1000 + Int64(ttl), to: &$0) }
-            derivedExpiration = seconds
-            expiration = seconds
-            members.add(ByteSpan("apns-expiration"), .derivedExpiration)
+        // sentAt / 1000 is far from the limits, so adding a checked TTL cannot overflow.
+        derivedExpiration = request.timeToLive.map { ttl in
+            ttl == 0 ? "0" : ByteWriter.string { JSONOutput.writeInteger(sentAt / 1000 + Int64(ttl), to: &$0) }
         }
+        expiration = derivedExpiration
+        if derivedExpiration != nil { members.add(ByteSpan("apns-expiration"), .derivedExpiration) }
         let priority: StaticString = switch (kind, request.priority) {
         case (.background, _), (_, .normal): "5"
         case (_, .high), (_, nil): "10"
@@ -52,10 +51,8 @@ struct HeaderWriter: ~Copyable {
         case .liveActivity: members.add(ByteSpan("apns-push-type"), .literal("liveactivity"))
         case .direct: break
         }
-        if let bundleID {
-            topic = kind == .liveActivity ? bundleID + ".push-type.liveactivity" : bundleID
-            members.add(ByteSpan("apns-topic"), .topic)
-        }
+        topic = bundleID.map { kind == .liveActivity ? $0 + ".push-type.liveactivity" : $0 }
+        if topic != nil { members.add(ByteSpan("apns-topic"), .topic) }
         if let overrides = request.apnsHeaders {
             for (name, value) in document.members(of: overrides) {
                 members.add(document.name(name), .node(value))
