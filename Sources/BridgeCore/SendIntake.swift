@@ -87,10 +87,9 @@ public struct SendIntake: Sendable {
     /// inbox record, and the collapse key and expiry from the APNs headers (which already merged
     /// the request's own `apns-collapse-id` and `apns-expiration`).
     private func queued(_ request: SendRequest, id: String, token: String, time: Int64) -> Swift.Result<QueuedMessage, Rejection> {
-        var translated: Swift.Result<TranslationSummary, Rejection> = .failure(Rejection(.invalidArgument, "not translated"))
-        return ByteWriter.withWritten { output in
-            translated = translator.translate(request, messageID: id, sentAt: time, into: &output)
-        } read: { apns in
+        ByteWriter.withWritten { output in
+            translator.translate(request, messageID: id, sentAt: time, into: &output)
+        } read: { translated, apns in
             translated.flatMap { summary -> Swift.Result<QueuedMessage, Rejection> in
                 // The payload is within its limit; APNs headers passed through from the request are not.
                 let recordBytes = InboxEncoding.messageBytes(apnsBytes: apns.count, messageID: id, sentAt: time, token: token)

@@ -90,9 +90,7 @@ enum LegacyRequestDecoder {
             // A string in the legacy API; a number is taken as well.
             let document = notification.document
             let number: Int? = switch document[badge].kind {
-            case .string where document[badge].hasEscapes:
-                document.utf8(badge).withUnsafeBufferPointer { DecimalInteger.parse($0.trimmingSpaces) }
-            case .string: DecimalInteger.parse(document.span(badge).buffer.trimmingSpaces)
+            case .string: document.withUTF8(badge) { DecimalInteger.parse($0.trimmingSpaces) }
             case .number: DecimalInteger.parse(document.span(badge).buffer)
             default: nil
             }

@@ -38,28 +38,31 @@ public struct ByteWriter: ~Copyable {
 
     deinit { if ownsBase { HeapMemory.free(base) } }
 
-    /// What `read` makes of the bytes `write` writes, which are built in stack memory: nothing is
-    /// allocated unless the output is larger than `scratchCapacity` (at most 1,024 bytes are taken
-    /// from the stack; more would be heap memory, which is what this avoids).
+    /// What `read` makes of what `write` returns and of the bytes it writes, which are built in
+    /// stack memory: nothing is allocated unless the output is larger than `scratchCapacity` (at
+    /// most 1,024 bytes are taken from the stack; more would be heap memory, which is what this
+    /// avoids).
     @inlinable
-    public static func withWritten<R>(scratchCapacity: Int = 1024, _ write: (inout ByteWriter) -> Void, read: (UnsafeRawBufferPointer) -> R) -> R {
+    public static func withWritten<Written, R>(
+        scratchCapacity: Int = 1024, _ write: (inout ByteWriter) -> Written, read: (Written, UnsafeRawBufferPointer) -> R
+    ) -> R {
         withUnsafeTemporaryAllocation(byteCount: scratchCapacity, alignment: 16) { scratch in
             var writer = ByteWriter(scratch: scratch)
-            write(&writer)
-            return writer.withUnsafeBytes(read)
+            let written = write(&writer)
+            return writer.withUnsafeBytes { read(written, $0) }
         }
     }
 
     /// The array `body` writes, built in stack memory (``withWritten(scratchCapacity:_:read:)``):
     /// the array is the only allocation.
     public static func array(scratchCapacity: Int = 1024, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
-        withWritten(scratchCapacity: scratchCapacity, body) { [UInt8]($0) }
+        withWritten(scratchCapacity: scratchCapacity, body) { _, bytes in [UInt8](bytes) }
     }
 
     /// The UTF-8 text `body` writes, built in stack memory; text of up to 15 bytes needs no
     /// allocation at all.
     public static func string(scratchCapacity: Int = 64, _ body: (inout ByteWriter) -> Void) -> String {
-        withWritten(scratchCapacity: scratchCapacity, body) { String(decoding: $0, as: UTF8.self) }
+        withWritten(scratchCapacity: scratchCapacity, body) { _, bytes in String(decoding: bytes, as: UTF8.self) }
     }
 
     /// The bytes written, as an array.

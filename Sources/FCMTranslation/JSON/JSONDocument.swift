@@ -55,23 +55,28 @@ public struct JSONDocument: Sendable {
         span(key) == ByteSpan(name)
     }
 
+    /// Calls `body` with the UTF-8 bytes of a string node, unescaped: the document's own bytes
+    /// unless the string has escapes, an unescaped copy if it has.
+    func withUTF8<R>(_ index: JSONNodeIndex, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let raw = span(index).buffer
+        guard self[index].hasEscapes else { return body(raw) }
+        return JSONEscapes.unescape(raw).withUnsafeBufferPointer(body)
+    }
+
     /// The text of a string node, unescaped.
     func text(_ index: JSONNodeIndex) -> String {
-        let raw = span(index).buffer
-        guard self[index].hasEscapes else { return String(decoding: raw, as: UTF8.self) }
-        return String(decoding: JSONEscapes.unescape(raw), as: UTF8.self)
+        withUTF8(index) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Whether the string node's text, unescaped, is exactly `text`.
     func string(_ index: JSONNodeIndex, equals text: StaticString) -> Bool {
         guard self[index].hasEscapes else { return span(index) == ByteSpan(text) }
-        return utf8(index).withUnsafeBufferPointer { $0.elementsEqual(ByteSpan(text).buffer) }
+        return withUTF8(index) { $0.elementsEqual(ByteSpan(text).buffer) }
     }
 
     /// The UTF-8 bytes of a string node, unescaped.
     func utf8(_ index: JSONNodeIndex) -> [UInt8] {
-        let raw = span(index).buffer
-        return self[index].hasEscapes ? JSONEscapes.unescape(raw) : Array(raw)
+        withUTF8(index) { Array($0) }
     }
 
     /// The literal text of a number node.
