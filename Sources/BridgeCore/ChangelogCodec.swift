@@ -1,5 +1,6 @@
 import DeviceQueues
 import FCMTranslation
+import NIOCore
 
 /// The changelog topic's records: one per state change, keyed so that compaction keeps exactly
 /// the live state. Each key holds one thing, and the latest record for it wins:
@@ -52,26 +53,28 @@ public struct ChangelogCodec: Sendable {
     /// The device and change a changelog record holds. The key is read as bytes (a token may
     /// start with anything, a combining mark included); errors name the record's place, never
     /// its token.
-    public func change(of record: some InputRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
-        guard let key = record.key?.readableBytesView, key.count > 2, key[key.startIndex + 1] == UInt8(ascii: " ") else {
+    public func change(of record: ChangelogRecordView) throws(MalformedRecord) -> (token: String, change: StateChange) {
+        let space = UInt8(ascii: " ")
+        guard let key = record.key, key.count > 2, key[1] == space else {
             throw MalformedRecord(description: "changelog record at \(record.position) has no key of the form \"<kind> ...\"")
         }
-        let kind = key[key.startIndex]
-        let rest = key.dropFirst(2)
-        if kind == UInt8(ascii: "d") {
-            return (String(decoding: rest, as: UTF8.self), record.value == nil ? .forgotten : .device(try status(of: record)))
+        let rest = UnsafeRawBufferPointer(rebasing: key[2...])
+        if key[0] == UInt8(ascii: "d") {
+            guard let value = record.value else { return (String(decoding: rest, as: UTF8.self), .forgotten) }
+            return (String(decoding: rest, as: UTF8.self), .device(try status(in: value, at: record)))
         }
-        guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else {
+        guard let idEnd = rest.firstIndex(of: space) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no message id")
         }
-        let id = String(decoding: rest[..<space], as: UTF8.self)
-        let token = String(decoding: rest[(space + 1)...], as: UTF8.self)
-        switch (kind, record.value) {
+        let id = String(decoding: rest[..<idEnd], as: UTF8.self)
+        let token = String(decoding: rest[(idEnd + 1)...], as: UTF8.self)
+        switch (key[0], record.value) {
         case (UInt8(ascii: "m"), nil): return (token, .dequeued(messageID: id))
         case (UInt8(ascii: "m"), let value?):
-            let message = InboxEncoding.message(
-                id: id, collapseKey: record.header("collapse-key"), sentAt: record.createTime ?? 0,
-                expiresAt: record.integerHeader("expires-at"), stored: value
+            let message = QueuedMessage(
+                id: id, collapseKey: record.collapseKey.map { String(decoding: $0, as: UTF8.self) }, sentAt: record.createTime ?? 0,
+                expiresAt: record.expiresAt.flatMap { DecimalInteger.parse($0.assumingMemoryBound(to: UInt8.self)) }.map(Int64.init),
+                apns: UnsafeRawBufferPointer(rebasing: value[InboxEncoding.apnsRange(stored: value)])
             )
             return (token, .enqueued(message))
         case (UInt8(ascii: "a"), nil): return (token, .acknowledgementSettled(messageID: id))
@@ -80,8 +83,38 @@ public struct ChangelogCodec: Sendable {
         }
     }
 
-    private func status(of record: some InputRecord) throws(MalformedRecord) -> DeviceStatus {
-        guard let bytes = RecordFields.bytes(record.value), let json = try? JSONParser.parse(bytes),
+    /// ``change(of:)-(ChangelogRecordView)`` of a record held whole.
+    public func change(of record: some InputRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
+        try Self.withBytes(record.key) { key throws(MalformedRecord) in
+            try Self.withBytes(record.value) { value throws(MalformedRecord) in
+                try Self.withBytes(record.header("collapse-key")) { collapseKey throws(MalformedRecord) in
+                    try Self.withBytes(record.header("expires-at")) { expiresAt throws(MalformedRecord) in
+                        try change(of: ChangelogRecordView(
+                            topic: record.topic, partition: record.partition, offset: record.offset, key: key, value: value,
+                            collapseKey: collapseKey, expiresAt: expiresAt, createTime: record.createTime
+                        ))
+                    }
+                }
+            }
+        }
+    }
+
+    private static func withBytes<R>(
+        _ buffer: ByteBuffer?, _ body: (UnsafeRawBufferPointer?) throws(MalformedRecord) -> R
+    ) throws(MalformedRecord) -> R {
+        guard let buffer else { return try body(nil) }
+        return try buffer.withUnsafeReadableBytes { bytes in Result { () throws(MalformedRecord) in try body(bytes) } }.get()
+    }
+
+    private static func withBytes<R>(
+        _ text: String?, _ body: (UnsafeRawBufferPointer?) throws(MalformedRecord) -> R
+    ) throws(MalformedRecord) -> R {
+        guard var text else { return try body(nil) }
+        return try text.withUTF8 { bytes in Result { () throws(MalformedRecord) in try body(UnsafeRawBufferPointer(bytes)) } }.get()
+    }
+
+    private func status(in value: UnsafeRawBufferPointer, at record: ChangelogRecordView) throws(MalformedRecord) -> DeviceStatus {
+        guard let json = try? JSONParser.parse(value),
               case .bool(let online)? = json["online"], let activity = json["last_activity"].flatMap(Self.integer) else {
             throw MalformedRecord(description: "changelog device status at \(record.position) is not readable")
         }
@@ -124,4 +157,40 @@ public struct ChangelogCodec: Sendable {
         }
         key.append(utf8: token)
     }
+}
+
+/// A changelog record read in place, as ``ChangelogCodec/change(of:)-(ChangelogRecordView)``
+/// reads it: the bytes are valid only during that call.
+public struct ChangelogRecordView {
+    /// Where the record is, for errors.
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+    /// The key; nil for a null key.
+    public var key: UnsafeRawBufferPointer?
+    /// The value; nil for a tombstone.
+    public var value: UnsafeRawBufferPointer?
+    /// The values of the `collapse-key` and `expires-at` headers, when present.
+    public var collapseKey: UnsafeRawBufferPointer?
+    public var expiresAt: UnsafeRawBufferPointer?
+    /// The record's CreateTime in milliseconds, when it has one.
+    public var createTime: Int64?
+
+    /// A view of a record's parts.
+    public init(
+        topic: String, partition: Int32, offset: Int64, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?,
+        collapseKey: UnsafeRawBufferPointer?, expiresAt: UnsafeRawBufferPointer?, createTime: Int64?
+    ) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.collapseKey = collapseKey
+        self.expiresAt = expiresAt
+        self.createTime = createTime
+    }
+
+    /// `topic[partition]@offset`.
+    var position: String { "\(topic)[\(partition)]@\(offset)" }
 }

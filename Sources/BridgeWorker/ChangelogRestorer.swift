@@ -1,6 +1,7 @@
 import BridgeCore
 import Kafka
 import Logging
+import NIOCore
 
 /// Rebuilds the device state of partitions from their changelog: reads each changelog partition
 /// from the beginning to its high watermark and replays every committed change. Reads the
@@ -104,24 +105,26 @@ import Logging
         var replayed = 0
         var lastReport = ContinuousClock.now
         var lastAdvance = lastReport
-        var events = try await consumer.poll()
+        // Records are decoded on the consumer's thread as they are taken, and applied here.
+        let decode: @Sendable (ConsumedBatch) -> DecodedChanges = { self.decode($0) }
+        var batch = try await consumer.poll(reading: decode)
         while true {
             health?.turned()
             let remaining = progress.remaining.count
-            for case .endOfPartition(let partition, let offset) in events {
-                progress.reachedEnd(of: partition, position: offset, highWatermark: consumer.highWatermark(of: partition))
+            for end in batch.endsOfPartition {
+                progress.reachedEnd(of: end.topicPartition, position: end.offset, highWatermark: consumer.highWatermark(of: end.topicPartition))
             }
-            if events.isEmpty {
+            if batch.recordCount == 0 && batch.endsOfPartition.isEmpty {
                 // An end that did not move is reported once: look at the positions instead.
                 for (partition, position) in try consumer.positions(Array(progress.remaining)) {
                     progress.reachedEnd(of: partition, position: position, highWatermark: consumer.highWatermark(of: partition))
                 }
             }
             let now = ContinuousClock.now
-            if progress.remaining.count < remaining || events.contains(where: \.isRecord) {
+            if progress.remaining.count < remaining || batch.recordCount > 0 {
                 lastAdvance = now
             }
-            if progress.isComplete { return replayed + replayRecords(in: events, into: &states) }
+            if progress.isComplete { return replayed + batch.apply(to: &states) }
             guard now < deadline, now - lastAdvance < stallTimeout else {
                 throw RestoreStall(remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
             }
@@ -131,30 +134,44 @@ import Logging
                     "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
                 ])
             }
-            // While these records are replayed, the next poll already runs on the consumer's thread.
-            async let next = consumer.poll()
-            replayed += replayRecords(in: events, into: &states)
-            events = try await next
+            // While these changes are applied, the next poll already runs and decodes on the consumer's thread.
+            async let next = consumer.poll(reading: decode)
+            replayed += batch.apply(to: &states)
+            batch = try await next
         }
     }
 
-    /// Replays the records among `events` into `states`; returns the count of changes.
-    private func replayRecords(in events: [ConsumerEvent], into states: inout DeviceStates) -> Int {
-        var replayed = 0
-        for case .record(let record) in events {
+    /// Decodes the records of `batch`, read in place: the changelog's changes and the
+    /// repartition topic's forwards. An unreadable changelog record is logged and skipped.
+    private func decode(_ batch: ConsumedBatch) -> DecodedChanges {
+        var decoded = DecodedChanges(endsOfPartition: batch.endsOfPartition, recordCount: batch.recordCount)
+        decoded.changes.reserveCapacity(batch.recordCount)
+        batch.readRecords { record in
             if record.topic == repartitionTopic {
-                states.restoreForward(record)
-                continue
+                decoded.forwards.append(Self.forward(record))
+                return
             }
             do {
-                let (token, change) = try codec.change(of: record)
-                states.restore(change, token: token, in: record.partition)
-                replayed += 1
+                let (token, change) = try codec.change(of: ChangelogRecordView(
+                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key, value: record.value,
+                    collapseKey: record.header("collapse-key"), expiresAt: record.header("expires-at"), createTime: record.createTime
+                ))
+                decoded.changes.append((token, change, record.partition))
             } catch {
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
             }
         }
-        return replayed
+        return decoded
+    }
+
+    /// What ``DeviceStates/restoreForward(_:)`` reads of a repartition record: its place, key and
+    /// `source` header, copied (a repartition backlog is short).
+    private static func forward(_ record: ConsumerRecordView) -> InMemoryRecord {
+        InMemoryRecord(
+            topic: record.topic, partition: record.partition, offset: record.offset,
+            key: record.key.map { ByteBuffer(bytes: $0) }, value: nil,
+            headers: record.header("source").map { ["source": String(decoding: $0, as: UTF8.self)] } ?? [:]
+        )
     }
 
     /// How often a restore that has not finished says how far it is.

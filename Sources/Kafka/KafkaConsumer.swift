@@ -87,39 +87,34 @@ public final class KafkaConsumer: Sendable {
     /// event says. Throws a fatal consumer error; other consumer errors are logged, as
     /// librdkafka retries them.
     public func poll(maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100)) async throws -> [ConsumerEvent] {
+        try await poll(maxRecords: maxRecords, timeout: timeout) { NativeMessageConverter.events(of: $0) }
+    }
+
+    /// Returns what has arrived as ``poll(maxRecords:timeout:)`` does, but in librdkafka's memory:
+    /// records are read in place (``ConsumedBatch/readRecords(_:)``), with no copy of their
+    /// bytes and no value per record. A rebalance is returned alone, as the batch's
+    /// ``ConsumedBatch/rebalance``.
+    public func pollInPlace(maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100)) async throws -> ConsumedBatch {
+        try await poll(maxRecords: maxRecords, timeout: timeout) { $0 }
+    }
+
+    /// Takes what has arrived as ``pollInPlace(maxRecords:timeout:)`` does and hands it to `read`
+    /// on the consumer's own thread; returns what `read` returns. For a reader that decodes
+    /// records where they are while its caller works on the ones before.
+    public func poll<Result: Sendable>(
+        maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100), reading read: @escaping @Sendable (ConsumedBatch) -> Result
+    ) async throws -> Result {
         if listener != nil {
             try await handlePendingRebalances()
         } else if let rebalance = try await nextRebalanceEvent() {
-            return [rebalance]
+            return read(ConsumedBatch(rebalance: rebalance))
         }
         let ms = Int32(clamping: timeout.milliseconds)
-        let maxRecords = max(maxRecords, 1)
         let logger = client.logger
         return try await client.blocking { handle in
-            let queue = rd_kafka_queue_get_consumer(handle)
-            defer { rd_kafka_queue_destroy(queue) }
-            let messages = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: maxRecords)
-            defer { messages.deallocate() }
-            // Wait for the first message only, then take whatever else is there without waiting.
-            var count = rd_kafka_consume_batch_queue(queue, ms, messages, 1)
-            if count == 1 && maxRecords > 1 {
-                // An error here is the next poll's to report: the first message is kept.
-                count += max(0, rd_kafka_consume_batch_queue(queue, 0, messages + 1, maxRecords - 1))
-            }
-            guard count >= 0 else { throw KafkaError(rd_kafka_last_error(), message: "consume") }
-            let batch = UnsafeMutableBufferPointer(start: messages, count: count)
-            defer { batch.forEach { $0.map(rd_kafka_message_destroy) } }
-            var converter = NativeMessageConverter(batch)
-            let (events, errors) = converter.convert()
-            var fatal: KafkaError?
-            for error in errors {
-                if error.code == RD_KAFKA_RESP_ERR__FATAL.rawValue { fatal = error } else { logger.warning("consumer: \(error)") }
-            }
-            if let fatal {
-                let cause = KafkaClient.fatalError(of: handle)
-                throw KafkaError(code: cause?.code ?? fatal.code, message: "\(fatal.message): \(cause?.message ?? "")", isFatal: true)
-            }
-            return events
+            let batch = try ConsumedBatch(consumingFrom: handle, maxRecords: maxRecords, timeoutMilliseconds: ms, logger: logger)
+            if let fatal = batch.fatalError { throw fatal }
+            return read(batch)
         }
     }
 

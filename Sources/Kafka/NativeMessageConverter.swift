@@ -6,78 +6,51 @@ import NIOCore
 /// All keys and values of a batch are copied into one buffer, and each record's key and value
 /// are slices of it: a batch costs one allocation for its bytes, not two per record. A record
 /// kept after the batch keeps the batch's buffer alive.
-struct NativeMessageConverter {
-    private let messages: UnsafeMutableBufferPointer<UnsafeMutablePointer<rd_kafka_message_t>?>
-    private var lastTopic: (pointer: OpaquePointer, name: String)?
-
-    init(_ messages: UnsafeMutableBufferPointer<UnsafeMutablePointer<rd_kafka_message_t>?>) {
-        self.messages = messages
-    }
-
-    /// The batch's events, in order, and the errors it carried.
-    mutating func convert() -> (events: [ConsumerEvent], errors: [KafkaError]) {
+enum NativeMessageConverter {
+    /// The batch's records and ends of partitions, in order (its errors were dealt with when it
+    /// was made).
+    static func events(of batch: ConsumedBatch) -> [ConsumerEvent] {
+        if let rebalance = batch.rebalance { return [rebalance] }
         var total = 0
-        for case let message? in messages where message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-            total += message.pointee.len + message.pointee.key_len
+        batch.forEachMessage { message, _ in
+            if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR { total += message.pointee.key_len + message.pointee.len }
         }
+        // Every byte is written before the first slice is taken: a write to a shared buffer copies it.
         var buffer = ByteBufferAllocator().buffer(capacity: total)
         var starts: [(key: Int, value: Int)] = []
-        starts.reserveCapacity(messages.count)
-        for case let message? in messages {
+        starts.reserveCapacity(batch.recordCount)
+        batch.forEachMessage { message, _ in
             let m = message.pointee
-            guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else { continue }
+            guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else { return }
             let key = buffer.writerIndex
             if let pointer = m.key { buffer.writeBytes(UnsafeRawBufferPointer(start: pointer, count: m.key_len)) }
-            let value = buffer.writerIndex
+            starts.append((key, buffer.writerIndex))
             if let pointer = m.payload { buffer.writeBytes(UnsafeRawBufferPointer(start: pointer, count: m.len)) }
-            starts.append((key, value))
         }
-
         var events: [ConsumerEvent] = []
-        events.reserveCapacity(messages.count)
-        var errors: [KafkaError] = []
+        events.reserveCapacity(batch.recordCount + batch.endsOfPartition.count)
         var recordIndex = 0
-        for case let message? in messages {
+        batch.forEachMessage { message, topic in
             let m = message.pointee
-            let topicPartition = TopicPartition(topicName(m.rkt), m.partition)
             switch m.err {
             case RD_KAFKA_RESP_ERR_NO_ERROR:
                 let start = starts[recordIndex]
                 recordIndex += 1
                 events.append(.record(ConsumerRecord(
-                    topicPartition: topicPartition,
+                    topicPartition: TopicPartition(topic, m.partition),
                     offset: m.offset,
                     key: m.key == nil ? nil : buffer.getSlice(at: start.key, length: m.key_len),
                     value: m.payload == nil ? nil : buffer.getSlice(at: start.value, length: m.len),
-                    headers: Self.headers(of: message),
-                    timestamp: Self.timestamp(of: message)
+                    headers: headers(of: message),
+                    timestamp: KafkaTimestamp(of: message)
                 )))
             case RD_KAFKA_RESP_ERR__PARTITION_EOF:
-                events.append(.endOfPartition(topicPartition, offset: m.offset))
+                events.append(.endOfPartition(TopicPartition(topic, m.partition), offset: m.offset))
             default:
-                let text = m.payload.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-                errors.append(KafkaError(m.err, message: "\(topicPartition): \(text ?? String(cString: rd_kafka_err2str(m.err)))"))
+                break
             }
         }
-        return (events, errors)
-    }
-
-    private mutating func topicName(_ topic: OpaquePointer?) -> String {
-        guard let topic else { return "" }
-        if let lastTopic, lastTopic.pointer == topic { return lastTopic.name }
-        let name = String(cString: rd_kafka_topic_name(topic))
-        lastTopic = (topic, name)
-        return name
-    }
-
-    private static func timestamp(of message: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaTimestamp? {
-        var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
-        let milliseconds = rd_kafka_message_timestamp(message, &type)
-        return switch type {
-        case RD_KAFKA_TIMESTAMP_CREATE_TIME: KafkaTimestamp(milliseconds: milliseconds, kind: .createTime)
-        case RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME: KafkaTimestamp(milliseconds: milliseconds, kind: .logAppendTime)
-        default: nil
-        }
+        return events
     }
 
     private static func headers(of message: UnsafeMutablePointer<rd_kafka_message_t>) -> [KafkaHeader] {

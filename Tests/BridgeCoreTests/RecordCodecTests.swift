@@ -64,6 +64,21 @@ struct RecordCodecTests {
         #expect(throws: MalformedRecord.self) { try ChangelogCodec(topic: "c").change(of: record) }
     }
 
+    @Test("a waiting message's expires-at header is read as Int64(String) reads it", arguments: [
+        ("1700000060000", 1_700_000_060_000), ("+5", 5), ("-5", -5), ("12x", nil), (" 5", nil), ("", nil),
+        ("9223372036854775807", Int64.max), ("9223372036854775808", nil),
+    ] as [(String, Int64?)])
+    func expiresAtHeader(header: String, expected: Int64?) throws {
+        let record = InMemoryRecord(topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: "{}"), createTime: 7,
+                                    headers: ["expires-at": header])
+        guard case .enqueued(let message) = try ChangelogCodec(topic: "c").change(of: record).change else {
+            Issue.record("not a waiting message")
+            return
+        }
+        #expect(message.expiresAt == expected)
+        #expect(message.expiresAt == Int64(header), "the same as Int64(String)")
+    }
+
     @Test("every device input survives the repartition topic, with its event time", arguments: [
         DeviceInput.send(message), .send(plain), .presence(.connect), .presence(.disconnect),
         .presence(.acknowledge(messageIDs: ["1:2:0", "with\\nnewline", ""])),

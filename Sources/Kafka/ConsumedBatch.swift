@@ -1,0 +1,114 @@
+import CRDKafka
+import Logging
+
+/// The messages of one poll, held in librdkafka's memory until the batch is released: for code
+/// that reads records in place (``ConsumerRecordView``) and copies only what it keeps.
+///
+/// Consumer errors among the messages are dealt with when the batch is made: a fatal one is kept
+/// for the consumer to throw, the others are logged (librdkafka retries them). What is left are
+/// records and ends of partitions, in the order they were read.
+public final class ConsumedBatch: @unchecked Sendable {
+    // Unchecked: made whole on a client thread, then handed to one owner, who alone reads (and
+    // so releases) its messages.
+    private let messages: UnsafeMutableBufferPointer<UnsafeMutablePointer<rd_kafka_message_t>?>
+    /// The partitions read to their end by this poll, each with its next offset (only with
+    /// ``KafkaConsumerConfiguration/reportsEndOfPartition``).
+    public let endsOfPartition: [TopicPartitionOffset]
+    /// The rebalance this poll returned instead of records (see ``ConsumerEvent``); nil for a
+    /// batch of records.
+    public let rebalance: ConsumerEvent?
+    /// How many records the batch held when it was made.
+    public let recordCount: Int
+    /// The fatal consumer error among the messages, with its cause.
+    let fatalError: KafkaError?
+    /// The name of each topic handle seen, resolved once per batch.
+    private let topicNames: [(handle: OpaquePointer, name: String)]
+
+    /// A batch holding only `rebalance`.
+    init(rebalance: ConsumerEvent) {
+        self.messages = UnsafeMutableBufferPointer(start: nil, count: 0)
+        self.endsOfPartition = []
+        self.rebalance = rebalance
+        self.recordCount = 0
+        self.fatalError = nil
+        self.topicNames = []
+    }
+
+    /// Takes what has arrived in `handle`'s consumer queue, up to `maxRecords` messages, waiting
+    /// up to `timeoutMilliseconds` for the first. Blocks: call it on a client thread.
+    init(consumingFrom handle: OpaquePointer, maxRecords: Int, timeoutMilliseconds: Int32, logger: Logger) throws(KafkaError) {
+        let queue = rd_kafka_queue_get_consumer(handle)
+        defer { rd_kafka_queue_destroy(queue) }
+        let maxRecords = max(maxRecords, 1)
+        let storage = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: maxRecords)
+        // Wait for the first message only, then take whatever else is there without waiting.
+        var count = rd_kafka_consume_batch_queue(queue, timeoutMilliseconds, storage, 1)
+        if count == 1 && maxRecords > 1 {
+            // An error here is the next poll's to report: the first message is kept.
+            count += max(0, rd_kafka_consume_batch_queue(queue, 0, storage + 1, maxRecords - 1))
+        }
+        guard count >= 0 else {
+            storage.deallocate()
+            throw KafkaError(rd_kafka_last_error(), message: "consume")
+        }
+        messages = UnsafeMutableBufferPointer(start: storage, count: count)
+        rebalance = nil
+        var ends: [TopicPartitionOffset] = []
+        var names: [(handle: OpaquePointer, name: String)] = []
+        var records = 0
+        var fatal: KafkaError?
+        for case let message? in messages {
+            let m = message.pointee
+            if let topic = m.rkt, !names.contains(where: { $0.handle == topic }) {
+                names.append((topic, String(cString: rd_kafka_topic_name(topic))))
+            }
+            switch m.err {
+            case RD_KAFKA_RESP_ERR_NO_ERROR:
+                records += 1
+            case RD_KAFKA_RESP_ERR__PARTITION_EOF:
+                ends.append(TopicPartitionOffset(TopicPartition(Self.name(of: m.rkt, in: names), m.partition), offset: m.offset))
+            default:
+                let partition = TopicPartition(Self.name(of: m.rkt, in: names), m.partition)
+                let text = m.payload.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? String(cString: rd_kafka_err2str(m.err))
+                let error = KafkaError(m.err, message: "\(partition): \(text)")
+                if error.code == RD_KAFKA_RESP_ERR__FATAL.rawValue { fatal = error } else { logger.warning("consumer: \(error)") }
+            }
+        }
+        endsOfPartition = ends
+        recordCount = records
+        topicNames = names
+        fatalError = fatal.map { fatal in
+            let cause = KafkaClient.fatalError(of: handle)
+            return KafkaError(code: cause?.code ?? fatal.code, message: "\(fatal.message): \(cause?.message ?? "")", isFatal: true)
+        }
+    }
+
+    deinit {
+        for case let message? in messages { rd_kafka_message_destroy(message) }
+        messages.baseAddress?.deallocate()
+    }
+
+    /// Calls `body` with each record, in order, and releases each message once its call returns:
+    /// a view is valid only during its call, and a batch is read once (a second call reads
+    /// nothing). Releasing as it goes lets the memory of one record serve the next.
+    public func readRecords(_ body: (ConsumerRecordView) throws -> Void) rethrows {
+        for index in messages.indices {
+            guard let message = messages[index] else { continue }
+            messages[index] = nil
+            defer { rd_kafka_message_destroy(message) }
+            guard message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else { continue }
+            try body(ConsumerRecordView(message: message, topic: Self.name(of: message.pointee.rkt, in: topicNames)))
+        }
+    }
+
+    /// Calls `body` with each message in order, errors included (for ``NativeMessageConverter``).
+    func forEachMessage(_ body: (UnsafeMutablePointer<rd_kafka_message_t>, _ topic: String) throws -> Void) rethrows {
+        for case let message? in messages {
+            try body(message, Self.name(of: message.pointee.rkt, in: topicNames))
+        }
+    }
+
+    private static func name(of topic: OpaquePointer?, in names: [(handle: OpaquePointer, name: String)]) -> String {
+        names.first { $0.handle == topic }?.name ?? ""
+    }
+}
