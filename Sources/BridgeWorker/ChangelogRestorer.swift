@@ -142,7 +142,8 @@ import NIOCore
     }
 
     /// Decodes the records of `batch`, read in place: the changelog's changes and the
-    /// repartition topic's forwards. An unreadable changelog record is logged and skipped.
+    /// repartition topic's forwards. An unreadable changelog record is logged and skipped. (The
+    /// restore's consumer is in no group, so no poll returns a rebalance.)
     private func decode(_ batch: ConsumedBatch) -> DecodedChanges {
         var decoded = DecodedChanges(endsOfPartition: batch.endsOfPartition, recordCount: batch.recordCount)
         decoded.changes.reserveCapacity(batch.recordCount)
@@ -166,7 +167,7 @@ import NIOCore
 
     /// What ``DeviceStates/restoreForward(_:)`` reads of a repartition record: its place, key and
     /// `source` header, copied (a repartition backlog is short).
-    private static func forward(_ record: ConsumerRecordView) -> InMemoryRecord {
+    private static func forward(_ record: borrowing ConsumerRecordView) -> InMemoryRecord {
         InMemoryRecord(
             topic: record.topic, partition: record.partition, offset: record.offset,
             key: record.key.map { ByteBuffer(bytes: $0) }, value: nil,

@@ -1,5 +1,6 @@
 import CRDKafka
 import Logging
+import Synchronization
 
 /// The messages of one poll, held in librdkafka's memory until the batch is released: for code
 /// that reads records in place (``ConsumerRecordView``) and copies only what it keeps.
@@ -8,9 +9,12 @@ import Logging
 /// for the consumer to throw, the others are logged (librdkafka retries them). What is left are
 /// records and ends of partitions, in the order they were read.
 public final class ConsumedBatch: @unchecked Sendable {
-    // Unchecked: made whole on a client thread, then handed to one owner, who alone reads (and
-    // so releases) its messages.
+    // Unchecked: made whole on a client thread; after that, its messages are read (and released)
+    // by the one call that takes them (`isTaken`), or released by `deinit`.
     private let messages: UnsafeMutableBufferPointer<UnsafeMutablePointer<rd_kafka_message_t>?>
+    private let isTaken = Mutex(false)
+    /// The client the messages belong to: librdkafka cannot destroy it while they are held.
+    private let client: KafkaClient?
     /// The partitions read to their end by this poll, each with its next offset (only with
     /// ``KafkaConsumerConfiguration/reportsEndOfPartition``).
     public let endsOfPartition: [TopicPartitionOffset]
@@ -28,15 +32,17 @@ public final class ConsumedBatch: @unchecked Sendable {
     init(rebalance: ConsumerEvent) {
         self.messages = UnsafeMutableBufferPointer(start: nil, count: 0)
         self.endsOfPartition = []
+        self.client = nil
         self.rebalance = rebalance
         self.recordCount = 0
         self.fatalError = nil
         self.topicNames = []
     }
 
-    /// Takes what has arrived in `handle`'s consumer queue, up to `maxRecords` messages, waiting
+    /// Takes what has arrived in `client`'s consumer queue, up to `maxRecords` messages, waiting
     /// up to `timeoutMilliseconds` for the first. Blocks: call it on a client thread.
-    init(consumingFrom handle: OpaquePointer, maxRecords: Int, timeoutMilliseconds: Int32, logger: Logger) throws(KafkaError) {
+    init(consumingFrom client: KafkaClient, maxRecords: Int, timeoutMilliseconds: Int32, logger: Logger) throws(KafkaError) {
+        let handle = client.handle
         let queue = rd_kafka_queue_get_consumer(handle)
         defer { rd_kafka_queue_destroy(queue) }
         let maxRecords = max(maxRecords, 1)
@@ -52,6 +58,7 @@ public final class ConsumedBatch: @unchecked Sendable {
             throw KafkaError(rd_kafka_last_error(), message: "consume")
         }
         messages = UnsafeMutableBufferPointer(start: storage, count: count)
+        self.client = client
         rebalance = nil
         var ends: [TopicPartitionOffset] = []
         var names: [(handle: OpaquePointer, name: String)] = []
@@ -91,7 +98,8 @@ public final class ConsumedBatch: @unchecked Sendable {
     /// Calls `body` with each record, in order, and releases each message once its call returns:
     /// a view is valid only during its call, and a batch is read once (a second call reads
     /// nothing). Releasing as it goes lets the memory of one record serve the next.
-    public func readRecords(_ body: (ConsumerRecordView) throws -> Void) rethrows {
+    public func readRecords(_ body: (borrowing ConsumerRecordView) throws -> Void) rethrows {
+        guard take() else { return }
         for index in messages.indices {
             guard let message = messages[index] else { continue }
             messages[index] = nil
@@ -101,10 +109,19 @@ public final class ConsumedBatch: @unchecked Sendable {
         }
     }
 
-    /// Calls `body` with each message in order, errors included (for ``NativeMessageConverter``).
+    /// Calls `body` with each message in order, errors included, for ``NativeMessageConverter``,
+    /// which reads a batch before anyone else can; the batch releases them.
     func forEachMessage(_ body: (UnsafeMutablePointer<rd_kafka_message_t>, _ topic: String) throws -> Void) rethrows {
         for case let message? in messages {
             try body(message, Self.name(of: message.pointee.rkt, in: topicNames))
+        }
+    }
+
+    /// Whether this call is the one that takes the messages.
+    private func take() -> Bool {
+        isTaken.withLock { taken in
+            defer { taken = true }
+            return !taken
         }
     }
 

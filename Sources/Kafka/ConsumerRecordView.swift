@@ -1,9 +1,10 @@
 import CRDKafka
 
 /// A record read in place from librdkafka's memory, as ``ConsumedBatch/readRecords(_:)``
-/// passes it: its key, value and headers are valid only during that call, so copy out what
-/// you keep. The in-place counterpart of ``ConsumerRecord``.
-public struct ConsumerRecordView {
+/// lends it: its key, value and headers are valid only during that call, so copy out what you
+/// keep. Non-copyable, so that the view itself cannot be kept. The in-place counterpart of
+/// ``ConsumerRecord``.
+public struct ConsumerRecordView: ~Copyable {
     private let message: UnsafeMutablePointer<rd_kafka_message_t>
     /// The topic's name.
     public let topic: String
@@ -32,27 +33,12 @@ public struct ConsumerRecordView {
     public var timestamp: KafkaTimestamp? { KafkaTimestamp(of: message) }
 
     /// The value of the first header named `name`; nil when there is none or it has no value.
-    /// `name` is a literal of two or more characters (stored NUL-terminated).
-    public func header(_ name: StaticString) -> UnsafeRawBufferPointer? {
+    public func header(_ name: String) -> UnsafeRawBufferPointer? {
         var headers: OpaquePointer?
         guard rd_kafka_message_headers(message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR, let headers else { return nil }
         var value: UnsafeRawPointer?
         var size = 0
-        let cName = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
-        guard rd_kafka_header_get(headers, 0, cName, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR, let value else { return nil }
+        guard rd_kafka_header_get(headers, 0, name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR, let value else { return nil }
         return UnsafeRawBufferPointer(start: value, count: size)
-    }
-}
-
-extension KafkaTimestamp {
-    /// The timestamp of a librdkafka message, when it has one.
-    init?(of message: UnsafeMutablePointer<rd_kafka_message_t>) {
-        var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
-        let milliseconds = rd_kafka_message_timestamp(message, &type)
-        switch type {
-        case RD_KAFKA_TIMESTAMP_CREATE_TIME: self.init(milliseconds: milliseconds, kind: .createTime)
-        case RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME: self.init(milliseconds: milliseconds, kind: .logAppendTime)
-        default: return nil
-        }
     }
 }

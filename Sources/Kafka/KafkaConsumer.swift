@@ -99,20 +99,20 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Takes what has arrived as ``pollInPlace(maxRecords:timeout:)`` does and hands it to `read`
-    /// on the consumer's own thread; returns what `read` returns. For a reader that decodes
-    /// records where they are while its caller works on the ones before.
-    public func poll<Result: Sendable>(
-        maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100), reading read: @escaping @Sendable (ConsumedBatch) -> Result
-    ) async throws -> Result {
+    /// on the consumer's own thread (a rebalance, on the caller's); returns what `read` returns.
+    /// For a reader that decodes records where they are while its caller works on the ones before.
+    public func poll<Output: Sendable>(
+        maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100), reading read: @escaping @Sendable (ConsumedBatch) -> Output
+    ) async throws -> Output {
         if listener != nil {
             try await handlePendingRebalances()
         } else if let rebalance = try await nextRebalanceEvent() {
             return read(ConsumedBatch(rebalance: rebalance))
         }
         let ms = Int32(clamping: timeout.milliseconds)
-        let logger = client.logger
-        return try await client.blocking { handle in
-            let batch = try ConsumedBatch(consumingFrom: handle, maxRecords: maxRecords, timeoutMilliseconds: ms, logger: logger)
+        let (client, logger) = (self.client, client.logger)
+        return try await client.blocking { _ in
+            let batch = try ConsumedBatch(consumingFrom: client, maxRecords: maxRecords, timeoutMilliseconds: ms, logger: logger)
             if let fatal = batch.fatalError { throw fatal }
             return read(batch)
         }

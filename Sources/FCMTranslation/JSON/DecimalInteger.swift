@@ -1,9 +1,9 @@
 /// Reads a whole number from bytes as `Int(_: String)` reads it from text, without making a
 /// `String`: an optional `+` or `-`, then one or more ASCII digits and nothing else; nil when
 /// the text is not such a number or the number does not fit an `Int`.
-public enum DecimalInteger {
+package enum DecimalInteger {
     /// The number `bytes` spell; nil when they spell none that fits an `Int`.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var index = 0
         let isNegative = bytes.first == UInt8(ascii: "-")
         if isNegative || bytes.first == UInt8(ascii: "+") { index = 1 }
