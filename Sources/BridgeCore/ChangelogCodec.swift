@@ -1,6 +1,5 @@
 import DeviceQueues
 import FCMTranslation
-import NIOCore
 
 /// The changelog topic's records: one per state change, keyed so that compaction keeps exactly
 /// the live state. Each key holds one thing, and the latest record for it wins:
@@ -71,10 +70,10 @@ public struct ChangelogCodec: Sendable {
         switch (key[0], record.value) {
         case (UInt8(ascii: "m"), nil): return (token, .dequeued(messageID: id))
         case (UInt8(ascii: "m"), let value?):
-            let message = QueuedMessage(
+            let message = InboxEncoding.message(
                 id: id, collapseKey: record.collapseKey.map { String(decoding: $0, as: UTF8.self) }, sentAt: record.createTime ?? 0,
                 expiresAt: record.expiresAt.flatMap { DecimalInteger.parse($0.assumingMemoryBound(to: UInt8.self)) }.map(Int64.init),
-                apns: UnsafeRawBufferPointer(rebasing: value[InboxEncoding.apnsRange(stored: value)])
+                stored: value
             )
             return (token, .enqueued(message))
         case (UInt8(ascii: "a"), nil): return (token, .acknowledgementSettled(messageID: id))
@@ -83,34 +82,27 @@ public struct ChangelogCodec: Sendable {
         }
     }
 
-    /// ``change(of:)-(ChangelogRecordView)`` of a record held whole.
+    /// ``change(of:)-(ChangelogRecordView)`` of a record held whole (tests, the fuzzer): its key,
+    /// value and two headers are copied into one buffer and lent from there.
     public func change(of record: some InputRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
-        try Self.withBytes(record.key) { key throws(MalformedRecord) in
-            try Self.withBytes(record.value) { value throws(MalformedRecord) in
-                try Self.withBytes(record.header("collapse-key")) { collapseKey throws(MalformedRecord) in
-                    try Self.withBytes(record.header("expires-at")) { expiresAt throws(MalformedRecord) in
-                        try change(of: ChangelogRecordView(
-                            topic: record.topic, partition: record.partition, offset: record.offset, key: key, value: value,
-                            collapseKey: collapseKey, expiresAt: expiresAt, createTime: record.createTime
-                        ))
-                    }
-                }
+        let parts = [
+            record.key.map { Array($0.readableBytesView) }, record.value.map { Array($0.readableBytesView) },
+            record.header("collapse-key").map { Array($0.utf8) }, record.header("expires-at").map { Array($0.utf8) },
+        ]
+        return try parts.flatMap { $0 ?? [] }.withUnsafeBytes { bytes in
+            var start = 0
+            let lent = parts.map { part -> UnsafeRawBufferPointer? in
+                guard let part else { return nil }
+                defer { start += part.count }
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<start + part.count])
             }
-        }
-    }
-
-    private static func withBytes<R>(
-        _ buffer: ByteBuffer?, _ body: (UnsafeRawBufferPointer?) throws(MalformedRecord) -> R
-    ) throws(MalformedRecord) -> R {
-        guard let buffer else { return try body(nil) }
-        return try buffer.withUnsafeReadableBytes { bytes in Result { () throws(MalformedRecord) in try body(bytes) } }.get()
-    }
-
-    private static func withBytes<R>(
-        _ text: String?, _ body: (UnsafeRawBufferPointer?) throws(MalformedRecord) -> R
-    ) throws(MalformedRecord) -> R {
-        guard var text else { return try body(nil) }
-        return try text.withUTF8 { bytes in Result { () throws(MalformedRecord) in try body(UnsafeRawBufferPointer(bytes)) } }.get()
+            return Result { () throws(MalformedRecord) in
+                try change(of: ChangelogRecordView(
+                    topic: record.topic, partition: record.partition, offset: record.offset, key: lent[0], value: lent[1],
+                    collapseKey: lent[2], expiresAt: lent[3], createTime: record.createTime
+                ))
+            }
+        }.get()
     }
 
     private func status(in value: UnsafeRawBufferPointer, at record: ChangelogRecordView) throws(MalformedRecord) -> DeviceStatus {

@@ -34,5 +34,5 @@ public struct ChangelogRecordView {
     }
 
     /// `topic[partition]@offset`.
-    var position: String { "\(topic)[\(partition)]@\(offset)" }
+    var position: String { RecordFields.position(topic: topic, partition: partition, offset: offset) }
 }

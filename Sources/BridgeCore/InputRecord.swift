@@ -21,7 +21,7 @@ public protocol InputRecord {
 
 extension InputRecord {
     /// `topic[partition]@offset`, for errors and logs.
-    var position: String { "\(topic)[\(partition)]@\(offset)" }
+    var position: String { RecordFields.position(topic: topic, partition: partition, offset: offset) }
 }
 
 /// A record held in memory: for tests, benchmarks, and reading back what was written.

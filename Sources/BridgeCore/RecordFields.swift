@@ -15,6 +15,11 @@ enum RecordFields {
         buffer.map { Array($0.readableBytesView) }
     }
 
+    /// `topic[partition]@offset`: where a record is, for errors and logs.
+    static func position(topic: String, partition: Int32, offset: Int64) -> String {
+        "\(topic)[\(partition)]@\(offset)"
+    }
+
     /// A buffer's text, or nil.
     static func text(_ buffer: ByteBuffer?) -> String? {
         buffer.map { String(buffer: $0) }
