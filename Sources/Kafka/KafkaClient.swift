@@ -53,7 +53,10 @@ final class KafkaClient: @unchecked Sendable {
     ) throws {
         try Librdkafka.requireMinimumVersion()
         // Statistics nobody listens for would pile up as events in a queue nobody serves.
-        let conf = try NativeConfiguration.make(context.statistics == nil ? properties.filter { $0.key != "statistics.interval.ms" } : properties)
+        let conf = try NativeConfiguration.make(
+            context.statistics == nil ? properties.filter { $0.key != "statistics.interval.ms" } : properties,
+            defaults: KafkaConfiguration.defaultsWhereKnown
+        )
         self.context = context
         self.logger = context.logger
         self.retainedContext = Unmanaged.passRetained(context)

@@ -25,6 +25,14 @@ public struct KafkaConfiguration: Sendable, Hashable, CustomStringConvertible {
         ["bootstrap.servers": bootstrapServers, "client.id": clientID]
     }
 
+    /// Defaults for every client of properties that not every supported librdkafka release
+    /// knows: each is set where the linked librdkafka knows it, and ``properties`` win.
+    ///
+    /// - `enable.metrics.push` (client telemetry to the broker, KIP-714, librdkafka 2.5 and
+    ///   later) is off: the bridge exports its own metrics, and with telemetry on, librdkafka
+    ///   2.5 to 2.8 can miss telemetry's end in `rd_kafka_destroy` and wait a full second there.
+    static let defaultsWhereKnown = ["enable.metrics.push": "false"]
+
     /// The configuration with secret values replaced by `[redacted]`.
     public var description: String {
         let shown = commonProperties.merging(properties) { $1 }

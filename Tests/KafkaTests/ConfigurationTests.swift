@@ -1,3 +1,4 @@
+import CRDKafka
 import Logging
 import Testing
 
@@ -83,6 +84,46 @@ struct ConfigurationTests {
         let configuration = KafkaConfiguration(bootstrapServers: "b:9092", properties: ["linger.ms": "7"])
         #expect(configuration.description.contains("linger.ms=7"))
         #expect(configuration.description.contains("bootstrap.servers=b:9092"))
+    }
+
+    @Test("a default of a newer librdkafka is set where the linked one knows it, left out where not, and loses to a given property")
+    func defaultsWhereKnown() throws {
+        let defaults = ["enable.metrics.push": "false", "no.such.property": "1"]
+        let telemetryKnown = rd_kafka_version() >= 0x0205_0000
+        let conf = try NativeConfiguration.make([:], defaults: defaults)
+        defer { rd_kafka_conf_destroy(conf) }
+        #expect(Self.value(of: "enable.metrics.push", in: conf) == (telemetryKnown ? "false" : nil))
+        #expect(Self.value(of: "no.such.property", in: conf) == nil)
+        if telemetryKnown {
+            let given = try NativeConfiguration.make(["enable.metrics.push": "true"], defaults: defaults)
+            defer { rd_kafka_conf_destroy(given) }
+            #expect(Self.value(of: "enable.metrics.push", in: given) == "true")
+        }
+    }
+
+    @Test("every client is made with client telemetry off unless its properties turn it on")
+    func clientTelemetryOff() throws {
+        guard rd_kafka_version() >= 0x0205_0000 else { return }  // no telemetry before librdkafka 2.5
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical  // the producer is refused by the address it never needs
+        func made(_ properties: [String: String]) throws -> String? {
+            let client = try KafkaClient(
+                type: RD_KAFKA_PRODUCER, properties: KafkaProducerConfiguration(kafka: kafka).librdkafkaProperties.merging(properties) { $1 },
+                context: ClientContext(logger: quiet, properties: [:])
+            )
+            return client.configurationValue("enable.metrics.push")
+        }
+        #expect(try made([:]) == "false")
+        #expect(try made(["enable.metrics.push": "true"]) == "true")
+    }
+
+    /// The value `conf` holds for `property`; nil when it holds none or librdkafka has no such property.
+    static func value(of property: String, in conf: OpaquePointer) -> String? {
+        var size = 0
+        guard rd_kafka_conf_get(conf, property, nil, &size) == RD_KAFKA_CONF_OK, size > 0 else { return nil }
+        var value = [CChar](repeating: 0, count: size)
+        guard rd_kafka_conf_get(conf, property, &value, &size) == RD_KAFKA_CONF_OK else { return nil }
+        return String(cString: value)
     }
 
     @Test("an unknown property is an error naming it")
