@@ -123,12 +123,7 @@ final class KafkaClient: @unchecked Sendable {
 
     /// The value librdkafka uses for `property` (set or default); nil for an unknown property.
     func configurationValue(_ property: String) -> String? {
-        guard let conf = rd_kafka_conf(handle) else { return nil }
-        var size = 0
-        guard rd_kafka_conf_get(conf, property, nil, &size) == RD_KAFKA_CONF_OK, size > 0 else { return nil }
-        var value = [CChar](repeating: 0, count: size)
-        guard rd_kafka_conf_get(conf, property, &value, &size) == RD_KAFKA_CONF_OK else { return nil }
-        return String(cBuffer: value)
+        rd_kafka_conf(handle).flatMap { NativeConfiguration.value(of: property, in: $0) }
     }
 
     /// The fatal error a client has had, if any (`rd_kafka_fatal_error`).

@@ -30,7 +30,9 @@ public struct KafkaConfiguration: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - `enable.metrics.push` (client telemetry to the broker, KIP-714, librdkafka 2.5 and
     ///   later) is off: the bridge exports its own metrics, and with telemetry on, librdkafka
-    ///   2.5 to 2.8 can miss telemetry's end in `rd_kafka_destroy` and wait a full second there.
+    ///   2.5 to 2.8 can miss telemetry's end in `rd_kafka_destroy` and wait a full second there
+    ///   (fixed in 2.9: "Avoid termination_cnd triggered when no one's listening"), and 2.5.0 to
+    ///   2.5.2 can abort in a telemetry push (their changelog's warning).
     static let defaultsWhereKnown = ["enable.metrics.push": "false"]
 
     /// The configuration with secret values replaced by `[redacted]`.

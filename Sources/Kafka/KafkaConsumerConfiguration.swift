@@ -18,7 +18,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     public var fetchWaitMax: Duration = .milliseconds(500)
     /// How long the fetcher waits before it looks again at a consumer queue that holds more than
     /// `queued.min.messages` records or `queued.max.messages.kbytes` (`fetch.queue.backoff.ms`,
-    /// librdkafka 2.1 and later); nil keeps librdkafka's 1 s. The queue is shared by all assigned
+    /// librdkafka 2.2 and later); nil keeps librdkafka's 1 s. The queue is shared by all assigned
     /// partitions, so a reader that empties it faster than that idles until the wait ends.
     public var fetchQueueBackoff: Duration?
     /// Report the end of each partition as a ``ConsumerEvent/endOfPartition(_:offset:)``

@@ -23,4 +23,14 @@ enum NativeConfiguration {
         }
         return conf
     }
+
+    /// The value `conf` holds for `property`, set or librdkafka's default; nil for a property
+    /// librdkafka does not know.
+    static func value(of property: String, in conf: OpaquePointer) -> String? {
+        var size = 0
+        guard rd_kafka_conf_get(conf, property, nil, &size) == RD_KAFKA_CONF_OK, size > 0 else { return nil }
+        var value = [CChar](repeating: 0, count: size)
+        guard rd_kafka_conf_get(conf, property, &value, &size) == RD_KAFKA_CONF_OK else { return nil }
+        return String(cBuffer: value)
+    }
 }
