@@ -4,7 +4,8 @@
 # (Benchmarks/EndToEnd):
 #   plain ceiling  consume the send topic and produce each record to another topic, nothing else
 #   eos ceiling    the same, writing as many records per input as the bridge did on this workload
-#                  (counted in the bridge's run) in one transaction per 100 ms with the input offsets
+#                  (counted in the bridge's run) in one transaction per 100 ms with the input offsets,
+#                  its producer lingering 100 ms as the bridge's does in exactly-once mode
 #   bridge         D devices, half of them connected through presence first, then N requests (a mix
 #                  of HTTP v1, legacy notification and legacy data-only, ~300 bytes) produced as fast
 #                  as one producer can, timed until each has its `queued` or `dispatched` status
@@ -29,6 +30,8 @@ LATENCY_RATE=2000
 LATENCY_SECONDS=10
 PARTITIONS=4
 STEP_TIMEOUT=300 # seconds any one step may take
+COMMIT_INTERVAL_MS=100
+EOS_LINGER_MS=100 # the bridge's in exactly-once mode at this commit interval (BridgeConfiguration.workerProducer)
 
 usage() { die "usage: $0 [--devices D] [--requests N] [--latency-rate R] [--latency-seconds S] [--partitions P]"; }
 while [ $# -gt 0 ]; do
@@ -232,6 +235,7 @@ env -u FCM_BRIDGE_BINARY -u FCM_BRIDGE_DEPS \
   FCM_BRIDGE_TOPICS_SEND="$b.send" FCM_BRIDGE_TOPICS_PRESENCE="$b.presence" FCM_BRIDGE_TOPICS_INBOX="$b.inbox" \
   FCM_BRIDGE_TOPICS_STATUS="$b.status" FCM_BRIDGE_TOPICS_DEAD_LETTERS="$b.dlq" \
   FCM_BRIDGE_TOPICS_PARTITIONS="$PARTITIONS" FCM_BRIDGE_DELIVERY=exactly_once \
+  FCM_BRIDGE_COMMIT_INTERVAL_MS="$COMMIT_INTERVAL_MS" \
   "$BRIDGE" run --config config/benchmark.yaml >"$WORK/bridge.log" 2>&1 &
 BRIDGE_PID=$!
 STARTED+=("$BRIDGE_PID")
@@ -251,7 +255,7 @@ stop_process "$BRIDGE_PID" "the bridge" || die "the bridge failed; see $WORK/bri
 
 # 3. The exactly-once ceiling, writing K records per request as the bridge did.
 log "3/4 eos ceiling ($K records per request): throughput, latency"
-start_ceiling eos eos --outputs-per-input "$K" --commit-interval-ms 100
+start_ceiling eos eos --outputs-per-input "$K" --commit-interval-ms "$COMMIT_INTERVAL_MS" --linger-ms "$EOS_LINGER_MS"
 mapfile -t watch < <(watch_args ceiling "$CEILING_PID")
 step eos.throughput "$CEILING_PID" throughput --send-topic "$IN" --done-topic "$OUT" --done-filter all \
   "${throughput_args[@]}" "${watch[@]}"

@@ -40,12 +40,14 @@ static struct {
     int commit_interval_ms;
     double max_seconds;
     int batch_size;
+    int linger_ms;
 } options = {
     .mode = MODE_PLAIN,
     .outputs_per_input = 1.0,
     .commit_interval_ms = 100,
     .max_seconds = 3600,
     .batch_size = 10000,
+    .linger_ms = 5,
 };
 
 static volatile sig_atomic_t stop_requested = 0;
@@ -65,7 +67,8 @@ static void usage(void) {
     fprintf(stderr,
             "usage: e2e_ceiling --mode plain|eos --bootstrap HOST:PORT --input TOPIC --output TOPIC --group GROUP\n"
             "         [--outputs-per-input K] [--extra-topic TOPIC] [--commit-interval-ms 100]\n"
-            "         [--transactional-id ID] [--max-seconds 3600] [--ready-file PATH] [--batch 10000]\n");
+            "         [--transactional-id ID] [--max-seconds 3600] [--ready-file PATH] [--batch 10000]\n"
+            "         [--linger-ms 5]\n");
     exit(2);
 }
 
@@ -77,6 +80,7 @@ static void parse_options(int argc, char **argv) {
         {"outputs-per-input", required_argument, 0, 'k'}, {"commit-interval-ms", required_argument, 0, 'c'},
         {"transactional-id", required_argument, 0, 't'}, {"max-seconds", required_argument, 0, 's'},
         {"ready-file", required_argument, 0, 'r'},    {"batch", required_argument, 0, 'B'},
+        {"linger-ms", required_argument, 0, 'L'},
         {0, 0, 0, 0},
     };
     options.bootstrap = getenv("KAFKA_BOOTSTRAP_SERVERS");
@@ -99,6 +103,7 @@ static void parse_options(int argc, char **argv) {
         case 's': options.max_seconds = atof(optarg); break;
         case 'r': options.ready_file = optarg; break;
         case 'B': options.batch_size = atoi(optarg); break;
+        case 'L': options.linger_ms = atoi(optarg); break;
         default: usage();
         }
     }
@@ -106,7 +111,8 @@ static void parse_options(int argc, char **argv) {
     if (options.outputs_per_input < 1.0 || options.outputs_per_input > 100.0) die("--outputs-per-input must be 1 to 100");
     if (options.mode == MODE_PLAIN && options.outputs_per_input != 1.0) die("--outputs-per-input needs --mode eos");
     if (options.outputs_per_input > 1.0 && !options.extra_topic) die("--outputs-per-input above 1 needs --extra-topic");
-    if (options.commit_interval_ms < 1 || options.batch_size < 1 || options.max_seconds <= 0) usage();
+    if (options.commit_interval_ms < 1 || options.batch_size < 1 || options.max_seconds <= 0
+        || options.linger_ms < 0) usage();
 }
 
 /* Delivery reports: only failures matter (a transactional failure also shows at commit). */
@@ -264,11 +270,14 @@ int main(int argc, char **argv) {
     if (options.transactional_id) snprintf(transactional_id, sizeof transactional_id, "%s", options.transactional_id);
     else snprintf(transactional_id, sizeof transactional_id, "%s-%ld-%ld", options.group, (long)getpid(), (long)time(NULL));
 
-    /* The producer: the same settings as the bridge's (idempotent, murmur2 like the Java client). */
+    /* The producer: the same settings as the bridge's (idempotent, murmur2 like the Java client,
+     * lingering as long as the bridge does in the same mode: --linger-ms). */
+    char linger[32];
+    snprintf(linger, sizeof linger, "%d", options.linger_ms);
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     conf_set(conf, "bootstrap.servers", options.bootstrap);
     conf_set(conf, "client.id", client_id);
-    conf_set(conf, "linger.ms", "5");
+    conf_set(conf, "linger.ms", linger);
     conf_set(conf, "enable.idempotence", "true");
     conf_set(conf, "partitioner", "murmur2_random");
     conf_set(conf, "queue.buffering.max.messages", "1000000");

@@ -1,4 +1,5 @@
 import BridgeConfig
+import Foundation
 import Kafka
 
 extension BridgeConfiguration {
@@ -18,4 +19,51 @@ extension BridgeConfiguration {
         consumers.properties.merge(kafka.consumerProperties) { $1 }
         return consumers
     }
+}
+
+extension BridgeConfiguration {
+    /// The longest the exactly-once producer lingers for a batch: Kafka Streams' producer
+    /// default under exactly-once.
+    static let longestTransactionalLinger = 100
+
+    /// The worker's consumer: ``kafkaConsumers``, read_committed, with the range assignor, which
+    /// gives the same partition numbers of the co-partitioned inputs to one member.
+    var workerConsumer: KafkaConsumerConfiguration {
+        var consumer = KafkaConsumerConfiguration(kafka: kafkaConsumers, groupID: kafka.groupID)
+        consumer.assignmentStrategy = "range"
+        consumer.isolationLevel = .readCommitted
+        consumer.autoOffsetReset = .earliest
+        return consumer
+    }
+
+    /// The worker's producer: ``kafkaClients`` with `kafka.producer_properties` over it, its
+    /// batches no larger than `topicRecordLimit` (a topic's `max.message.bytes` counts a whole
+    /// batch).
+    ///
+    /// In `exactly_once` mode it is transactional and lingers up to the commit interval (at
+    /// most ``longestTransactionalLinger``): nothing it writes is readable before the commit,
+    /// whose flush sends what still lingers at once, so longer batches cost no latency and save
+    /// a produce request, for the worker and the broker, per partition and linger.
+    func workerProducer(topicRecordLimit: Int?) -> KafkaProducerConfiguration {
+        var clients = kafkaClients
+        if let topicRecordLimit, topicRecordLimit < Self.librdkafkaBatchSize {
+            clients.properties["batch.size"] = "\(max(1, topicRecordLimit))"
+        }
+        clients.properties.merge(kafka.producerProperties) { $1 }
+        var producer = KafkaProducerConfiguration(kafka: clients)
+        if delivery == .exactlyOnce {
+            // Unique per start unless configured: a stable id (one per instance) fences a
+            // crashed predecessor's open transaction at once instead of at its timeout.
+            producer.transactionalID = kafka.transactionalID ?? "\(kafka.groupID)-\(UUID().uuidString)"
+            producer.transactionTimeout = .seconds(20)
+            producer.linger = .milliseconds(min(commitIntervalMilliseconds, Self.longestTransactionalLinger))
+            // Outputs are produced without a report of their own (the commit is their report):
+            // librdkafka then hands successful records back to nobody.
+            producer.kafka.properties["delivery.report.only.error"] = producer.kafka.properties["delivery.report.only.error"] ?? "true"
+        }
+        return producer
+    }
+
+    /// librdkafka's default `batch.size`.
+    private static let librdkafkaBatchSize = 1_000_000
 }

@@ -45,7 +45,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         // One admin client serves start-up (topics) and then trimming, for the worker's life.
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)
         do {
-            try await run(kafka, admin: admin)
+            try await run(admin: admin)
         } catch {
             await admin.close()
             throw error
@@ -53,14 +53,14 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         await admin.close()
     }
 
-    private func run(_ kafka: KafkaConfiguration, admin: KafkaAdmin) async throws {
+    private func run(admin: KafkaAdmin) async throws {
         let layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
         logger.info("topics ready", metadata: [
             "state_partitions": "\(layout.statePartitions)", "colocated_inputs": "\(layout.colocatedTopics.sorted())",
         ])
 
         let metrics = workerMetrics
-        let producer = try KafkaProducer(configuration: producerConfiguration(kafka, layout: layout),
+        let producer = try KafkaProducer(configuration: configuration.workerProducer(topicRecordLimit: layout.maxRecordBytes),
                                          statistics: metrics.librdkafka.record, logger: logger)
         let limits = outputLimits(producer: producer, layout: layout)
         if let problem = limits.problem(with: configuration) {
@@ -70,7 +70,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let consumer: KafkaConsumer
         do {
             if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
-            consumer = try KafkaConsumer(configuration: consumerConfiguration, statistics: metrics.librdkafka.record, logger: logger)
+            consumer = try KafkaConsumer(configuration: configuration.workerConsumer, statistics: metrics.librdkafka.record, logger: logger)
         } catch {
             try? await producer.close()
             throw error
@@ -101,7 +101,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
         committer.trimmer = trimmer
         committer.metrics = metrics
-        var restorer = ChangelogRestorer(consumerConfiguration: consumerConfiguration, changelogTopic: configuration.changelogTopic,
+        var restorer = ChangelogRestorer(consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
                                           repartitionTopic: configuration.repartitionTopic, logger: logger)
         restorer.health = health
         restorer.metrics = metrics
@@ -139,36 +139,4 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         logger.info("output records hold at most \(limit) bytes")
         return OutputLimits(maxRecordBytes: limit)
     }
-
-    private var consumerConfiguration: KafkaConsumerConfiguration {
-        var consumer = KafkaConsumerConfiguration(kafka: configuration.kafkaConsumers, groupID: configuration.kafka.groupID)
-        // Range assigns the same partition numbers of the co-partitioned inputs to one member.
-        consumer.assignmentStrategy = "range"
-        consumer.isolationLevel = .readCommitted
-        consumer.autoOffsetReset = .earliest
-        return consumer
-    }
-
-    private func producerConfiguration(_ kafka: KafkaConfiguration, layout: TopicLayout) -> KafkaProducerConfiguration {
-        var kafka = kafka
-        // A topic's max.message.bytes counts a whole batch: batches must fit it as records do.
-        if let topicLimit = layout.maxRecordBytes, topicLimit < Self.librdkafkaBatchSize {
-            kafka.properties["batch.size"] = "\(max(1, topicLimit))"
-        }
-        kafka.properties.merge(configuration.kafka.producerProperties) { $1 }
-        var producer = KafkaProducerConfiguration(kafka: kafka)
-        if configuration.delivery == .exactlyOnce {
-            // Unique per start unless configured: a stable id (one per instance) fences a
-            // crashed predecessor's open transaction at once instead of at its timeout.
-            producer.transactionalID = configuration.kafka.transactionalID ?? "\(configuration.kafka.groupID)-\(UUID().uuidString)"
-            producer.transactionTimeout = .seconds(20)
-            // Outputs are produced without a report of their own (the commit is their report):
-            // librdkafka then hands successful records back to nobody.
-            producer.kafka.properties["delivery.report.only.error"] = producer.kafka.properties["delivery.report.only.error"] ?? "true"
-        }
-        return producer
-    }
-
-    /// librdkafka's default `batch.size`.
-    private static let librdkafkaBatchSize = 1_000_000
 }

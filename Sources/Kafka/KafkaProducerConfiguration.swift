@@ -9,7 +9,8 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     public var transactionalID: String?
     /// No duplicates or reordering on retries (`enable.idempotence`).
     public var idempotence: Bool = true
-    /// How long to wait for more records to batch together (`linger.ms`).
+    /// How long to wait for more records to batch together (`linger.ms`); `linger.ms` or its
+    /// alias `queue.buffering.max.ms` among the properties wins.
     public var linger: Duration = .milliseconds(5)
     /// How long a record may take to be delivered before it fails (`message.timeout.ms`).
     public var messageTimeout: Duration = .seconds(300)
@@ -26,7 +27,9 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
         var properties = kafka.commonProperties
         properties["partitioner"] = "murmur2_random"
         properties["enable.idempotence"] = String(idempotence || transactionalID != nil)
-        properties["linger.ms"] = String(linger.milliseconds)
+        if kafka.properties["queue.buffering.max.ms"] == nil {
+            properties["linger.ms"] = String(linger.milliseconds)
+        }
         properties["message.timeout.ms"] = String(messageTimeout.milliseconds)
         if let transactionalID {
             // librdkafka requires message.timeout.ms <= transaction.timeout.ms.

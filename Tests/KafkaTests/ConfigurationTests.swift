@@ -70,6 +70,24 @@ struct ConfigurationTests {
         #expect(KafkaProducerConfiguration(kafka: kafka).librdkafkaProperties["transactional.id"] == nil)
     }
 
+    @Test("the typed linger gives way to linger.ms or its alias queue.buffering.max.ms among the properties", arguments: [
+        ([:], "linger.ms", "20"),
+        (["linger.ms": "3"], "linger.ms", "3"),
+        (["queue.buffering.max.ms": "3"], "queue.buffering.max.ms", "3"),
+    ])
+    func lingerGivesWay(properties: [String: String], key: String, expected: String) throws {
+        var configuration = KafkaProducerConfiguration(kafka: kafka)
+        configuration.kafka.properties = properties
+        configuration.linger = .milliseconds(20)
+        let librdkafka = configuration.librdkafkaProperties
+        #expect(librdkafka[key] == expected)
+        // Both names set would leave the value to the order librdkafka is given them in.
+        #expect(librdkafka.keys.filter { ["linger.ms", "queue.buffering.max.ms"].contains($0) } == [key])
+        let conf = try NativeConfiguration.make(librdkafka)
+        defer { rd_kafka_conf_destroy(conf) }
+        #expect(NativeConfiguration.value(of: "linger.ms", in: conf) == expected)
+    }
+
     @Test("secret values never appear in descriptions", arguments: [
         "sasl.password", "sasl.username", "ssl.key.password", "ssl.key.pem", "sasl.oauthbearer.client.secret",
     ])

@@ -1,0 +1,56 @@
+import BridgeConfig
+@testable import BridgeWorker
+@testable import Kafka
+import Testing
+
+/// The worker's producer settings, from the YAML's fields (no broker).
+@Suite("Worker producer")
+struct WorkerProducerTests {
+    func configuration(_ delivery: BridgeConfiguration.Delivery, commitIntervalMilliseconds: Int = 100,
+                       producerProperties: [String: String] = [:]) -> BridgeConfiguration {
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "127.0.0.1:9092"))
+        configuration.kafka.groupID = "g"
+        configuration.delivery = delivery
+        configuration.commitIntervalMilliseconds = commitIntervalMilliseconds
+        configuration.kafka.producerProperties = producerProperties
+        return configuration
+    }
+
+    @Test("exactly once lingers up to the commit interval, at most 100 ms; at least once 5 ms", arguments: [
+        (BridgeConfiguration.Delivery.exactlyOnce, 100, "100"),
+        (.exactlyOnce, 20, "20"),
+        (.exactlyOnce, 5_000, "100"),
+        (.atLeastOnce, 100, "5"),
+        (.atLeastOnce, 5_000, "5"),
+    ])
+    func linger(delivery: BridgeConfiguration.Delivery, commitInterval: Int, expected: String) {
+        let producer = configuration(delivery, commitIntervalMilliseconds: commitInterval).workerProducer(topicRecordLimit: nil)
+        #expect(producer.librdkafkaProperties["linger.ms"] == expected)
+    }
+
+    @Test("producer_properties win over the worker's settings")
+    func propertiesWin() {
+        let properties = ["linger.ms": "7", "delivery.report.only.error": "false"]
+        let producer = configuration(.exactlyOnce, producerProperties: properties).workerProducer(topicRecordLimit: nil)
+        #expect(producer.librdkafkaProperties["linger.ms"] == "7")
+        #expect(producer.librdkafkaProperties["delivery.report.only.error"] == "false")
+    }
+
+    @Test("batches fit a topic that takes smaller records than librdkafka's default batch.size", arguments: [
+        (Int?.none, String?.none), (2_000_000, nil), (1_000_000, nil), (65_536, "65536"),
+    ])
+    func batchSize(topicRecordLimit: Int?, expected: String?) {
+        let producer = configuration(.exactlyOnce).workerProducer(topicRecordLimit: topicRecordLimit)
+        #expect(producer.librdkafkaProperties["batch.size"] == expected)
+    }
+
+    @Test("exactly once is transactional and reports only failed deliveries; at least once gets every report")
+    func transactions() {
+        let exactlyOnce = configuration(.exactlyOnce).workerProducer(topicRecordLimit: nil).librdkafkaProperties
+        #expect(exactlyOnce["transactional.id"]?.hasPrefix("g-") == true)
+        #expect(exactlyOnce["delivery.report.only.error"] == "true")
+        let atLeastOnce = configuration(.atLeastOnce).workerProducer(topicRecordLimit: nil).librdkafkaProperties
+        #expect(atLeastOnce["transactional.id"] == nil)
+        #expect(atLeastOnce["delivery.report.only.error"] == nil)
+    }
+}
