@@ -103,9 +103,9 @@ public struct SendIntake: Sendable {
 
     /// When a message expires, from its `apns-expiration`: nil when it has none.
     private func expiry(_ summary: TranslationSummary, sentAt time: Int64) -> Swift.Result<Int64?, Rejection> {
-        guard let expiration = summary.expiration else { return .success(nil) }
-        guard let seconds = Int64(expiration), seconds >= 0, seconds < Int64.max / 1000 else {
-            return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, got \"\(expiration)\""))
+        guard let seconds = summary.expiration else { return .success(nil) }
+        guard seconds >= 0, seconds < Int64.max / 1000 else {
+            return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, not \"\(seconds)\""))
         }
         // 0: deliver now or never.
         return .success(seconds == 0 ? time : seconds * 1000)

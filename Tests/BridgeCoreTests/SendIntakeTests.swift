@@ -29,6 +29,8 @@ struct SendIntakeTests {
         (#"{"to": "t", "collapse_key": "k"}"#, nil, "k"),
         (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "1700000100", "apns-collapse-id": "c"}}}}"#, 1_700_000_100_000, "c"),
         (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "0"}}}}"#, 1_700_000_000_500, nil),
+        (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "+1700000100"}}}}"#, 1_700_000_100_000, nil),
+        (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "9223372036854774"}}}}"#, 9_223_372_036_854_774_000, nil),
     ])
     func expiryAndCollapseKey(request: String, expiresAt: Int64?, collapseKey: String?) {
         let messages = accepted(request)
@@ -38,15 +40,19 @@ struct SendIntakeTests {
         #expect(messages.first?.sentAt == time)
     }
 
-    @Test("an apns-expiration that is not a time in seconds is rejected, naming the header")
-    func badExpiration() {
-        let result = intake.admit(Array(#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "soon"}}}}"#.utf8), partition: 0, offset: 0, time: time)
+    @Test("an apns-expiration that is not a time in seconds is rejected, naming the header and its value", arguments: [
+        "soon", "-1", "", "1.5", " 60", "9223372036854775", "9223372036854775807", "99999999999999999999",
+    ])
+    func badExpiration(header: String) {
+        let request = #"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "\#(header)"}}}}"#
+        let result = intake.admit(Array(request.utf8), partition: 0, offset: 0, time: time)
         #expect(result.accepted.isEmpty)
         guard case .rejected(let id, let rejection, _)? = result.statuses.first?.status else {
             Issue.record("not rejected: \(result)")
             return
         }
         #expect(id == "0:0:0" && rejection.reason == .invalidArgument && rejection.detail.contains("apns-expiration"))
+        #expect(rejection.detail.hasSuffix(#"must be a UNIX time in seconds, not "\#(header)""#))
     }
 
     @Test("message ids are the record's partition and offset and the token's index: stable on a repeat")

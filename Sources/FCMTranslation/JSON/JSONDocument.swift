@@ -68,6 +68,11 @@ public struct JSONDocument: Sendable {
         withUTF8(index) { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The whole number a string node's text spells as `Int(_: String)` reads it, if any.
+    func integer(_ index: JSONNodeIndex) -> Int? {
+        withUTF8(index) { DecimalInteger.parse($0) }
+    }
+
     /// Whether the string node's text, unescaped, is exactly `text`.
     func string(_ index: JSONNodeIndex, equals text: StaticString) -> Bool {
         guard self[index].hasEscapes else { return span(index) == ByteSpan(text) }

@@ -1,49 +1,71 @@
 /// The members of a JSON object being written, gathered from several sources and written sorted
 /// by name (UTF-8 byte order), one per name: of members with the same name, the one added last
 /// wins, as a JSON object's last duplicate does.
-struct SortedMembers<Value> {
+///
+/// Made and dropped for every object a translation writes, so its members live in one `malloc`
+/// block it frees itself: an `Array` of them cost about 400 instructions a list to allocate and
+/// release through the runtime's generic element destruction, this about 150. Not copyable, so
+/// that one value owns the block; the values are bitwise copyable, so the block never needs
+/// deinitializing.
+struct SortedMembers<Value: BitwiseCopyable>: ~Copyable {
     struct Member {
         var name: ByteSpan
         var order: Int
         var value: Value
     }
 
-    /// After ``sort()``: one member per name, in name order.
-    private(set) var members: [Member] = []
+    private var storage: UnsafeMutablePointer<Member>
+    private var capacity: Int
+    private var count = 0
 
-    init(capacity: Int = 8) { members.reserveCapacity(capacity) }
+    init(capacity: Int = 8) {
+        self.capacity = max(capacity, 1)
+        storage = HeapMemory.allocate(capacity: self.capacity, of: Member.self)
+    }
+
+    deinit { HeapMemory.free(storage) }
+
+    /// After ``sort()``: one member per name, in name order. Valid while the list is.
+    var members: UnsafeBufferPointer<Member> { UnsafeBufferPointer(start: storage, count: count) }
 
     /// Adds a member; it replaces any added before with the same name.
     mutating func add(_ name: ByteSpan, _ value: Value) {
-        members.append(Member(name: name, order: members.count, value: value))
+        if count == capacity {
+            let larger = HeapMemory.allocate(capacity: capacity * 2, of: Member.self)
+            larger.moveInitialize(from: storage, count: count)
+            HeapMemory.free(storage)
+            storage = larger
+            capacity *= 2
+        }
+        (storage + count).initialize(to: Member(name: name, order: count, value: value))
+        count += 1
     }
 
     /// Puts the members in name order, keeping only the last added of each name.
     mutating func sort() {
-        guard members.count > 1 else { return }
-        if members.count <= 16 {
+        guard count > 1 else { return }
+        var members = UnsafeMutableBufferPointer(start: storage, count: count)
+        if count <= 16 {
             // Objects here are small: an insertion sort, stable, beats the general sort's set-up.
-            members.withUnsafeMutableBufferPointer { members in
-                for index in 1..<members.count {
-                    let member = members[index]
-                    var position = index
-                    while position > 0 && member.name < members[position - 1].name {
-                        members[position] = members[position - 1]
-                        position -= 1
-                    }
-                    members[position] = member
+            for index in 1..<count {
+                let member = members[index]
+                var position = index
+                while position > 0 && member.name < members[position - 1].name {
+                    members[position] = members[position - 1]
+                    position -= 1
                 }
+                members[position] = member
             }
         } else {
             members.sort { $0.name == $1.name ? $0.order < $1.order : $0.name < $1.name }
         }
         var kept = 0
-        for index in members.indices {
-            if index + 1 < members.count && members[index + 1].name == members[index].name { continue }
+        for index in 0..<count {
+            if index + 1 < count && members[index + 1].name == members[index].name { continue }
             members[kept] = members[index]
             kept += 1
         }
-        members.removeLast(members.count - kept)
+        count = kept
     }
 
     /// Writes the sorted members as `{"name":value,...}`; `writeValue` writes a value and returns

@@ -9,7 +9,7 @@ public struct APNsMessage: Sendable, Hashable {
     /// The `apns-collapse-id` header, the message's collapse key.
     public let collapseID: String?
     /// The `apns-expiration` header: a UNIX time in seconds, or `0` for now or never.
-    public let expiration: String?
+    public let expiration: Int64?
 
     /// The payload (the `aps` dictionary plus custom keys) as compact JSON: the bytes APNs
     /// receives, whose size the limit applies to.

@@ -71,5 +71,5 @@ public struct TranslationSummary: Sendable, Hashable {
     /// The `apns-collapse-id` header, the message's collapse key.
     public var collapseID: String?
     /// The `apns-expiration` header: a UNIX time in seconds, or `0` for now or never.
-    public var expiration: String?
+    public var expiration: Int64?
 }

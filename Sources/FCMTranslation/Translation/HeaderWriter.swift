@@ -19,12 +19,13 @@ struct HeaderWriter: ~Copyable {
     private let document: JSONDocument
     private var members = SortedMembers<Value>(capacity: 8)
     private let collapseKey: String?
-    private let derivedExpiration: String?
+    /// Seconds since the epoch.
+    private let derivedExpiration: Int64?
     private let topic: String?
     /// The `apns-collapse-id` that wins.
     private(set) var collapseID: String?
-    /// The `apns-expiration` that wins.
-    private(set) var expiration: String?
+    /// The `apns-expiration` that wins, in seconds since the epoch.
+    private(set) var expiration: Int64?
     /// Whether the request's headers give an `apns-push-type`.
     private(set) var givesPushType = false
 
@@ -35,9 +36,7 @@ struct HeaderWriter: ~Copyable {
         collapseID = request.collapseKey
         if request.collapseKey != nil { members.add(ByteSpan("apns-collapse-id"), .collapseKey) }
         // sentAt / 1000 is far from the limits, so adding a checked TTL cannot overflow.
-        derivedExpiration = request.timeToLive.map { ttl in
-            ttl == 0 ? "0" : ByteWriter.string { JSONOutput.writeInteger(sentAt / 1000 + Int64(ttl), to: &$0) }
-        }
+        derivedExpiration = request.timeToLive.map { ttl in ttl == 0 ? 0 : sentAt / 1000 + Int64(ttl) }
         expiration = derivedExpiration
         if derivedExpiration != nil { members.add(ByteSpan("apns-expiration"), .derivedExpiration) }
         let priority: StaticString = switch (kind, request.priority) {
@@ -57,7 +56,8 @@ struct HeaderWriter: ~Copyable {
             for (name, value) in document.members(of: overrides) {
                 members.add(document.name(name), .node(value))
                 if document.name(name, equals: "apns-collapse-id") { collapseID = document.text(value) }
-                if document.name(name, equals: "apns-expiration") { expiration = document.text(value) }
+                // A whole number: the decoder checked it.
+                if document.name(name, equals: "apns-expiration") { expiration = document.integer(value).map(Int64.init) }
                 if document.name(name, equals: "apns-push-type") { givesPushType = true }
             }
         }
@@ -72,7 +72,10 @@ struct HeaderWriter: ~Copyable {
                 output.append(text)
                 output.append(UInt8(ascii: "\""))
             case .collapseKey: collapseKey.map { JSONOutput.writeString($0, to: &output) }
-            case .derivedExpiration: derivedExpiration.map { JSONOutput.writeString($0, to: &output) }
+            case .derivedExpiration:
+                output.append(UInt8(ascii: "\""))
+                derivedExpiration.map { JSONOutput.writeInteger($0, to: &output) }
+                output.append(UInt8(ascii: "\""))
             case .topic: topic.map { JSONOutput.writeString($0, to: &output) }
             case .node(let node): document.write(node, to: &output)
             }
