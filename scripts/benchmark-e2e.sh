@@ -5,7 +5,7 @@
 #   plain ceiling  consume the send topic and produce each record to another topic, nothing else
 #   eos ceiling    the same, writing as many records per input as the bridge did on this workload
 #                  (counted in the bridge's run) in one transaction per 100 ms with the input offsets,
-#                  its producer lingering 100 ms as the bridge's does in exactly-once mode
+#                  its producer lingering as long as the bridge's does in exactly-once mode
 #   bridge         D devices, half of them connected through presence first, then N requests (a mix
 #                  of HTTP v1, legacy notification and legacy data-only, ~300 bytes) produced as fast
 #                  as one producer can, timed until each has its `queued` or `dispatched` status
@@ -31,7 +31,8 @@ LATENCY_SECONDS=10
 PARTITIONS=4
 STEP_TIMEOUT=300 # seconds any one step may take
 COMMIT_INTERVAL_MS=100
-EOS_LINGER_MS=100 # the bridge's in exactly-once mode at this commit interval (BridgeConfiguration.workerProducer)
+# The bridge's producer lingers this long in exactly-once mode (BridgeConfiguration.workerProducer).
+EOS_LINGER_MS=$(( COMMIT_INTERVAL_MS < 100 ? COMMIT_INTERVAL_MS : 100 ))
 
 usage() { die "usage: $0 [--devices D] [--requests N] [--latency-rate R] [--latency-seconds S] [--partitions P]"; }
 while [ $# -gt 0 ]; do

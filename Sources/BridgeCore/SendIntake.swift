@@ -96,18 +96,19 @@ public struct SendIntake: Sendable {
                 guard recordBytes <= maxInboxRecordBytes else {
                     return .failure(Rejection(.invalidArgument, "message.apns.headers: the message with its headers takes \(recordBytes) bytes, over the \(maxInboxRecordBytes) an output record holds"))
                 }
-                return expiry(summary, sentAt: time).map { QueuedMessage(id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: $0, apns: apns) }
+                return .success(QueuedMessage(id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: expiry(summary, sentAt: time), apns: apns))
             }
         }
     }
 
-    /// When a message expires, from its `apns-expiration`: nil when it has none.
-    private func expiry(_ summary: TranslationSummary, sentAt time: Int64) -> Swift.Result<Int64?, Rejection> {
-        guard let seconds = summary.expiration else { return .success(nil) }
-        guard seconds >= 0, seconds < Int64.max / 1000 else {
-            return .failure(Rejection(.invalidArgument, "message.apns.headers.apns-expiration: must be a UNIX time in seconds, not \"\(seconds)\""))
-        }
+    /// When a message expires, in milliseconds, from its `apns-expiration` (nil when it has
+    /// none). Saturates at the end of `Int64`, which only a send time in the year 292 million
+    /// reaches: the decoder keeps a request's own header within range.
+    private func expiry(_ summary: TranslationSummary, sentAt time: Int64) -> Int64? {
+        guard let seconds = summary.expiration else { return nil }
         // 0: deliver now or never.
-        return .success(seconds == 0 ? time : seconds * 1000)
+        if seconds == 0 { return time }
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        return overflow ? .max : milliseconds
     }
 }

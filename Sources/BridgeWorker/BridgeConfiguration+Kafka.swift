@@ -23,7 +23,7 @@ extension BridgeConfiguration {
 
 extension BridgeConfiguration {
     /// The longest the exactly-once producer lingers for a batch: Kafka Streams' producer
-    /// default under exactly-once.
+    /// default.
     static let longestTransactionalLinger = 100
 
     /// The worker's consumer: ``kafkaConsumers``, read_committed, with the range assignor, which

@@ -8,8 +8,8 @@ struct SendIntakeTests {
     let intake = SendIntake(translator: APNsTranslator(bundleID: "com.example"))
     let time: Int64 = 1_700_000_000_500
 
-    private func accepted(_ json: String) -> [QueuedMessage] {
-        intake.admit(Array(json.utf8), partition: 2, offset: 9, time: time).accepted.compactMap {
+    private func accepted(_ json: String, at time: Int64? = nil) -> [QueuedMessage] {
+        intake.admit(Array(json.utf8), partition: 2, offset: 9, time: time ?? self.time).accepted.compactMap {
             if case .send(let message) = $0.input { message } else { nil }
         }
     }
@@ -41,7 +41,7 @@ struct SendIntakeTests {
     }
 
     @Test("an apns-expiration that is not a time in seconds is rejected, naming the header and its value", arguments: [
-        "soon", "-1", "", "1.5", " 60", "9223372036854775", "9223372036854775807", "99999999999999999999",
+        "soon", "-1", "-01", "", "1.5", " 60", "9223372036854775", "+9223372036854775", "9223372036854775807", "99999999999999999999",
     ])
     func badExpiration(header: String) {
         let request = #"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "\#(header)"}}}}"#
@@ -53,6 +53,13 @@ struct SendIntakeTests {
         }
         #expect(id == "0:0:0" && rejection.reason == .invalidArgument && rejection.detail.contains("apns-expiration"))
         #expect(rejection.detail.hasSuffix(#"must be a UNIX time in seconds, not "\#(header)""#))
+    }
+
+    @Test("a TTL from a send time at the end of Int64 milliseconds expires at the end of time, not in a trap")
+    func expiryAtTheEndOfTime() {
+        let messages = accepted(#"{"to": "t", "time_to_live": 60}"#, at: .max - 5)
+        #expect(messages.count == 1)
+        #expect(messages.first?.expiresAt == .max)
     }
 
     @Test("message ids are the record's partition and offset and the token's index: stable on a repeat")

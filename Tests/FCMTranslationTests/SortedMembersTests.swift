@@ -33,8 +33,10 @@ struct SortedMembersTests {
     @Test("keeps the last of each name, in byte order, through growth and both sorts")
     func matchesModel() async {
         // Few names, so that they repeat; up to 40 members, past the insertion sort's 16. Each
-        // number picks a name and is the member's value.
-        let names = ["", "a", "b", "ab", "aa", "\u{E9}", "e\u{301}", "ba", "abc", "b\u{0}", "z", "A", "a b"]
+        // number picks a name and is the member's value. Long names share eight-byte prefixes,
+        // for the word-at-a-time comparisons.
+        let names = ["", "a", "b", "ab", "aa", "\u{E9}", "e\u{301}", "ba", "abc", "b\u{0}", "z", "A", "a b",
+                     "apns-collapse-id", "apns-collapse-ie", "apns-collapse", "apns-collapse-id-2", "apns-coll\u{E9}"]
         await propertyCheck(count: 500, input: Gen.int(in: 0...999).array(of: 0...40), Gen.int(in: 1...8)) { numbers, capacity in
             let members = numbers.map { (name: names[$0 % names.count], value: $0) }
             let kept = Self.kept(members, capacity: capacity)

@@ -8,6 +8,9 @@ public enum RequestDecoder {
     /// The longest device token, in bytes (FCM's are about 160): a token is echoed in status and
     /// inbox keys and values, so its length bounds theirs.
     public static let maximumTokenBytes = 4096
+    /// The latest `apns-expiration`, in seconds since the epoch: the latest whose milliseconds
+    /// fit an `Int64`.
+    public static let latestExpiration = Int(Int64.max / 1000) - 1
     /// The longest legacy `time_to_live`: four weeks.
     public static let maximumTimeToLive = 2_419_200
 

@@ -41,7 +41,8 @@ enum V1RequestDecoder {
             if let priority = headers.mapValue("apns-priority"), !["1", "5", "10"].contains(priority) {
                 throw headers.invalid("apns-priority", "must be \"10\", \"5\" or \"1\"")
             }
-            if let expiration = headers.member(named: "apns-expiration"), headers.document.integer(expiration) == nil {
+            if let expiration = headers.member(named: "apns-expiration"),
+               !(0...RequestDecoder.latestExpiration).contains(headers.document.integer(expiration) ?? -1) {
                 throw headers.invalid("apns-expiration", "must be a UNIX time in seconds, not \"\(headers.document.text(expiration))\"")
             }
             try RequestDecoder.checkCollapseKey(headers.mapValue("apns-collapse-id"), path: headers.path.describing("apns-collapse-id"))

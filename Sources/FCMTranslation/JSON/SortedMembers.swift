@@ -25,7 +25,8 @@ struct SortedMembers<Value: BitwiseCopyable>: ~Copyable {
 
     deinit { HeapMemory.free(storage) }
 
-    /// After ``sort()``: one member per name, in name order. Valid while the list is.
+    /// After ``sort()``: one member per name, in name order. Valid until the next ``add(_:_:)``
+    /// (which may move the block) and while the list lives.
     var members: UnsafeBufferPointer<Member> { UnsafeBufferPointer(start: storage, count: count) }
 
     /// Adds a member; it replaces any added before with the same name.
@@ -44,25 +45,25 @@ struct SortedMembers<Value: BitwiseCopyable>: ~Copyable {
     /// Puts the members in name order, keeping only the last added of each name.
     mutating func sort() {
         guard count > 1 else { return }
-        var members = UnsafeMutableBufferPointer(start: storage, count: count)
+        var sorting = UnsafeMutableBufferPointer(start: storage, count: count)
         if count <= 16 {
             // Objects here are small: an insertion sort, stable, beats the general sort's set-up.
             for index in 1..<count {
-                let member = members[index]
+                let member = sorting[index]
                 var position = index
-                while position > 0 && member.name < members[position - 1].name {
-                    members[position] = members[position - 1]
+                while position > 0 && member.name < sorting[position - 1].name {
+                    sorting[position] = sorting[position - 1]
                     position -= 1
                 }
-                members[position] = member
+                sorting[position] = member
             }
         } else {
-            members.sort { $0.name == $1.name ? $0.order < $1.order : $0.name < $1.name }
+            sorting.sort { $0.name == $1.name ? $0.order < $1.order : $0.name < $1.name }
         }
         var kept = 0
         for index in 0..<count {
-            if index + 1 < count && members[index + 1].name == members[index].name { continue }
-            members[kept] = members[index]
+            if index + 1 < count && sorting[index + 1].name == sorting[index].name { continue }
+            sorting[kept] = sorting[index]
             kept += 1
         }
         count = kept

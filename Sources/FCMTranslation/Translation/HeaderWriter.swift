@@ -56,7 +56,7 @@ struct HeaderWriter: ~Copyable {
             for (name, value) in document.members(of: overrides) {
                 members.add(document.name(name), .node(value))
                 if document.name(name, equals: "apns-collapse-id") { collapseID = document.text(value) }
-                // A whole number: the decoder checked it.
+                // A whole number within range: the decoder checked it.
                 if document.name(name, equals: "apns-expiration") { expiration = document.integer(value).map(Int64.init) }
                 if document.name(name, equals: "apns-push-type") { givesPushType = true }
             }
