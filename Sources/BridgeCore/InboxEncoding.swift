@@ -28,7 +28,7 @@ enum InboxEncoding {
     /// as they are (neither needs escapes: see ``MessageID`` and ``RequestDecoder/tokenProblem(_:)``).
     static func messageBytes(apnsBytes: Int, messageID: String, sentAt: Int64, token: String) -> Int {
         let punctuation = #"{"apns":,"kind":"message","message_id":"","sent_at":,"token":""}"#.utf8.count
-        return punctuation + apnsBytes + messageID.utf8.count + String(sentAt).utf8.count + token.utf8.count
+        return punctuation + apnsBytes + messageID.utf8.count + JSONOutput.integerByteCount(sentAt) + token.utf8.count
     }
 
     /// A waiting or forwarded message as the changelog or repartition topic holds it: its fields

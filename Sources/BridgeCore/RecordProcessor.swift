@@ -17,9 +17,11 @@ public struct RecordProcessor: Sendable {
     /// Partitions of the repartition and changelog topics: a device lives in
     /// murmur2(token) % statePartitions.
     let statePartitions: Int32
-    /// Input topics partitioned like the state (same partition count), whose records keyed
-    /// right may be handled where they land, without a trip through the repartition topic.
-    let colocatedTopics: Set<String>
+    /// Whether the send and the presence topic are partitioned like the state (same partition
+    /// count), so that their records keyed right may be handled where they land, without a trip
+    /// through the repartition topic. Known per topic once, not looked up per record.
+    let sendIsColocated: Bool
+    let presenceIsColocated: Bool
     /// How large each output may be.
     let limits: OutputLimits
     let logger: Logger
@@ -37,7 +39,8 @@ public struct RecordProcessor: Sendable {
         changelog = ChangelogCodec(topic: configuration.changelogTopic)
         outputTopicNames = OutputTopic.allCases.map { $0.name(in: configuration) }
         self.statePartitions = statePartitions
-        self.colocatedTopics = colocatedTopics
+        sendIsColocated = colocatedTopics.contains(configuration.topics.send)
+        presenceIsColocated = colocatedTopics.contains(configuration.topics.presence)
         self.limits = limits
         self.logger = logger
     }
@@ -68,7 +71,9 @@ public struct RecordProcessor: Sendable {
             let result = intake.admit(buffer: record.value, partition: record.partition, offset: record.offset, time: record.createTime)
             for status in result.statuses { encoder.status(status, to: &outputs) }
             if let rejection = result.deadLetter ?? result.firstRejection { reject(record, rejection, outputs: &outputs) }
-            for routed in result.accepted { route(routed, from: record, states: &states, outputs: &outputs) }
+            for routed in result.accepted {
+                route(routed, from: record, colocated: sendIsColocated, states: &states, outputs: &outputs)
+            }
         case topics.presence:
             let time = EventTime.reported(record.createTime)
             let decoded = PresenceEvent.decode(record.value?.readableBytesView).flatMap { event in
@@ -77,7 +82,8 @@ public struct RecordProcessor: Sendable {
             }
             switch decoded {
             case .success(let event):
-                route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record, states: &states, outputs: &outputs)
+                route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record,
+                      colocated: presenceIsColocated, states: &states, outputs: &outputs)
             case .failure(let rejection):
                 encoder.status(AddressedStatus(token: rejection.tokens.first, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
                 reject(record, rejection, outputs: &outputs)
@@ -92,12 +98,13 @@ public struct RecordProcessor: Sendable {
         Murmur2Partitioner.partition(of: token.utf8, partitions: statePartitions)
     }
 
-    /// Handles `routed` here when its record sits on the partition that owns its device, which
-    /// this worker holds, and nothing for the device is on its way there through the repartition
-    /// topic; else forwards it there, behind what is on its way.
-    private func route(_ routed: RoutedInput, from record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
+    /// Handles `routed` here when its record sits on the partition that owns its device (in a
+    /// `colocated` topic), which this worker holds, and nothing for the device is on its way
+    /// there through the repartition topic; else forwards it there, behind what is on its way.
+    private func route(_ routed: RoutedInput, from record: some InputRecord, colocated: Bool, states: inout DeviceStates,
+                       outputs: inout OutputRecords) {
         let partition = statePartition(of: routed.token)
-        if colocatedTopics.contains(record.topic), record.partition == partition, states.owns(partition),
+        if colocated, record.partition == partition, states.owns(partition),
            !states.forwards.contains(routed.token, in: partition) {
             handle(routed, in: partition, states: &states, outputs: &outputs)
         } else {

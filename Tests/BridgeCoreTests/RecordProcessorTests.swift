@@ -23,9 +23,12 @@ struct RecordProcessorTests {
     var owner: Int32 { Murmur2Partitioner.partition(of: token.utf8, partitions: Self.statePartitions) }
 
     func processor(colocated: Bool = true) -> RecordProcessor {
+        processor(colocatedTopics: colocated ? [topics.send, topics.presence] : [])
+    }
+
+    func processor(colocatedTopics: Set<String>) -> RecordProcessor {
         RecordProcessor(
-            configuration: Self.configuration, statePartitions: Self.statePartitions,
-            colocatedTopics: colocated ? [topics.send, topics.presence] : [],
+            configuration: Self.configuration, statePartitions: Self.statePartitions, colocatedTopics: colocatedTopics,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
     }
@@ -78,6 +81,18 @@ struct RecordProcessorTests {
         #expect(forwarded.topic == .repartition && forwarded.partition == owner && forwarded.key == Array(token.utf8))
         #expect(forwarded.header("kind") == Array("message".utf8) && forwarded.header("message-id") == Array("\(partition):3:0".utf8))
         #expect(forwarded.timestamp == Self.time)
+    }
+
+    @Test("each input topic is handled in place only when it is partitioned like the state", arguments: [true, false])
+    func colocationPerTopic(sendColocated: Bool) {
+        let processor = processor(colocatedTopics: sendColocated ? [topics.send] : [topics.presence])
+        // Fresh states for each: a forwarded input would hold back the device's next one.
+        var states = heldStates()
+        let sendOutputs = process([send(#"{"to":"device-a","data":{"k":"v"}}"#, partition: owner)], with: processor, states: &states)
+        states = heldStates()
+        let presenceOutputs = process([presence("connect", partition: owner)], with: processor, states: &states)
+        #expect((sendOutputs.map(\.topic) == [.repartition]) == !sendColocated)
+        #expect((presenceOutputs.map(\.topic) == [.repartition]) == sendColocated)
     }
 
     @Test("a forwarded input is handled in the partition it arrives on")

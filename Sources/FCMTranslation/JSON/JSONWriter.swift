@@ -90,6 +90,17 @@ public enum JSONOutput {
         }
     }
 
+    /// The bytes ``writeInteger(_:to:)`` writes for `value`: its digits, and a sign when negative.
+    public static func integerByteCount(_ value: Int64) -> Int {
+        var magnitude = value.magnitude
+        var count = value < 0 ? 2 : 1
+        while magnitude >= 10 {
+            magnitude /= 10
+            count += 1
+        }
+        return count
+    }
+
     /// Appends a byte as two lower-case hexadecimal digits.
     public static func writeHex(_ byte: UInt8, to output: inout ByteWriter) {
         output.append(hexDigit(byte >> 4))
