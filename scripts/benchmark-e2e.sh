@@ -5,7 +5,9 @@
 #   plain ceiling  consume the send topic and produce each record to another topic, nothing else
 #   eos ceiling    the same, writing as many records per input as the bridge did on this workload
 #                  (counted in the bridge's run) in one transaction per 100 ms with the input offsets,
-#                  its producer lingering as long as the bridge's does in exactly-once mode
+#                  its producer lingering as long as the bridge's does in exactly-once mode; measured
+#                  twice: reading the send topic alone, and reading the bridge's inputs (the send
+#                  topic and two idle topics standing for its presence and repartition topics)
 #   bridge         D devices, half of them connected through presence first, then N requests (a mix
 #                  of HTTP v1, legacy notification and legacy data-only, ~300 bytes) produced as fast
 #                  as one producer can, timed until each has its `queued` or `dispatched` status
@@ -191,15 +193,21 @@ wait_ready() { # $1: ready file, $2: pid, $3: log
 }
 
 # Starts a ceiling on fresh topics; sets CEILING_PID, IN, OUT.
-start_ceiling() { # $1: step name, $2: mode, then extra options
-  local name=$1 mode=$2
-  shift 2
+start_ceiling() { # $1: step name, $2: mode, $3: idle topics read besides the input, then extra options
+  local name=$1 mode=$2 idle=$3
+  shift 3
   local prefix="e2e-$RUN_ID.$name" topics
   IN="$prefix.in" OUT="$prefix.out" topics="$prefix.in,$prefix.out"
-  [ "$mode" = plain ] || topics="$topics,$prefix.extra"
-  step "$name.topics" - create-topics --topics "$topics" --partitions "$PARTITIONS"
   local extra=()
-  [ "$mode" = plain ] || extra=(--extra-topic "$prefix.extra")
+  if [ "$mode" != plain ]; then
+    topics="$topics,$prefix.extra"
+    extra=(--extra-topic "$prefix.extra")
+  fi
+  for i in $(seq 1 "$idle"); do
+    topics="$topics,$prefix.idle$i"
+    extra+=(--idle-topic "$prefix.idle$i")
+  done
+  step "$name.topics" - create-topics --topics "$topics" --partitions "$PARTITIONS"
   "$CEILING" --mode "$mode" --input "$IN" --output "$OUT" --group "$prefix" ${extra[@]+"${extra[@]}"} "$@" \
     --ready-file "$WORK/$name.ready" --max-seconds 3600 >"$WORK/$name.ceiling.result" 2>"$WORK/$name.ceiling.log" &
   CEILING_PID=$!
@@ -218,15 +226,15 @@ throughput_args=(--requests "$REQUESTS" --devices "$DEVICES")
 latency_args=(--devices "$DEVICES" --seconds "$LATENCY_SECONDS")
 
 # 1. The plain ceiling's throughput.
-log "1/4 plain ceiling: throughput"
-start_ceiling plain plain
+log "1/5 plain ceiling: throughput"
+start_ceiling plain plain 0
 mapfile -t watch < <(watch_args ceiling "$CEILING_PID")
 step plain.throughput "$CEILING_PID" throughput --send-topic "$IN" --done-topic "$OUT" --done-filter all \
   "${throughput_args[@]}" "${watch[@]}"
 stop_ceiling plain
 
 # 2. The bridge: presence first, then throughput (counting what it writes per request), then latency.
-log "2/4 bridge: presence, throughput, latency"
+log "2/5 bridge: presence, throughput, latency"
 group="e2e-$RUN_ID.bridge"
 b="$group"
 step bridge.topics - create-topics --topics "$b.send,$b.presence,$b.inbox,$b.status,$b.dlq" --partitions "$PARTITIONS"
@@ -255,8 +263,9 @@ R[bridge.rss_mib]=$(rss_mib "$BRIDGE_PID")
 stop_process "$BRIDGE_PID" "the bridge" || die "the bridge failed; see $WORK/bridge.log"
 
 # 3. The exactly-once ceiling, writing K records per request as the bridge did.
-log "3/4 eos ceiling ($K records per request): throughput, latency"
-start_ceiling eos eos --outputs-per-input "$K" --commit-interval-ms "$COMMIT_INTERVAL_MS" --linger-ms "$EOS_LINGER_MS"
+log "3/5 eos ceiling ($K records per request): throughput, latency"
+eos_options=(--outputs-per-input "$K" --commit-interval-ms "$COMMIT_INTERVAL_MS" --linger-ms "$EOS_LINGER_MS")
+start_ceiling eos eos 0 "${eos_options[@]}"
 mapfile -t watch < <(watch_args ceiling "$CEILING_PID")
 step eos.throughput "$CEILING_PID" throughput --send-topic "$IN" --done-topic "$OUT" --done-filter all \
   "${throughput_args[@]}" "${watch[@]}"
@@ -265,11 +274,24 @@ EOS_HALF=$(half "${R[eos.throughput.msgs_per_s]}")
 step eos.latency_half "$CEILING_PID" latency --send-topic "$IN" --latency-topic "$OUT" --rate "$EOS_HALF" "${latency_args[@]}"
 stop_ceiling eos
 
-# 4. The plain ceiling's latency, on fresh topics. The throughput load goes through first, so that
+# 4. The exactly-once ceiling again, reading what the bridge reads: the send topic and two idle
+#    topics of as many partitions, as the bridge reads its presence and repartition topics while
+#    only requests arrive. Where each partition of a fetch costs the broker time whether or not it
+#    has records (tansu), this is part of the latency of any reader of the bridge's inputs. The
+#    throughput load goes through first, as for the other latency steps.
+log "4/5 eos ceiling on the bridge's inputs: throughput, latency"
+start_ceiling eos_inputs eos 2 "${eos_options[@]}"
+mapfile -t watch < <(watch_args ceiling "$CEILING_PID")
+step eos_inputs.throughput "$CEILING_PID" throughput --send-topic "$IN" --done-topic "$OUT" --done-filter all \
+  "${throughput_args[@]}" "${watch[@]}"
+step eos_inputs.latency "$CEILING_PID" latency --send-topic "$IN" --latency-topic "$OUT" --rate "$LATENCY_RATE" "${latency_args[@]}"
+stop_ceiling eos_inputs
+
+# 5. The plain ceiling's latency, on fresh topics. The throughput load goes through first, so that
 #    its topics hold as many records as the others' did when their latency was measured (on tansu,
 #    produce and fetch slow down as a partition grows); it is a second sample of its throughput too.
-log "4/4 plain ceiling: throughput again, latency"
-start_ceiling plain_latency plain
+log "5/5 plain ceiling: throughput again, latency"
+start_ceiling plain_latency plain 0
 mapfile -t watch < <(watch_args ceiling "$CEILING_PID")
 step plain.throughput2 "$CEILING_PID" throughput --send-topic "$IN" --done-topic "$OUT" --done-filter all \
   "${throughput_args[@]}" "${watch[@]}"
@@ -302,6 +324,8 @@ cpu_cell() { # $1: step, $2: process name
     "-" "-" "$(cpu_cell plain.throughput ceiling)" "$(get plain.rss_mib)"
   printf '%-22s %9s %24s %9s %24s %22s %8s\n' "eos ceiling (K=$(printf '%.2f' "$K"))" "$(get eos.throughput.msgs_per_s)" "$(latency_cell eos.latency)" \
     "$EOS_HALF" "$(latency_cell eos.latency_half)" "$(cpu_cell eos.throughput ceiling)" "$(get eos.rss_mib)"
+  printf '%-22s %9s %24s %9s %24s %22s %8s\n' "  on the bridge's inputs" "$(get eos_inputs.throughput.msgs_per_s)" \
+    "$(latency_cell eos_inputs.latency)" "-" "-" "$(cpu_cell eos_inputs.throughput ceiling)" "$(get eos_inputs.rss_mib)"
   printf '%-22s %9s %24s %9s %24s %22s %8s\n' "bridge" "$(get bridge.throughput.msgs_per_s)" "$(latency_cell bridge.latency)" \
     "$BRIDGE_HALF" "$(latency_cell bridge.latency_half)" "$(cpu_cell bridge.throughput bridge)" "$(get bridge.rss_mib)"
   echo
@@ -311,7 +335,7 @@ cpu_cell() { # $1: step, $2: process name
     "$(get "bridge.throughput.per_input.$b.inbox")" "$(get "bridge.throughput.per_input.$b.status")" \
     "$(get "bridge.throughput.per_input.$group.device-state-changelog")" \
     "$(get "bridge.throughput.per_input.$group.device-repartition")" "$(get "bridge.throughput.per_input.$b.dlq")" "$K"
-  echo "plain ceiling, second throughput sample (step 4): $(get plain.throughput2.msgs_per_s) msgs/s"
+  echo "plain ceiling, second throughput sample (step 5): $(get plain.throughput2.msgs_per_s) msgs/s"
   echo "presence: the bridge took in $(get bridge.presence.devices) connects within $(get bridge.presence.seconds) s of the first"
   echo "CPU is over each throughput phase (first send to the last answer read); the driver itself used" \
     "$(get plain.throughput.cpu_seconds.driver) / $(get eos.throughput.cpu_seconds.driver) / $(get bridge.throughput.cpu_seconds.driver) s (plain / eos / bridge)"

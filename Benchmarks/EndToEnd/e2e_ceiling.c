@@ -15,7 +15,10 @@
  *
  * The consumer is a group member (read_committed, auto commit off, fetch.wait.max.ms=10,
  * auto.offset.reset=earliest) taking batches of what has arrived (consume_available in
- * e2e_common.h). It runs until SIGTERM or SIGINT (then commits what it has and leaves the
+ * e2e_common.h). Each --idle-topic (at most 8) is subscribed to besides the input and nothing is
+ * written to it, as a bridge reads its presence and repartition topics while only requests
+ * arrive: a fetch then carries their partitions too, which costs latency on brokers where every
+ * partition of a fetch does (tansu). It runs until SIGTERM or SIGINT (then commits what it has and leaves the
  * group) or --max-seconds. --ready-file is written
  * once the group has assigned partitions, so a benchmark can start its clock after the join.
  * At exit it prints "RESULT consumed=... produced=... transactions=..." on standard output.
@@ -32,6 +35,8 @@ static struct {
     const char *input;
     const char *output;
     const char *extra_topic; /* where the outputs after the first go (eos, K > 1) */
+    const char *idle_topics[8]; /* subscribed to besides the input */
+    int idle_topic_count;
     const char *group;
     const char *transactional_id;
     const char *ready_file;
@@ -68,7 +73,7 @@ static void usage(void) {
             "usage: e2e_ceiling --mode plain|eos --bootstrap HOST:PORT --input TOPIC --output TOPIC --group GROUP\n"
             "         [--outputs-per-input K] [--extra-topic TOPIC] [--commit-interval-ms 100]\n"
             "         [--transactional-id ID] [--max-seconds 3600] [--ready-file PATH] [--batch 10000]\n"
-            "         [--linger-ms 5]\n");
+            "         [--linger-ms 5] [--idle-topic TOPIC ...]\n");
     exit(2);
 }
 
@@ -80,7 +85,7 @@ static void parse_options(int argc, char **argv) {
         {"outputs-per-input", required_argument, 0, 'k'}, {"commit-interval-ms", required_argument, 0, 'c'},
         {"transactional-id", required_argument, 0, 't'}, {"max-seconds", required_argument, 0, 's'},
         {"ready-file", required_argument, 0, 'r'},    {"batch", required_argument, 0, 'B'},
-        {"linger-ms", required_argument, 0, 'L'},
+        {"linger-ms", required_argument, 0, 'L'},     {"idle-topic", required_argument, 0, 'I'},
         {0, 0, 0, 0},
     };
     options.bootstrap = getenv("KAFKA_BOOTSTRAP_SERVERS");
@@ -104,6 +109,11 @@ static void parse_options(int argc, char **argv) {
         case 'r': options.ready_file = optarg; break;
         case 'B': options.batch_size = atoi(optarg); break;
         case 'L': options.linger_ms = atoi(optarg); break;
+        case 'I':
+            if (options.idle_topic_count == (int)(sizeof options.idle_topics / sizeof *options.idle_topics))
+                die("at most %zu --idle-topic", sizeof options.idle_topics / sizeof *options.idle_topics);
+            options.idle_topics[options.idle_topic_count++] = optarg;
+            break;
         default: usage();
         }
     }
@@ -313,15 +323,18 @@ int main(int argc, char **argv) {
     consumer = new_client(RD_KAFKA_CONSUMER, conf);
     rd_kafka_resp_err_t err = rd_kafka_poll_set_consumer(consumer);
     if (err) die("poll_set_consumer: %s", rd_kafka_err2str(err));
-    rd_kafka_topic_partition_list_t *subscription = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_t *subscription = rd_kafka_topic_partition_list_new(1 + options.idle_topic_count);
     rd_kafka_topic_partition_list_add(subscription, options.input, RD_KAFKA_PARTITION_UA);
+    for (int i = 0; i < options.idle_topic_count; i++)
+        rd_kafka_topic_partition_list_add(subscription, options.idle_topics[i], RD_KAFKA_PARTITION_UA);
     if ((err = rd_kafka_subscribe(consumer, subscription))) die("subscribe to %s: %s", options.input, rd_kafka_err2str(err));
     rd_kafka_topic_partition_list_destroy(subscription);
     rd_kafka_queue_t *queue = rd_kafka_queue_get_consumer(consumer);
     if (!queue) die("no consumer queue");
 
-    note("%s ceiling: %s -> %s%s%s, group %s, %.3g outputs per input, commit every %d ms", options.mode == MODE_EOS ? "eos" : "plain",
-         options.input, options.output, options.extra_topic ? " + " : "", options.extra_topic ? options.extra_topic : "", options.group,
+    note("%s ceiling: %s (+ %d idle topics) -> %s%s%s, group %s, %.3g outputs per input, commit every %d ms",
+         options.mode == MODE_EOS ? "eos" : "plain", options.input, options.idle_topic_count, options.output,
+         options.extra_topic ? " + " : "", options.extra_topic ? options.extra_topic : "", options.group,
          options.outputs_per_input, options.commit_interval_ms);
 
     rd_kafka_message_t **batch = calloc((size_t)options.batch_size, sizeof *batch);
