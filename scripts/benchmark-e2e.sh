@@ -12,8 +12,9 @@
 #                  of HTTP v1, legacy notification and legacy data-only, ~300 bytes) produced as fast
 #                  as one producer can, timed until each has its `queued` or `dispatched` status
 # For each: msgs/s, latency from a send's timestamp to its inbox (output) record being readable, for
-# online devices, at a fixed rate and at half the path's own throughput, CPU of the process and of
-# the broker over the throughput phase, RSS at the end. Each path runs on fresh topics.
+# online devices, at a fixed rate and (but for the ceiling on the bridge's inputs) at half the path's
+# own throughput, CPU of the process and of the broker over the throughput phase, RSS at the end.
+# Each path runs on fresh topics.
 #
 #   scripts/benchmark-e2e.sh [--devices 20000] [--requests 200000] [--latency-rate 2000]
 #                            [--latency-seconds 10] [--partitions 4]
@@ -198,7 +199,7 @@ start_ceiling() { # $1: step name, $2: mode, $3: idle topics read besides the in
   shift 3
   local prefix="e2e-$RUN_ID.$name" topics
   IN="$prefix.in" OUT="$prefix.out" topics="$prefix.in,$prefix.out"
-  local extra=()
+  local extra=() i
   if [ "$mode" != plain ]; then
     topics="$topics,$prefix.extra"
     extra=(--extra-topic "$prefix.extra")
@@ -324,7 +325,7 @@ cpu_cell() { # $1: step, $2: process name
     "-" "-" "$(cpu_cell plain.throughput ceiling)" "$(get plain.rss_mib)"
   printf '%-22s %9s %24s %9s %24s %22s %8s\n' "eos ceiling (K=$(printf '%.2f' "$K"))" "$(get eos.throughput.msgs_per_s)" "$(latency_cell eos.latency)" \
     "$EOS_HALF" "$(latency_cell eos.latency_half)" "$(cpu_cell eos.throughput ceiling)" "$(get eos.rss_mib)"
-  printf '%-22s %9s %24s %9s %24s %22s %8s\n' "  on the bridge's inputs" "$(get eos_inputs.throughput.msgs_per_s)" \
+  printf '%-22s %9s %24s %9s %24s %22s %8s\n' "eos, bridge's inputs" "$(get eos_inputs.throughput.msgs_per_s)" \
     "$(latency_cell eos_inputs.latency)" "-" "-" "$(cpu_cell eos_inputs.throughput ceiling)" "$(get eos_inputs.rss_mib)"
   printf '%-22s %9s %24s %9s %24s %22s %8s\n' "bridge" "$(get bridge.throughput.msgs_per_s)" "$(latency_cell bridge.latency)" \
     "$BRIDGE_HALF" "$(latency_cell bridge.latency_half)" "$(cpu_cell bridge.throughput bridge)" "$(get bridge.rss_mib)"
@@ -338,6 +339,7 @@ cpu_cell() { # $1: step, $2: process name
   echo "plain ceiling, second throughput sample (step 5): $(get plain.throughput2.msgs_per_s) msgs/s"
   echo "presence: the bridge took in $(get bridge.presence.devices) connects within $(get bridge.presence.seconds) s of the first"
   echo "CPU is over each throughput phase (first send to the last answer read); the driver itself used" \
-    "$(get plain.throughput.cpu_seconds.driver) / $(get eos.throughput.cpu_seconds.driver) / $(get bridge.throughput.cpu_seconds.driver) s (plain / eos / bridge)"
+    "$(get plain.throughput.cpu_seconds.driver) / $(get eos.throughput.cpu_seconds.driver) / $(get eos_inputs.throughput.cpu_seconds.driver) /" \
+    "$(get bridge.throughput.cpu_seconds.driver) s (plain / eos / eos on the bridge's inputs / bridge)"
   echo "raw results: $WORK/results.txt"
 } | tee "$WORK/summary.txt"

@@ -15,10 +15,11 @@
  *
  * The consumer is a group member (read_committed, auto commit off, fetch.wait.max.ms=10,
  * auto.offset.reset=earliest) taking batches of what has arrived (consume_available in
- * e2e_common.h). Each --idle-topic (at most 8) is subscribed to besides the input and nothing is
- * written to it, as a bridge reads its presence and repartition topics while only requests
- * arrive: a fetch then carries their partitions too, which costs latency on brokers where every
- * partition of a fetch does (tansu). It runs until SIGTERM or SIGINT (then commits what it has and leaves the
+ * e2e_common.h). Each --idle-topic (one per option, at most 8) is subscribed to besides the
+ * input, as a bridge reads its presence and repartition topics while only requests arrive: a
+ * fetch then carries their partitions too, which costs latency on brokers where every partition
+ * of a fetch does (tansu). Nothing writes to them in the benchmark; a record there would be
+ * handled as an input. It runs until SIGTERM or SIGINT (then commits what it has and leaves the
  * group) or --max-seconds. --ready-file is written
  * once the group has assigned partitions, so a benchmark can start its clock after the join.
  * At exit it prints "RESULT consumed=... produced=... transactions=..." on standard output.
@@ -73,7 +74,7 @@ static void usage(void) {
             "usage: e2e_ceiling --mode plain|eos --bootstrap HOST:PORT --input TOPIC --output TOPIC --group GROUP\n"
             "         [--outputs-per-input K] [--extra-topic TOPIC] [--commit-interval-ms 100]\n"
             "         [--transactional-id ID] [--max-seconds 3600] [--ready-file PATH] [--batch 10000]\n"
-            "         [--linger-ms 5] [--idle-topic TOPIC ...]\n");
+            "         [--linger-ms 5] [--idle-topic TOPIC]... (at most 8)\n");
     exit(2);
 }
 
@@ -123,6 +124,12 @@ static void parse_options(int argc, char **argv) {
     if (options.outputs_per_input > 1.0 && !options.extra_topic) die("--outputs-per-input above 1 needs --extra-topic");
     if (options.commit_interval_ms < 1 || options.batch_size < 1 || options.max_seconds <= 0
         || options.linger_ms < 0) usage();
+    for (int i = 0; i < options.idle_topic_count; i++) {
+        const char *idle = options.idle_topics[i];
+        if (!strcmp(idle, options.input) || !strcmp(idle, options.output)
+            || (options.extra_topic && !strcmp(idle, options.extra_topic)))
+            die("--idle-topic %s is also the input or an output", idle);
+    }
 }
 
 /* Delivery reports: only failures matter (a transactional failure also shows at commit). */
@@ -327,7 +334,8 @@ int main(int argc, char **argv) {
     rd_kafka_topic_partition_list_add(subscription, options.input, RD_KAFKA_PARTITION_UA);
     for (int i = 0; i < options.idle_topic_count; i++)
         rd_kafka_topic_partition_list_add(subscription, options.idle_topics[i], RD_KAFKA_PARTITION_UA);
-    if ((err = rd_kafka_subscribe(consumer, subscription))) die("subscribe to %s: %s", options.input, rd_kafka_err2str(err));
+    if ((err = rd_kafka_subscribe(consumer, subscription)))
+        die("subscribe to %s and %d idle topics: %s", options.input, options.idle_topic_count, rd_kafka_err2str(err));
     rd_kafka_topic_partition_list_destroy(subscription);
     rd_kafka_queue_t *queue = rd_kafka_queue_get_consumer(consumer);
     if (!queue) die("no consumer queue");

@@ -17,10 +17,11 @@ public struct RecordProcessor: Sendable {
     /// Partitions of the repartition and changelog topics: a device lives in
     /// murmur2(token) % statePartitions.
     let statePartitions: Int32
-    /// Whether the send and the presence topic are partitioned like the state (same partition
-    /// count), so that their records keyed right may be handled where they land, without a trip
-    /// through the repartition topic. Known per topic once, not looked up per record.
+    /// Whether the send topic is partitioned like the state (same partition count), so that its
+    /// records keyed right may be handled where they land, without a trip through the repartition
+    /// topic. Known once, not looked up per record.
     let sendIsColocated: Bool
+    /// Whether the presence topic is, as ``sendIsColocated`` says of the send topic.
     let presenceIsColocated: Bool
     /// How large each output may be.
     let limits: OutputLimits

@@ -91,8 +91,9 @@ struct RecordProcessorTests {
         let sendOutputs = process([send(#"{"to":"device-a","data":{"k":"v"}}"#, partition: owner)], with: processor, states: &states)
         states = heldStates()
         let presenceOutputs = process([presence("connect", partition: owner)], with: processor, states: &states)
-        #expect((sendOutputs.map(\.topic) == [.repartition]) == !sendColocated)
-        #expect((presenceOutputs.map(\.topic) == [.repartition]) == sendColocated)
+        // In place: the device is created, then the message queued or the device connected.
+        #expect(sendOutputs.map(\.topic) == (sendColocated ? [.changelog, .changelog, .status] : [.repartition]))
+        #expect(presenceOutputs.map(\.topic) == (sendColocated ? [.repartition] : [.changelog, .changelog]))
     }
 
     @Test("a forwarded input is handled in the partition it arrives on")

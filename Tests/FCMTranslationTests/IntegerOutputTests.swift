@@ -1,4 +1,4 @@
-@testable import FCMTranslation
+import FCMTranslation
 import PropertyBased
 import Testing
 
@@ -20,7 +20,7 @@ struct IntegerOutputTests {
 
     @Test("the length of any integer is that of its text")
     func anyInteger() async {
-        // Every digit count, signed: a magnitude of 10^k - 1 to 10^k chosen per case.
+        // Every digit count, signed: 10^k - 1, 10^k or 10^k + 1 and its negative, and any integer.
         let power = Gen.int(in: 0...18).map { (0..<$0).reduce(Int64(1)) { product, _ in product * 10 } }
         await propertyCheck(count: 1000, input: power, Gen.int64(in: -1...1), Gen.int64(in: Int64.min...Int64.max)) { power, edge, any in
             for value in [power &+ edge, 0 &- (power &+ edge), any] {
