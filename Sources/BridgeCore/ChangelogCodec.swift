@@ -6,8 +6,9 @@ import FCMTranslation
 ///
 /// - `d <token>`: the device's status (`{"online":..,"last_activity":..,"notice":{..}}`), or a
 ///   tombstone once the device is forgotten;
-/// - `m <message id> <token>`: a waiting message (value: its `apns` object; headers
-///   `collapse-key`, `expires-at`; timestamp: its send time), or a tombstone once it left;
+/// - `m <message id> <token>`: a waiting message (value: its `apns` object, expiry and collapse
+///   key, see ``ChangelogMessageValue``; headers `collapse-key`, `expires-at`, for workers of
+///   0.10; timestamp: its send time), or a tombstone once it left;
 /// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone.
 ///
 /// Message ids have no spaces, so the token is everything after the second space.
@@ -30,7 +31,7 @@ public struct ChangelogCodec: Sendable {
         case .enqueued(let message):
             outputs.begin(.changelog, partition: partition, timestamp: message.sentAt)
             outputs.key { Self.writeKey("m", message.id, token, to: &$0) }
-            outputs.value { value in message.withAPNs { value.append($0) } }
+            outputs.value { ChangelogMessageValue.write(message, to: &$0) }
             if let key = message.collapseKey { outputs.header("collapse-key", text: key) }
             if let expiresAt = message.expiresAt { outputs.header("expires-at", integer: expiresAt) }
         case .dequeued(let id):
@@ -51,8 +52,11 @@ public struct ChangelogCodec: Sendable {
 
     /// The device and change a changelog record holds. The key is read as bytes (a token may
     /// start with anything, a combining mark included); errors name the record's place, never
-    /// its token.
-    public func change(of record: ChangelogRecordView) throws(MalformedRecord) -> (token: String, change: StateChange) {
+    /// its token. `header` gives the value of the record's header of that name: it is asked
+    /// only for a waiting message whose value does not carry its fields (written by 0.10).
+    public func change(
+        of record: ChangelogRecordView, header: (_ name: String) -> UnsafeRawBufferPointer?
+    ) throws(MalformedRecord) -> (token: String, change: StateChange) {
         let space = UInt8(ascii: " ")
         guard let key = record.key, key.count > 2, key[1] == space else {
             throw MalformedRecord(description: "changelog record at \(record.position) has no key of the form \"<kind> ...\"")
@@ -70,10 +74,14 @@ public struct ChangelogCodec: Sendable {
         switch (key[0], record.value) {
         case (UInt8(ascii: "m"), nil): return (token, .dequeued(messageID: id))
         case (UInt8(ascii: "m"), let value?):
-            let message = InboxEncoding.message(
-                id: id, collapseKey: record.collapseKey.map { String(decoding: $0, as: UTF8.self) }, sentAt: record.createTime ?? 0,
-                expiresAt: record.expiresAt.flatMap { DecimalInteger.parse($0.assumingMemoryBound(to: UInt8.self)) }.map(Int64.init),
-                stored: value
+            let stored = ChangelogMessageValue(value)
+            let fields = stored.fields ?? ChangelogMessageValue.Fields(
+                expiresAt: header("expires-at").flatMap { DecimalInteger.parse($0.assumingMemoryBound(to: UInt8.self)) }.map(Int64.init),
+                collapseKey: header("collapse-key").map { String(decoding: $0, as: UTF8.self) }
+            )
+            let message = QueuedMessage(
+                id: id, collapseKey: fields.collapseKey, sentAt: record.createTime ?? 0, expiresAt: fields.expiresAt,
+                apns: UnsafeRawBufferPointer(rebasing: value[stored.apns])
             )
             return (token, .enqueued(message))
         case (UInt8(ascii: "a"), nil): return (token, .acknowledgementSettled(messageID: id))
@@ -82,8 +90,8 @@ public struct ChangelogCodec: Sendable {
         }
     }
 
-    /// ``change(of:)-(ChangelogRecordView)`` of a record held whole (tests, the fuzzer): its key,
-    /// value and two headers are copied into one buffer and lent from there.
+    /// ``change(of:header:)`` of a record held whole (tests, the fuzzer): its key, value and two
+    /// headers are copied into one buffer and lent from there.
     public func change(of record: some InputRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
         let parts = [
             record.key.map { Array($0.readableBytesView) }, record.value.map { Array($0.readableBytesView) },
@@ -97,10 +105,13 @@ public struct ChangelogCodec: Sendable {
                 return UnsafeRawBufferPointer(rebasing: bytes[start..<start + part.count])
             }
             return Result { () throws(MalformedRecord) in
-                try change(of: ChangelogRecordView(
-                    topic: record.topic, partition: record.partition, offset: record.offset, key: lent[0], value: lent[1],
-                    collapseKey: lent[2], expiresAt: lent[3], createTime: record.createTime
-                ))
+                try change(
+                    of: ChangelogRecordView(
+                        topic: record.topic, partition: record.partition, offset: record.offset, key: lent[0], value: lent[1],
+                        createTime: record.createTime
+                    ),
+                    header: { name in name == "collapse-key" ? lent[2] : name == "expires-at" ? lent[3] : nil }
+                )
             }
         }.get()
     }

@@ -1,5 +1,5 @@
-/// A changelog record read in place, as ``ChangelogCodec/change(of:)-(ChangelogRecordView)``
-/// reads it: the bytes are valid only during that call.
+/// A changelog record read in place, as ``ChangelogCodec/change(of:header:)`` reads it: the
+/// bytes are valid only during that call.
 public struct ChangelogRecordView {
     /// The record's topic, partition and offset, for errors.
     public var topic: String
@@ -11,25 +11,19 @@ public struct ChangelogRecordView {
     public var key: UnsafeRawBufferPointer?
     /// The value; nil for a tombstone.
     public var value: UnsafeRawBufferPointer?
-    /// The value of the `collapse-key` header, when present.
-    public var collapseKey: UnsafeRawBufferPointer?
-    /// The value of the `expires-at` header, when present.
-    public var expiresAt: UnsafeRawBufferPointer?
     /// The record's CreateTime in milliseconds, when it has one.
     public var createTime: Int64?
 
     /// A view of a record's parts.
     public init(
         topic: String, partition: Int32, offset: Int64, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?,
-        collapseKey: UnsafeRawBufferPointer?, expiresAt: UnsafeRawBufferPointer?, createTime: Int64?
+        createTime: Int64?
     ) {
         self.topic = topic
         self.partition = partition
         self.offset = offset
         self.key = key
         self.value = value
-        self.collapseKey = collapseKey
-        self.expiresAt = expiresAt
         self.createTime = createTime
     }
 

@@ -44,19 +44,28 @@ enum InboxEncoding {
     }
 
     /// Where the `apns` object is in a message value of the changelog or repartition topic. Such
-    /// values once held the whole inbox record, `{"apns":<object>,"kind":"message",...}`; in one
-    /// of those, the object ends at the last `,"kind":"message",`. No member of `apns` can hide
-    /// that mark after it: the record's last members are an id and a token, strings whose
-    /// quotes are escaped.
+    /// values once held the whole inbox record, `{"apns":<object>,"kind":"message",...}`, and a
+    /// changelog's do again (``ChangelogMessageValue``); in those, the object ends at the last
+    /// `,"kind":"message",`. Any other value is the object.
     static func apnsRange(stored value: UnsafeRawBufferPointer) -> Range<Int> {
-        let start = #"{"apns":"#.utf8
-        let mark = #","kind":"message","#.utf8
-        guard value.starts(with: start), value.count >= start.count + mark.count else { return 0..<value.count }
-        for end in stride(from: value.count - mark.count, through: start.count, by: -1)
-        where value[end..<(end + mark.count)].elementsEqual(mark) {
-            return start.count..<end
+        kindMark(in: value)?.apns ?? 0..<value.count
+    }
+
+    /// In a value of the form `{"apns":<object>,"kind":"message",<rest>`: where the object is,
+    /// and where the rest starts. The object ends at the last `,"kind":"message",`: no member
+    /// of the object can hide that mark after it, since the rest holds no unescaped quote but
+    /// those of its own members' names and strings.
+    static func kindMark(in value: UnsafeRawBufferPointer) -> (apns: Range<Int>, rest: Int)? {
+        let start: StaticString = #"{"apns":"#
+        let mark: StaticString = #","kind":"message","#
+        let (startCount, markCount) = (start.utf8CodeUnitCount, mark.utf8CodeUnitCount)
+        guard value.holds(start, at: 0), value.count >= startCount + markCount else { return nil }
+        var before = value.count - markCount + 1
+        while let comma = value.lastIndex(of: UInt8(ascii: ","), before: before, notBefore: startCount) {
+            if value.holds(mark, at: comma) { return (startCount..<comma, comma + markCount) }
+            before = comma
         }
-        return 0..<value.count
+        return nil
     }
 
     /// `{"count": ..., "kind": "deleted_messages", "reason": ..., "token": ...}`.

@@ -153,10 +153,13 @@ import NIOCore
                 return
             }
             do {
-                let (token, change) = try codec.change(of: ChangelogRecordView(
-                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key, value: record.value,
-                    collapseKey: record.header("collapse-key"), expiresAt: record.header("expires-at"), createTime: record.createTime
-                ))
+                let (token, change) = try codec.change(
+                    of: ChangelogRecordView(
+                        topic: record.topic, partition: record.partition, offset: record.offset, key: record.key, value: record.value,
+                        createTime: record.createTime
+                    ),
+                    header: { record.header($0) }
+                )
                 decoded.changes.append((token, change, record.partition))
             } catch {
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
