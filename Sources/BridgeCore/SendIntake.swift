@@ -55,7 +55,7 @@ public struct SendIntake: Sendable {
             return result
         }
         guard let time = EventTime.valid(time) else {
-            reject(EventTime.rejection(time, tokens: request.tokens), partition: partition, offset: offset, time: EventTime.reported(time), into: &result)
+            reject(EventTime.rejection(time, tokens: Array(request.tokens)), partition: partition, offset: offset, time: EventTime.reported(time), into: &result)
             return result
         }
         for (index, token) in request.tokens.enumerated() {

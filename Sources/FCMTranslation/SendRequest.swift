@@ -21,7 +21,7 @@ public struct SendRequest: Sendable {
     /// The shape it came in.
     public var format: Format
     /// The devices it targets: one, or up to 1000 for a legacy multicast.
-    public var tokens: [String]
+    public var tokens: DeviceTokens
     /// `validate_only` (v1) or `dry_run` (legacy): check, but do not send.
     public var validateOnly = false
     /// Legacy `priority`.
@@ -52,7 +52,7 @@ public struct SendRequest: Sendable {
     /// (or starts) the Live Activity it names.
     var liveActivityToken: JSONNodeIndex?
 
-    init(format: Format, tokens: [String], document: JSONDocument) {
+    init(format: Format, tokens: DeviceTokens, document: JSONDocument) {
         self.format = format
         self.tokens = tokens
         self.document = document

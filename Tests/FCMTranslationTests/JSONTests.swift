@@ -32,6 +32,16 @@ struct JSONTests {
         _ = try JSONParser.parse(Array(text.utf8))
     }
 
+    @Test("the densest documents parse: a document has room for every node its size allows", arguments: [
+        ("0", 1), ("[]", 1), ("[0]", 2), ("[0,0,0,0,0,0,0,0,0,0,0]", 12), ("[[],[],[],[]]", 5), ("[[[[[[]]]]]]", 6),
+        (#"{"":0,"":0}"#, 5), (#"[""]"#, 2), (#"{"":[],"":{}}"#, 5),
+        ("[" + Array(repeating: "0", count: 5000).joined(separator: ",") + "]", 5001),
+    ])
+    func densest(text: String, nodes: Int32) throws {
+        let document = try JSONDocument(parsing: Array(text.utf8))
+        #expect(document[document.root].next == nodes, "the root's next node is one past the last")
+    }
+
     @Test("writing escapes what JSON requires and sorts members")
     func writes() {
         let value = JSONValue.object(["b": .string("q\"\\\n\u{01}é"), "a": .array([.integer(1), .null, .bool(true)])])

@@ -28,6 +28,8 @@ struct RejectionTests {
         RejectionCase(name: "v1 topic target", request: #"{"message":{"topic":"news"}}"#, reason: .unsupportedTarget, detail: "message.topic:"),
         RejectionCase(name: "v1 condition target", request: #"{"message":{"condition":"'a' in topics"}}"#, reason: .unsupportedTarget, detail: "message.condition:"),
         RejectionCase(name: "legacy topic target", request: #"{"to":"/topics/news"}"#, reason: .unsupportedTarget, detail: "to:"),
+        RejectionCase(name: "legacy topic target, escaped", request: #"{"to":"\/topics\/news"}"#, reason: .unsupportedTarget, detail: "to:"),
+        RejectionCase(name: "legacy topic target, whole", request: #"{"to":"/topics/"}"#, reason: .unsupportedTarget, detail: "to:"),
         RejectionCase(name: "legacy condition target", request: #"{"condition":"'a' in topics"}"#, reason: .unsupportedTarget, detail: "condition:"),
         RejectionCase(name: "data key from", request: #"{"message":{"token":"t","data":{"from":"x"}}}"#, reason: .invalidDataKey, detail: "message.data.from: reserved key"),
         RejectionCase(name: "data key message_type", request: #"{"to":"t","data":{"message_type":"x"}}"#, reason: .invalidDataKey, detail: "data.message_type: reserved key"),

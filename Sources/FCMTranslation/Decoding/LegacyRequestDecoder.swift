@@ -34,7 +34,7 @@ enum LegacyRequestDecoder {
         return result
     }
 
-    private static func tokens(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> [String] {
+    private static func tokens(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> DeviceTokens {
         if request.has(.condition) {
             throw Rejection(.unsupportedTarget, "condition: only token targets are supported")
         }
@@ -44,11 +44,15 @@ enum LegacyRequestDecoder {
         if request.has(.to) && request.has(.registrationIDs) {
             throw request.invalid(.registrationIDs, "give either to or registration_ids, not both")
         }
-        if let to = try request.string(.to) {
-            if to.hasPrefix("/topics/") { throw Rejection(.unsupportedTarget, "to: topic targets are not supported") }
+        if let node = try request.stringNode(.to) {
+            let document = request.document
+            let to = document.text(node)
+            // The prefix's bytes: of the document's, unless the text has escapes.
+            let isTopic = document[node].hasEscapes ? to.utf8.starts(with: "/topics/".utf8) : document.span(node).hasPrefix("/topics/")
+            if isTopic { throw Rejection(.unsupportedTarget, "to: topic targets are not supported") }
             guard !to.isEmpty else { throw request.invalid(.to, "must not be empty") }
             try RequestDecoder.checkToken(to, key: "to", in: request)
-            return [to]
+            return DeviceTokens(to)
         }
         guard let value = request.value(.registrationIDs) else {
             throw RequestDecoder.noTarget("to or registration_ids")
@@ -71,7 +75,7 @@ enum LegacyRequestDecoder {
             try RequestDecoder.checkToken(token, key: "registration_ids[\(index)]", in: request)
             tokens.append(token)
         }
-        return tokens
+        return DeviceTokens(tokens)
     }
 
     private static func decodeNotification(_ notification: borrowing FieldReader<LegacyNotificationField>) throws(Rejection) -> NotificationContent {

@@ -11,7 +11,7 @@ enum V1RequestDecoder {
         guard !token.isEmpty else { throw message.invalid(.token, "must not be empty") }
         try RequestDecoder.checkToken(token, key: "token", in: message)
 
-        var result = SendRequest(format: .v1, tokens: [token], document: request.document)
+        var result = SendRequest(format: .v1, tokens: DeviceTokens(token), document: request.document)
         result.validateOnly = try request.bool(.validateOnly) ?? false
         if let data = try message.stringMap(.data) {
             try RequestDecoder.checkDataKeys(data, ignoringNull: false)

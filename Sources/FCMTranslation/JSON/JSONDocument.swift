@@ -6,7 +6,9 @@
 /// Nothing is decoded until asked for: strings become `String`s only when kept. Member names
 /// with escapes are unescaped once while parsing, so every name is its unescaped bytes.
 public struct JSONDocument: Sendable {
-    private let storage: JSONStorage
+    /// Sendable as it is: written only by the ``JSONTapeBuilder`` that made it, before any
+    /// document holds it (a `ManagedBuffer` cannot say so itself).
+    nonisolated(unsafe) private let storage: JSONStorage
 
     /// Parses one JSON document.
     public init(parsing bytes: [UInt8]) throws(JSONParseError) {

@@ -1,24 +1,39 @@
-/// The memory of a ``JSONDocument``: its own copy of the bytes, followed by the unescaped text
-/// of member names, and the nodes. Read-only once built (every property is a `let`, so reads
-/// need no exclusivity checks), and pointers into it stay valid as long as the document lives.
-final class JSONStorage: Sendable {
+/// The memory of a ``JSONDocument``, in one allocation: room for as many nodes as a document of
+/// its size can have, then its own copy of the bytes, a few NULs, and room for the unescaped text
+/// of member names. Never written once built, so pointers into it stay valid, and read-only, as
+/// long as the document lives.
+final class JSONStorage: ManagedBuffer<JSONStorage.Layout, JSONNode> {
+    /// Sizes fixed when the storage is made.
+    struct Layout {
+        /// The document's length; bytes past it hold NULs, then unescaped names.
+        let documentCount: Int
+        /// How many nodes fit before the bytes.
+        let nodeCapacity: Int
+    }
+
+    /// Uninitialized storage for a document of `documentCount` bytes. A document of n bytes has
+    /// at most n / 2 + 1 nodes: every value but the first takes a byte and a separator (`[0,0]`
+    /// has three in five bytes). Unescaping never makes a name longer, so the document's size
+    /// again holds every unescaped name.
+    static func make(documentCount: Int) -> JSONStorage {
+        let layout = Layout(documentCount: documentCount, nodeCapacity: documentCount / 2 + 1)
+        let byteCapacity = documentCount * 2 + JSONTapeBuilder.sentinelCount
+        let stride = MemoryLayout<JSONNode>.stride
+        let buffer = create(minimumCapacity: layout.nodeCapacity + (byteCapacity + stride - 1) / stride) { _ in layout }
+        return unsafeDowncast(buffer, to: JSONStorage.self)
+    }
+
+    /// Read through pointers, which need no exclusivity checks.
+    private var layout: Layout { withUnsafeMutablePointerToHeader { $0.pointee } }
+
+    /// The document's length in bytes.
+    var documentCount: Int { layout.documentCount }
+    /// How many nodes fit.
+    var nodeCapacity: Int { layout.nodeCapacity }
+    /// The nodes.
+    var nodes: UnsafeMutablePointer<JSONNode> { withUnsafeMutablePointerToElements { $0 } }
     /// The document's bytes, then a few NULs, then the unescaped member names.
-    nonisolated(unsafe) let base: UnsafeMutableRawPointer
-    /// The document's length; bytes past it hold unescaped names.
-    let documentCount: Int
-    nonisolated(unsafe) let nodes: UnsafeMutablePointer<JSONNode>
-
-    /// Takes ownership of what a ``JSONTapeBuilder`` built.
-    init(base: UnsafeMutableRawPointer, documentCount: Int, nodes: UnsafeMutablePointer<JSONNode>) {
-        self.base = base
-        self.documentCount = documentCount
-        self.nodes = nodes
-    }
-
-    deinit {
-        HeapMemory.free(base)
-        HeapMemory.free(nodes)
-    }
+    var base: UnsafeMutableRawPointer { UnsafeMutableRawPointer(nodes + nodeCapacity) }
 }
 
 /// A run of bytes that a ``JSONDocument`` (or static text) keeps alive: a member name or a
@@ -44,6 +59,12 @@ struct ByteSpan {
 
     var buffer: UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
+    }
+
+    /// Whether the bytes start with `prefix`.
+    func hasPrefix(_ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        return self.count >= count && ByteSpan(start: start, count: count, isPlain: isPlain) == ByteSpan(prefix)
     }
 
     /// Compared eight bytes at a time: names are short, so this beats a call to `memcmp`.

@@ -6,6 +6,8 @@ struct JSONTapeBuilder: ~Copyable {
     /// at a time without a bounds check: a NUL is never plain.
     static let sentinelCount = 8
 
+    /// Where the document is built: nodes, bytes, NULs, unescaped names.
+    private let storage: JSONStorage
     /// The document's own copy of the bytes, then ``sentinelCount`` NULs, then as much room
     /// again for unescaped names.
     private let base: UnsafeMutableRawPointer
@@ -13,27 +15,19 @@ struct JSONTapeBuilder: ~Copyable {
     private var index = 0
     /// Where the next unescaped name goes.
     private var scratchEnd: Int
-    private var nodes: UnsafeMutablePointer<JSONNode>
+    private let nodes: UnsafeMutablePointer<JSONNode>
     private var nodeCount = 0
-    private var nodeCapacity: Int
-    private var handedOver = false
+    private let nodeCapacity: Int
 
     init(copying input: UnsafeRawBufferPointer) {
-        // Unescaping never makes a name longer, so the input's size again always has room.
-        base = HeapMemory.allocate(byteCount: input.count * 2 + Self.sentinelCount)
+        storage = JSONStorage.make(documentCount: input.count)
+        base = storage.base
+        nodes = storage.nodes
+        nodeCapacity = storage.nodeCapacity
         if let source = input.baseAddress { base.copyMemory(from: source, byteCount: input.count) }
         (base + input.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.sentinelCount)
         bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: input.count)
         scratchEnd = input.count + Self.sentinelCount
-        nodeCapacity = input.count / 4 + 16
-        nodes = HeapMemory.allocate(capacity: nodeCapacity, of: JSONNode.self)
-    }
-
-    deinit {
-        if !handedOver {
-            HeapMemory.free(base)
-            HeapMemory.free(nodes)
-        }
     }
 
     /// Parses the document; its storage on success.
@@ -42,26 +36,18 @@ struct JSONTapeBuilder: ~Copyable {
         try value(depth: 0)
         skipWhitespace()
         guard index == bytes.count else { throw error("unexpected bytes after the JSON value") }
-        handedOver = true
-        return JSONStorage(base: base, documentCount: bytes.count, nodes: nodes)
+        return storage
     }
 
-    /// Appends a node; returns its index.
+    /// Appends a node; returns its index. The storage has room for every node a document of its
+    /// size can have, so the check never fails on a valid count; it keeps a mistake from writing
+    /// past the nodes.
     @inline(__always)
-    private mutating func append(_ node: JSONNode) -> Int {
-        if nodeCount == nodeCapacity { growNodes() }
+    private mutating func append(_ node: JSONNode) throws(JSONParseError) -> Int {
+        guard nodeCount < nodeCapacity else { throw error("more values than the document's size allows") }
         (nodes + nodeCount).initialize(to: node)
         nodeCount += 1
         return nodeCount - 1
-    }
-
-    private mutating func growNodes() {
-        let capacity = nodeCapacity * 2
-        let larger = HeapMemory.allocate(capacity: capacity, of: JSONNode.self)
-        larger.moveInitialize(from: nodes, count: nodeCount)
-        HeapMemory.free(nodes)
-        nodes = larger
-        nodeCapacity = capacity
     }
 
     /// Copies the unescaped text of the string at `start..<end` past the document; returns where it went.
@@ -89,9 +75,9 @@ struct JSONTapeBuilder: ~Copyable {
     }
 
     /// Appends a leaf node spanning `start..<end`.
-    private mutating func leaf(_ kind: JSONNode.Kind, _ start: Int, _ end: Int, hasEscapes: Bool = false) {
+    private mutating func leaf(_ kind: JSONNode.Kind, _ start: Int, _ end: Int, hasEscapes: Bool = false) throws(JSONParseError) {
         let next = Int32(nodeCount + 1)
-        _ = append(JSONNode(kind: kind, hasEscapes: hasEscapes, start: Int32(start), end: Int32(end), next: next))
+        _ = try append(JSONNode(kind: kind, hasEscapes: hasEscapes, start: Int32(start), end: Int32(end), next: next))
     }
 
     private mutating func value(depth: Int) throws(JSONParseError) {
@@ -115,7 +101,7 @@ struct JSONTapeBuilder: ~Copyable {
             throw error("invalid literal")
         }
         index += count
-        leaf(kind, index - count, index)
+        try leaf(kind, index - count, index)
     }
 
     /// An object or an array: its node first, then its members, then the node's end is patched.
@@ -123,7 +109,7 @@ struct JSONTapeBuilder: ~Copyable {
         guard depth <= JSONParser.maximumDepth else { throw error("nested deeper than \(JSONParser.maximumDepth)") }
         let isObject = kind == .object
         let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
-        let slot = append(JSONNode(kind: kind, start: Int32(index), end: 0, next: 0))
+        let slot = try append(JSONNode(kind: kind, start: Int32(index), end: 0, next: 0))
         index += 1
         skipWhitespace()
         if current == closing {
@@ -173,7 +159,7 @@ struct JSONTapeBuilder: ~Copyable {
             guard let byte = current, Self.isDigit(byte) else { throw error("invalid number") }
             skipDigits()
         }
-        leaf(.number, start, index)
+        try leaf(.number, start, index)
     }
 
     private mutating func skipDigits() {
@@ -200,12 +186,12 @@ struct JSONTapeBuilder: ~Copyable {
                     let text = unescapeName(start: start, end: position)
                     let unescaped = UnsafeRawBufferPointer(start: base + text.lowerBound, count: text.count)
                     let needsEscaping = JSONScan.plainPrefix(unescaped, allowingNonASCII: true) < text.count
-                    _ = append(JSONNode(
+                    _ = try append(JSONNode(
                         kind: .string, nameNeedsEscaping: needsEscaping,
                         start: Int32(text.lowerBound), end: Int32(text.upperBound), next: Int32(nodeCount + 1)
                     ))
                 } else {
-                    leaf(.string, start, position, hasEscapes: hasEscapes)
+                    try leaf(.string, start, position, hasEscapes: hasEscapes)
                 }
                 index = position + 1
                 return

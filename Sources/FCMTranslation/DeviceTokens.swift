@@ -1,0 +1,47 @@
+/// The devices a request targets, in order: one token (nearly every request) without an array's
+/// allocation, or a legacy multicast's list.
+public struct DeviceTokens: RandomAccessCollection, Sendable, Hashable, ExpressibleByArrayLiteral {
+    private enum Storage: Sendable, Hashable {
+        case one(String)
+        case list([String])
+    }
+
+    private let storage: Storage
+
+    /// One device.
+    public init(_ token: String) {
+        storage = .one(token)
+    }
+
+    /// Devices in order.
+    public init(_ tokens: [String]) {
+        if tokens.count == 1, let token = tokens.first { storage = .one(token) } else { storage = .list(tokens) }
+    }
+
+    public init(arrayLiteral tokens: String...) {
+        self.init(tokens)
+    }
+
+    public var startIndex: Int { 0 }
+
+    public var endIndex: Int {
+        switch storage {
+        case .one: 1
+        case .list(let tokens): tokens.count
+        }
+    }
+
+    public subscript(position: Int) -> String {
+        switch storage {
+        case .one(let token): token
+        case .list(let tokens): tokens[position]
+        }
+    }
+
+    public static func == (left: DeviceTokens, right: DeviceTokens) -> Bool { left.elementsEqual(right) }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for token in self { hasher.combine(token) }
+    }
+}
