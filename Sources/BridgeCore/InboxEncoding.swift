@@ -52,9 +52,9 @@ enum InboxEncoding {
     }
 
     /// In a value of the form `{"apns":<object>,"kind":"message",<rest>`: where the object is,
-    /// and where the rest starts. The object ends at the last `,"kind":"message",`: no member
-    /// of the object can hide that mark after it, since the rest holds no unescaped quote but
-    /// those of its own members' names and strings.
+    /// and where the rest starts. The object ends at the last `,"kind":"message",`: a mark in
+    /// the object comes before it, and none can follow it, since no member after it is named
+    /// `kind` and its strings escape their quotes.
     static func kindMark(in value: UnsafeRawBufferPointer) -> (apns: Range<Int>, rest: Int)? {
         let start: StaticString = #"{"apns":"#
         let mark: StaticString = #","kind":"message","#

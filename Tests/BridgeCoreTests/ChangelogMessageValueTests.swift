@@ -122,18 +122,3 @@ struct ChangelogMessageValueTests {
         #expect(message.expiresAt == expiresAt && message.collapseKey == collapseKey)
     }
 }
-
-@Suite("Finding text in bytes")
-struct BytesTextTests {
-    @Test("the last index of a byte is the standard library's, wherever the search starts and ends")
-    func lastIndex() async {
-        let bytes = Gen.element(of: [UInt8(ascii: ","), 0, 0x2D, 0xAC, 0x80, 0xFF, UInt8(ascii: "a")]).array(of: 0...40)
-        await propertyCheck(count: 1000, input: bytes, Gen.int(in: -2...42), Gen.int(in: -2...42)) { bytes, start, end in
-            let bytes = bytes.compactMap { $0 }
-            let found = bytes.withUnsafeBytes { $0.lastIndex(of: UInt8(ascii: ","), before: end, notBefore: start) }
-            let lower = min(max(start, 0), bytes.count)
-            let range = lower..<max(min(end, bytes.count), lower)
-            #expect(found == bytes[range].lastIndex(of: UInt8(ascii: ",")))
-        }
-    }
-}

@@ -38,6 +38,8 @@ struct InboxEncodingTests {
         // A payload may hold the mark itself, as members of its own: the record's is the last.
         (#"{"apns":{"headers":{},"payload":{"data":",\"kind\":\"message\",","kind":"message","x":1}},"kind":"message","message_id":"1:2:0","sent_at":5,"token":"t"}"#,
          #"{"headers":{},"payload":{"data":",\"kind\":\"message\",","kind":"message","x":1}}"#),
+        // The mark right after the start: an empty object; one byte short of it: no mark.
+        (#"{"apns":,"kind":"message","#, ""), (#"{"apns":,"kind":"message""#, #"{"apns":,"kind":"message""#),
         // Values stored since are the apns object, and anything else is left as it is.
         (apns, apns), (#"{"apns":{}}"#, #"{"apns":{}}"#), ("", ""),
     ])

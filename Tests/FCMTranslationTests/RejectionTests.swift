@@ -30,6 +30,8 @@ struct RejectionTests {
         RejectionCase(name: "legacy topic target", request: #"{"to":"/topics/news"}"#, reason: .unsupportedTarget, detail: "to:"),
         RejectionCase(name: "legacy topic target, escaped", request: #"{"to":"\/topics\/news"}"#, reason: .unsupportedTarget, detail: "to:"),
         RejectionCase(name: "legacy topic target, whole", request: #"{"to":"/topics/"}"#, reason: .unsupportedTarget, detail: "to:"),
+        // The prefix is compared as bytes: a combining mark after it does not hide it.
+        RejectionCase(name: "legacy topic target, then a combining mark", request: #"{"to":"/topics/́news"}"#, reason: .unsupportedTarget, detail: "to:"),
         RejectionCase(name: "legacy condition target", request: #"{"condition":"'a' in topics"}"#, reason: .unsupportedTarget, detail: "condition:"),
         RejectionCase(name: "data key from", request: #"{"message":{"token":"t","data":{"from":"x"}}}"#, reason: .invalidDataKey, detail: "message.data.from: reserved key"),
         RejectionCase(name: "data key message_type", request: #"{"to":"t","data":{"message_type":"x"}}"#, reason: .invalidDataKey, detail: "data.message_type: reserved key"),

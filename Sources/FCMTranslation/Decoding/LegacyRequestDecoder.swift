@@ -46,10 +46,8 @@ enum LegacyRequestDecoder {
         }
         if let node = try request.stringNode(.to) {
             let document = request.document
+            if document.string(node, hasPrefix: "/topics/") { throw Rejection(.unsupportedTarget, "to: topic targets are not supported") }
             let to = document.text(node)
-            // The prefix's bytes: of the document's, unless the text has escapes.
-            let isTopic = document[node].hasEscapes ? to.utf8.starts(with: "/topics/".utf8) : document.span(node).hasPrefix("/topics/")
-            if isTopic { throw Rejection(.unsupportedTarget, "to: topic targets are not supported") }
             guard !to.isEmpty else { throw request.invalid(.to, "must not be empty") }
             try RequestDecoder.checkToken(to, key: "to", in: request)
             return DeviceTokens(to)

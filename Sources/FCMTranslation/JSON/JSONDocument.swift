@@ -7,7 +7,8 @@
 /// with escapes are unescaped once while parsing, so every name is its unescaped bytes.
 public struct JSONDocument: Sendable {
     /// Sendable as it is: written only by the ``JSONTapeBuilder`` that made it, before any
-    /// document holds it (a `ManagedBuffer` cannot say so itself).
+    /// document holds it. (`ManagedBuffer`'s `Sendable` conformance is unavailable, so its
+    /// subclass cannot declare one.)
     nonisolated(unsafe) private let storage: JSONStorage
 
     /// Parses one JSON document.
@@ -73,6 +74,12 @@ public struct JSONDocument: Sendable {
     /// The whole number a string node's text spells as `Int(_: String)` reads it, if any.
     func integer(_ index: JSONNodeIndex) -> Int? {
         withUTF8(index) { DecimalInteger.parse($0) }
+    }
+
+    /// Whether the string node's text, unescaped, starts with `prefix`.
+    func string(_ index: JSONNodeIndex, hasPrefix prefix: StaticString) -> Bool {
+        guard self[index].hasEscapes else { return span(index).hasPrefix(prefix) }
+        return withUTF8(index) { $0.starts(with: ByteSpan(prefix).buffer) }
     }
 
     /// Whether the string node's text, unescaped, is exactly `text`.

@@ -14,13 +14,16 @@ final class JSONStorage: ManagedBuffer<JSONStorage.Layout, JSONNode> {
     /// Uninitialized storage for a document of `documentCount` bytes. A document of n bytes has
     /// at most n / 2 + 1 nodes: every value but the first takes a byte and a separator (`[0,0]`
     /// has three in five bytes). Unescaping never makes a name longer, so the document's size
-    /// again holds every unescaped name.
+    /// again holds every unescaped name. The nodes take 8 bytes per byte of the document (16
+    /// per node) whether it needs them or not: the price of one allocation that never grows.
     static func make(documentCount: Int) -> JSONStorage {
         let layout = Layout(documentCount: documentCount, nodeCapacity: documentCount / 2 + 1)
         let byteCapacity = documentCount * 2 + JSONTapeBuilder.sentinelCount
         let stride = MemoryLayout<JSONNode>.stride
         let buffer = create(minimumCapacity: layout.nodeCapacity + (byteCapacity + stride - 1) / stride) { _ in layout }
-        return unsafeDowncast(buffer, to: JSONStorage.self)
+        let storage = unsafeDowncast(buffer, to: JSONStorage.self)
+        storage.base.bindMemory(to: UInt8.self, capacity: byteCapacity)
+        return storage
     }
 
     /// Read through pointers, which need no exclusivity checks.
