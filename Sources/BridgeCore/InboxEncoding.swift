@@ -31,8 +31,9 @@ enum InboxEncoding {
         return punctuation + apnsBytes + messageID.utf8.count + JSONOutput.integerByteCount(sentAt) + token.utf8.count
     }
 
-    /// A waiting or forwarded message as the changelog or repartition topic holds it: its fields
-    /// from the record's key and headers, and its `apns` object from `value`.
+    /// A forwarded message as the repartition topic holds it: its fields from the record's key
+    /// and headers, and its `apns` object from `value`. (The changelog's values carry their
+    /// fields: ``ChangelogMessageValue``.)
     static func message(id: String, collapseKey: String?, sentAt: Int64, expiresAt: Int64?, stored value: UnsafeRawBufferPointer) -> QueuedMessage {
         let apns = UnsafeRawBufferPointer(rebasing: value[apnsRange(stored: value)])
         return QueuedMessage(id: id, collapseKey: collapseKey, sentAt: sentAt, expiresAt: expiresAt, apns: apns)
