@@ -31,8 +31,9 @@ public struct ChangelogCodec: Sendable {
         case .enqueued(let message):
             outputs.begin(.changelog, partition: partition, timestamp: message.sentAt)
             outputs.key { Self.writeKey("m", message.id, token, to: &$0) }
-            outputs.value { ChangelogMessageValue.write(message, to: &$0) }
-            if let key = message.collapseKey { outputs.header("collapse-key", text: key) }
+            let collapseKey = message.collapseKey
+            outputs.value { ChangelogMessageValue.write(message, collapseKey: collapseKey, to: &$0) }
+            if let collapseKey { outputs.header("collapse-key", text: collapseKey) }
             if let expiresAt = message.expiresAt { outputs.header("expires-at", integer: expiresAt) }
         case .dequeued(let id):
             outputs.begin(.changelog, partition: partition, timestamp: nil)

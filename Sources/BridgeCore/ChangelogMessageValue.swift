@@ -12,7 +12,7 @@ import FCMTranslation
 /// A value without the two fields (0.10 wrote the `apns` object alone) has them in headers.
 struct ChangelogMessageValue {
     /// The expiry and collapse key of a waiting message.
-    struct Fields: Equatable {
+    struct Fields {
         /// When the message expires, in milliseconds; nil for the rules' default time to live.
         var expiresAt: Int64?
         /// Its collapse key.
@@ -39,15 +39,16 @@ struct ChangelogMessageValue {
         fields = Self.fields(in: UnsafeRawBufferPointer(rebasing: value[mark.rest...]))
     }
 
-    /// Writes the value of `message`.
-    static func write(_ message: QueuedMessage, to output: inout ByteWriter) {
-        output.append(#"{"apns":"#)
+    /// Writes the value of `message`, whose collapse key (read once by the caller, who writes it
+    /// into a header too) is `collapseKey`.
+    static func write(_ message: QueuedMessage, collapseKey: String?, to output: inout ByteWriter) {
+        output.append(InboxEncoding.apnsOpening)
         message.withAPNs { output.append($0) }
-        output.append(#","kind":"message","#)
+        output.append(InboxEncoding.messageKindMark)
         output.append(expiresAtName)
         if let expiresAt = message.expiresAt { JSONOutput.writeInteger(expiresAt, to: &output) } else { output.append(null) }
         output.append(collapseKeyName)
-        if let key = message.collapseKey { JSONOutput.writeString(key, to: &output) } else { output.append(null) }
+        if let collapseKey { JSONOutput.writeString(collapseKey, to: &output) } else { output.append(null) }
         output.append(UInt8(ascii: "}"))
     }
 
@@ -70,13 +71,13 @@ struct ChangelogMessageValue {
 
     /// `.some(nil)` for `null`, the number for a whole number that fits, nil for anything else.
     private static func integerOrNull(_ text: UnsafeRawBufferPointer) -> Int64?? {
-        if text.count == null.utf8CodeUnitCount && text.holds(null, at: 0) { return .some(nil) }
+        if isNull(text) { return .some(nil) }
         return DecimalInteger.parse(text.assumingMemoryBound(to: UInt8.self)).map { .some(Int64($0)) }
     }
 
     /// `.some(nil)` for `null`, the text of a JSON string, nil for anything else.
     private static func stringOrNull(_ text: UnsafeRawBufferPointer) -> String?? {
-        if text.count == null.utf8CodeUnitCount && text.holds(null, at: 0) { return .some(nil) }
+        if isNull(text) { return .some(nil) }
         let quote = UInt8(ascii: "\"")
         guard text.count >= 2, text.first == quote, text.last == quote else { return nil }
         let inner = UnsafeRawBufferPointer(rebasing: text[1..<(text.count - 1)])
@@ -86,5 +87,9 @@ struct ChangelogMessageValue {
         }
         guard case .string(let key)? = try? JSONParser.parse(text) else { return nil }
         return .some(key)
+    }
+
+    private static func isNull(_ text: UnsafeRawBufferPointer) -> Bool {
+        text.count == null.utf8CodeUnitCount && text.holds(null, at: 0)
     }
 }

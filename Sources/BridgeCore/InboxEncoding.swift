@@ -8,13 +8,18 @@ enum InboxEncoding {
     static let messageKind: StaticString = "message"
     /// The `kind` header and field of a notice that messages were deleted.
     static let deletedMessagesKind: StaticString = "deleted_messages"
+    /// How a value holding a message's `apns` object as its first member starts.
+    static let apnsOpening: StaticString = #"{"apns":"#
+    /// What follows the `apns` object in such a value: the message's kind, and more members.
+    static let messageKindMark: StaticString = #","kind":"message","#
 
     /// Writes `{"apns": {...}, "kind": "message", "message_id": ..., "sent_at": ..., "token": ...}`
     /// around `message`'s `apns` object.
     static func writeMessage(_ message: QueuedMessage, token: String, to output: inout ByteWriter) {
-        output.append(#"{"apns":"#)
+        output.append(apnsOpening)
         message.withAPNs { output.append($0) }
-        output.append(#","kind":"message","message_id":"#)
+        output.append(messageKindMark)
+        output.append(#""message_id":"#)
         JSONOutput.writeString(message.id, to: &output)
         output.append(#","sent_at":"#)
         JSONOutput.writeInteger(message.sentAt, to: &output)
@@ -57,13 +62,11 @@ enum InboxEncoding {
     /// the object comes before it, and none can follow it, since no member after it is named
     /// `kind` and its strings escape their quotes.
     static func kindMark(in value: UnsafeRawBufferPointer) -> (apns: Range<Int>, rest: Int)? {
-        let start: StaticString = #"{"apns":"#
-        let mark: StaticString = #","kind":"message","#
-        let (startCount, markCount) = (start.utf8CodeUnitCount, mark.utf8CodeUnitCount)
-        guard value.holds(start, at: 0), value.count >= startCount + markCount else { return nil }
+        let (startCount, markCount) = (apnsOpening.utf8CodeUnitCount, messageKindMark.utf8CodeUnitCount)
+        guard value.holds(apnsOpening, at: 0), value.count >= startCount + markCount else { return nil }
         var before = value.count - markCount + 1
         while let comma = value.lastIndex(of: UInt8(ascii: ","), before: before, notBefore: startCount) {
-            if value.holds(mark, at: comma) { return (startCount..<comma, comma + markCount) }
+            if value.holds(messageKindMark, at: comma) { return (startCount..<comma, comma + markCount) }
             before = comma
         }
         return nil

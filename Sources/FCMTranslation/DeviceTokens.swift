@@ -1,7 +1,7 @@
 /// The devices a request targets, in order: one token (nearly every request) without an array's
 /// allocation, or a legacy multicast's list.
 public struct DeviceTokens: RandomAccessCollection, Sendable, Hashable, ExpressibleByArrayLiteral {
-    private enum Storage: Sendable, Hashable {
+    private enum Storage: Sendable {
         case one(String)
         case list([String])
     }
