@@ -73,3 +73,11 @@ struct NotificationContent: Sendable {
     var bodyLocArgs: [String]?
     var image: JSONNodeIndex?
 }
+
+extension NotificationContent {
+    /// Whether the notification fills `aps.alert`.
+    var hasAlert: Bool {
+        title != nil || body != nil || subtitle != nil || titleLocKey != nil || titleLocArgs != nil
+            || bodyLocKey != nil || bodyLocArgs != nil
+    }
+}

@@ -42,6 +42,30 @@ struct JSONTests {
         #expect(document[document.root].next == nodes, "the root's next node is one past the last")
     }
 
+    /// A document of n bytes first gets room for n / 16 + 16 nodes and no unescaped names:
+    /// 35 bytes of `[0,...]` hold 18 nodes, exactly that room; 37 bytes hold one node more.
+    @Test("documents that outgrow compact storage parse as any other", arguments: [
+        (zeros(17), JSONValue.array(Array(repeating: .number("0"), count: 17))),
+        (zeros(18), JSONValue.array(Array(repeating: .number("0"), count: 18))),
+        (#"{"a\u0062":1,"\"q\"":[]}"#, JSONValue.object(["ab": .number("1"), "\"q\"": .array([])])),
+    ])
+    func outgrowsCompactStorage(text: String, expected: JSONValue) throws {
+        #expect(try JSONParser.parse(Array(text.utf8)) == expected)
+    }
+
+    @Test("a document that outgrows compact storage before its error reports that error", arguments: [
+        (String(zeros(18).dropLast()) + ",]", 37, "unexpected character"),
+        (#"{"a\u0062":1,}"#, 13, "expected a member name"),
+    ])
+    func errorAfterOutgrowing(text: String, offset: Int, reason: String) {
+        #expect(throws: JSONParseError(offset: offset, reason: reason)) { try JSONParser.parse(Array(text.utf8)) }
+    }
+
+    /// `[0,0,...]` with `count` zeros: 2 * count + 1 bytes, count + 1 nodes.
+    static func zeros(_ count: Int) -> String {
+        "[" + Array(repeating: "0", count: count).joined(separator: ",") + "]"
+    }
+
     @Test("writing escapes what JSON requires and sorts members")
     func writes() {
         let value = JSONValue.object(["b": .string("q\"\\\n\u{01}é"), "a": .array([.integer(1), .null, .bool(true)])])

@@ -146,6 +146,17 @@ struct TranslationTableTests {
         }
     }
 
+    @Test("a bundle id set after the translator was made is the topic, escaped as JSON needs", arguments: [
+        (nil, nil), ("com.later", "com.later"), (#"a"b\c"#, #"a"b\c"#),
+    ] as [(String?, String?)])
+    func bundleIDChanged(bundleID: String?, topic: String?) throws {
+        var translator = APNsTranslator(bundleID: "com.first")
+        translator.bundleID = bundleID
+        let request = try RequestDecoder.decode(Array(#"{"to":"t","notification":{"title":"x"}}"#.utf8)).get()
+        let message = try translator.translate(request, messageID: "m-1", sentAt: 0).get()
+        #expect(message.headers["apns-topic"] == topic)
+    }
+
     @Test("a data-only message says it is for the direct channel; a push does not", arguments: [
         (#"{"to":"t","data":{"k":"v"}}"#, JSONValue?.some(.string("direct"))),
         (#"{"to":"t","content_available":true}"#, nil),

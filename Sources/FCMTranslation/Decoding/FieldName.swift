@@ -16,7 +16,7 @@ enum NoFields: FieldName {
 }
 
 extension FieldName {
-    /// The field whose name is `name`, if any.
+    /// The field whose name is `name`, if any: the cases are tried in order.
     static func named(_ name: ByteSpan) -> Self? {
         var raw = 0
         while let field = Self(rawValue: raw) {

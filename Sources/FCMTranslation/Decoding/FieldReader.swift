@@ -16,7 +16,7 @@ struct FieldReader<Field: FieldName>: ~Copyable {
     /// Per field by raw value, the node of its last value, or -1 when absent.
     private var values = InlineArray<16, Int32>(repeating: -1)
     /// Whether the object has a member that is none of `Field`'s.
-    private var hasUnknown = false
+    private(set) var hasUnknown = false
 
     @inline(__always)
     init(document: JSONDocument, object: JSONNodeIndex, path: FieldPath) {

@@ -37,12 +37,16 @@ public enum RequestDecoder {
         guard root.kind == .object else {
             return .failure(Rejection(.invalidArgument, "the request must be a JSON object, not \(root.typeName)", isUndecodable: true))
         }
-        let v1 = FieldReader<V1RequestField>(document: document, object: document.root, path: .root)
+        let legacy = FieldReader<LegacyField>(document: document, object: document.root, path: .root)
         do throws(Rejection) {
-            if v1.has(.message) || v1.has(.validateOnly) {
-                return .success(try V1RequestDecoder.decode(v1))
+            // The v1 fields are not legacy ones: a root with only legacy members is legacy.
+            if legacy.hasUnknown {
+                let v1 = FieldReader<V1RequestField>(document: document, object: document.root, path: .root)
+                if v1.has(.message) || v1.has(.validateOnly) {
+                    return .success(try V1RequestDecoder.decode(v1))
+                }
             }
-            return .success(try LegacyRequestDecoder.decode(FieldReader(document: document, object: document.root, path: .root)))
+            return .success(try LegacyRequestDecoder.decode(legacy))
         } catch {
             var rejection = error
             rejection.tokens = readableTokens(document)

@@ -83,10 +83,11 @@ enum APNsPayloadField: Int, FieldName {
     var name: StaticString { "aps" }
 }
 
-/// The fields of a legacy request's top level (others are ignored, as the legacy API did).
+/// The fields of a legacy request's top level (others are ignored, as the legacy API did). A
+/// member's name is looked up case by case, so the common ones come first.
 enum LegacyField: Int, FieldName {
-    case to, registrationIDs, condition, notificationKey, dryRun, notification, data
-    case priority, contentAvailable, mutableContent, collapseKey, timeToLive
+    case to, notification, data, priority, collapseKey, timeToLive
+    case registrationIDs, condition, notificationKey, dryRun, contentAvailable, mutableContent
 
     var name: StaticString {
         switch self {

@@ -22,7 +22,14 @@ public struct JSONDocument: Sendable {
     /// Parses one JSON document from bytes it copies.
     public init(parsing bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
         guard bytes.count < (Int(Int32.max) - JSONTapeBuilder.sentinelCount) / 2 else { throw JSONParseError(offset: 0, reason: "document too large") }
-        storage = try JSONTapeBuilder(copying: bytes).build()
+        // Most documents fit compact storage; the rest are parsed again with room for any.
+        if let storage = try JSONTapeBuilder(copying: bytes, layout: .compact(documentCount: bytes.count)).build() {
+            self.storage = storage
+        } else if let storage = try JSONTapeBuilder(copying: bytes, layout: .roomForAny(documentCount: bytes.count)).build() {
+            self.storage = storage
+        } else {
+            throw JSONParseError(offset: 0, reason: "more values than the document's size allows")
+        }
     }
 
     /// The document's length in bytes.

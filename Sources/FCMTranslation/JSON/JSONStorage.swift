@@ -1,7 +1,6 @@
-/// The memory of a ``JSONDocument``, in one allocation: room for as many nodes as a document of
-/// its size can have, then its own copy of the bytes, a few NULs, and room for the unescaped text
-/// of member names. Never written once built, so pointers into it stay valid, and read-only, as
-/// long as the document lives.
+/// The memory of a ``JSONDocument``, in one allocation: room for its nodes, then its own copy of
+/// the bytes, a few NULs, and room for the unescaped text of member names. Never written once
+/// built, so pointers into it stay valid, and read-only, as long as the document lives.
 final class JSONStorage: ManagedBuffer<JSONStorage.Layout, JSONNode> {
     /// Sizes fixed when the storage is made.
     struct Layout {
@@ -9,16 +8,29 @@ final class JSONStorage: ManagedBuffer<JSONStorage.Layout, JSONNode> {
         let documentCount: Int
         /// How many nodes fit before the bytes.
         let nodeCapacity: Int
+        /// How many bytes of unescaped names fit after the NULs.
+        let nameCapacity: Int
+
+        /// Room for any document of `documentCount` bytes. A document of n bytes has at most
+        /// n / 2 + 1 nodes: every value but the first takes a byte and a separator (`[0,0]` has
+        /// three in five bytes). Unescaping never makes a name longer, so the document's size
+        /// again holds every unescaped name. The nodes take 8 bytes per byte of the document.
+        static func roomForAny(documentCount: Int) -> Layout {
+            Layout(documentCount: documentCount, nodeCapacity: documentCount / 2 + 1, nameCapacity: documentCount)
+        }
+
+        /// Room for the documents the bridge reads (about one node per 10 bytes, names without
+        /// escapes), small enough that one of about 300 bytes takes an allocation from
+        /// `malloc`'s per-thread cache (at most 1,032 bytes) instead of its slower general
+        /// path. A document it cannot hold is parsed again with ``roomForAny(documentCount:)``.
+        static func compact(documentCount: Int) -> Layout {
+            Layout(documentCount: documentCount, nodeCapacity: documentCount / 16 + 16, nameCapacity: 0)
+        }
     }
 
-    /// Uninitialized storage for a document of `documentCount` bytes. A document of n bytes has
-    /// at most n / 2 + 1 nodes: every value but the first takes a byte and a separator (`[0,0]`
-    /// has three in five bytes). Unescaping never makes a name longer, so the document's size
-    /// again holds every unescaped name. The nodes take 8 bytes per byte of the document (16
-    /// per node) whether it needs them or not: the price of one allocation that never grows.
-    static func make(documentCount: Int) -> JSONStorage {
-        let layout = Layout(documentCount: documentCount, nodeCapacity: documentCount / 2 + 1)
-        let byteCapacity = documentCount * 2 + JSONTapeBuilder.sentinelCount
+    /// Uninitialized storage of `layout`'s sizes.
+    static func make(_ layout: Layout) -> JSONStorage {
+        let byteCapacity = layout.documentCount + JSONTapeBuilder.sentinelCount + layout.nameCapacity
         let stride = MemoryLayout<JSONNode>.stride
         let buffer = create(minimumCapacity: layout.nodeCapacity + (byteCapacity + stride - 1) / stride) { _ in layout }
         let storage = unsafeDowncast(buffer, to: JSONStorage.self)
@@ -33,6 +45,8 @@ final class JSONStorage: ManagedBuffer<JSONStorage.Layout, JSONNode> {
     var documentCount: Int { layout.documentCount }
     /// How many nodes fit.
     var nodeCapacity: Int { layout.nodeCapacity }
+    /// How many bytes of unescaped names fit.
+    var nameCapacity: Int { layout.nameCapacity }
     /// The nodes.
     var nodes: UnsafeMutablePointer<JSONNode> { withUnsafeMutablePointerToElements { $0 } }
     /// The document's bytes, then a few NULs, then the unescaped member names.

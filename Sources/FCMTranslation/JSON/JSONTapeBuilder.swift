@@ -8,8 +8,8 @@ struct JSONTapeBuilder: ~Copyable {
 
     /// Where the document is built: nodes, bytes, NULs, unescaped names.
     private let storage: JSONStorage
-    /// The document's own copy of the bytes, then ``sentinelCount`` NULs, then as much room
-    /// again for unescaped names.
+    /// The document's own copy of the bytes, then ``sentinelCount`` NULs, then the layout's room
+    /// for unescaped names.
     private let base: UnsafeMutableRawPointer
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -18,41 +18,51 @@ struct JSONTapeBuilder: ~Copyable {
     private let nodes: UnsafeMutablePointer<JSONNode>
     private var nodeCount = 0
     private let nodeCapacity: Int
+    /// Where unescaped names must end.
+    private let scratchLimit: Int
+    /// Whether the storage proved too small for the document.
+    private var isOutOfRoom = false
 
-    init(copying input: UnsafeRawBufferPointer) {
-        storage = JSONStorage.make(documentCount: input.count)
+    init(copying input: UnsafeRawBufferPointer, layout: JSONStorage.Layout) {
+        storage = JSONStorage.make(layout)
         base = storage.base
         nodes = storage.nodes
         nodeCapacity = storage.nodeCapacity
+        scratchLimit = input.count + Self.sentinelCount + storage.nameCapacity
         if let source = input.baseAddress { base.copyMemory(from: source, byteCount: input.count) }
         (base + input.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.sentinelCount)
         bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: input.count)
         scratchEnd = input.count + Self.sentinelCount
     }
 
-    /// Parses the document; its storage on success.
-    consuming func build() throws(JSONParseError) -> JSONStorage {
-        skipWhitespace()
-        try value(depth: 0)
-        skipWhitespace()
-        guard index == bytes.count else { throw error("unexpected bytes after the JSON value") }
-        return storage
+    /// Parses the document; its storage on success, or nil when the storage is too small for it
+    /// (only a compact layout can be).
+    consuming func build() throws(JSONParseError) -> JSONStorage? {
+        do throws(JSONParseError) {
+            skipWhitespace()
+            try value(depth: 0)
+            skipWhitespace()
+            guard index == bytes.count else { throw error("unexpected bytes after the JSON value") }
+            return storage
+        } catch {
+            if isOutOfRoom { return nil }
+            throw error
+        }
     }
 
-    /// Appends a node; returns its index. The storage has room for every node a document of its
-    /// size can have, so the check never fails on a valid count; it keeps a mistake from writing
-    /// past the nodes.
+    /// Appends a node; returns its index.
     @inline(__always)
     private mutating func append(_ node: JSONNode) throws(JSONParseError) -> Int {
-        guard nodeCount < nodeCapacity else { throw error("more values than the document's size allows") }
+        guard nodeCount < nodeCapacity else { throw outOfRoom() }
         (nodes + nodeCount).initialize(to: node)
         nodeCount += 1
         return nodeCount - 1
     }
 
     /// Copies the unescaped text of the string at `start..<end` past the document; returns where it went.
-    private mutating func unescapeName(start: Int, end: Int) -> Range<Int> {
+    private mutating func unescapeName(start: Int, end: Int) throws(JSONParseError) -> Range<Int> {
         let text = JSONEscapes.unescape(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        guard scratchLimit - scratchEnd >= text.count else { throw outOfRoom() }
         let destination = scratchEnd
         text.withUnsafeBytes { source in
             if let source = source.baseAddress { (base + destination).copyMemory(from: source, byteCount: text.count) }
@@ -64,6 +74,11 @@ struct JSONTapeBuilder: ~Copyable {
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private func error(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
+
+    private mutating func outOfRoom() -> JSONParseError {
+        isOutOfRoom = true
+        return error("more values than the document's storage holds")
+    }
 
     private mutating func skipWhitespace() {
         while index < bytes.count {
@@ -85,7 +100,7 @@ struct JSONTapeBuilder: ~Copyable {
         switch byte {
         case UInt8(ascii: "{"): try container(.object, depth: depth + 1)
         case UInt8(ascii: "["): try container(.array, depth: depth + 1)
-        case UInt8(ascii: "\""): try string(isName: false)
+        case UInt8(ascii: "\""): try stringValue()
         case UInt8(ascii: "t"): try literal("true", .true)
         case UInt8(ascii: "f"): try literal("false", .false)
         case UInt8(ascii: "n"): try literal("null", .null)
@@ -168,8 +183,14 @@ struct JSONTapeBuilder: ~Copyable {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
+    /// A string value: a call, while names (half of all strings) are scanned inline in
+    /// ``container(_:depth:)``, which saved more than inlining both or neither.
+    @inline(never)
+    private mutating func stringValue() throws(JSONParseError) { try string(isName: false) }
+
     /// A string: checks escapes and UTF-8 without decoding anything, except that a member name
     /// with escapes is unescaped once, so that names are always unescaped text.
+    @inline(__always)
     private mutating func string(isName: Bool) throws(JSONParseError) {
         let start = index + 1
         var position = start
@@ -183,7 +204,7 @@ struct JSONTapeBuilder: ~Copyable {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 if isName && hasEscapes {
-                    let text = unescapeName(start: start, end: position)
+                    let text = try unescapeName(start: start, end: position)
                     let unescaped = UnsafeRawBufferPointer(start: base + text.lowerBound, count: text.count)
                     let needsEscaping = JSONScan.plainPrefix(unescaped, allowingNonASCII: true) < text.count
                     _ = try append(JSONNode(

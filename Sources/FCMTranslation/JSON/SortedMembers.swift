@@ -48,9 +48,11 @@ struct SortedMembers<Value: BitwiseCopyable>: ~Copyable {
         var sorting = UnsafeMutableBufferPointer(start: storage, count: count)
         if count <= 16 {
             // Objects here are small: an insertion sort, stable, beats the general sort's set-up.
-            for index in 1..<count {
+            for index in 1..<count where sorting[index].name < sorting[index - 1].name {
+                // Members already in place (most: lists are mostly added in order) are not moved.
                 let member = sorting[index]
-                var position = index
+                sorting[index] = sorting[index - 1]
+                var position = index - 1
                 while position > 0 && member.name < sorting[position - 1].name {
                     sorting[position] = sorting[position - 1]
                     position -= 1
@@ -63,7 +65,7 @@ struct SortedMembers<Value: BitwiseCopyable>: ~Copyable {
         var kept = 0
         for index in 0..<count {
             if index + 1 < count && sorting[index + 1].name == sorting[index].name { continue }
-            sorting[kept] = sorting[index]
+            if kept != index { sorting[kept] = sorting[index] }
             kept += 1
         }
         count = kept

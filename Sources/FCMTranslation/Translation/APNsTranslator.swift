@@ -6,13 +6,18 @@ public struct APNsTranslator: Sendable {
     public static let defaultPayloadLimit = 4096
 
     /// `apns-topic` when the request's headers give none; no header when nil.
-    public var bundleID: String?
+    public var bundleID: String? {
+        didSet { topics = bundleID.map(APNsTopics.init) }
+    }
     /// Payloads over this many bytes are rejected as `payload_too_large`.
     public var payloadLimit: Int
+    /// The topics of ``bundleID``, as JSON strings.
+    private var topics: APNsTopics?
 
     /// Creates a translator.
     public init(bundleID: String? = nil, payloadLimit: Int = APNsTranslator.defaultPayloadLimit) {
         self.bundleID = bundleID
+        topics = bundleID.map(APNsTopics.init)
         self.payloadLimit = payloadLimit
     }
 
@@ -44,9 +49,10 @@ public struct APNsTranslator: Sendable {
     ) -> Result<TranslationSummary, Rejection> {
         let writer = PayloadWriter(request: request, messageID: messageID)
         let kind = writer.pushKind
-        let headers = HeaderWriter(request: request, bundleID: bundleID, kind: kind, sentAt: sentAt)
+        let topic = topics?.topic(for: kind)
+        let headers = HeaderWriter(request: request, hasTopic: topic != nil, kind: kind, sentAt: sentAt)
         output.append(kind == .direct && !headers.givesPushType ? #"{"channel":"direct","headers":"# : #"{"headers":"#)
-        headers.write(to: &output)
+        headers.write(to: &output, topic: topic)
         if let token = request.liveActivityToken {
             output.append(#","live_activity_token":"#)
             request.document.write(token, to: &output)

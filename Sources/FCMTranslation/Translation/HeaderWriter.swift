@@ -10,7 +10,7 @@ struct HeaderWriter: ~Copyable {
         case collapseKey
         /// The expiration derived from the request's TTL.
         case derivedExpiration
-        /// The app's bundle ID, or its Live Activity topic.
+        /// The app's bundle ID, or its Live Activity topic (the writer is given it).
         case topic
         /// A string of the request, written as it is.
         case node(JSONNodeIndex)
@@ -21,7 +21,6 @@ struct HeaderWriter: ~Copyable {
     private let collapseKey: String?
     /// Seconds since the epoch.
     private let derivedExpiration: Int64?
-    private let topic: String?
     /// The `apns-collapse-id` that wins.
     private(set) var collapseID: String?
     /// The `apns-expiration` that wins, in seconds since the epoch.
@@ -29,7 +28,8 @@ struct HeaderWriter: ~Copyable {
     /// Whether the request's headers give an `apns-push-type`.
     private(set) var givesPushType = false
 
-    init(request: borrowing SendRequest, bundleID: String?, kind: PushKind, sentAt: Int64) {
+    /// - Parameter hasTopic: whether the translator has an `apns-topic` for the message.
+    init(request: borrowing SendRequest, hasTopic: Bool, kind: PushKind, sentAt: Int64) {
         document = request.document
         // Added in name order, so that without overrides the sort has nothing to move.
         collapseKey = request.collapseKey
@@ -50,8 +50,7 @@ struct HeaderWriter: ~Copyable {
         case .liveActivity: members.add(ByteSpan("apns-push-type"), .literal("liveactivity"))
         case .direct: break
         }
-        topic = bundleID.map { kind == .liveActivity ? $0 + ".push-type.liveactivity" : $0 }
-        if topic != nil { members.add(ByteSpan("apns-topic"), .topic) }
+        if hasTopic { members.add(ByteSpan("apns-topic"), .topic) }
         if let overrides = request.apnsHeaders {
             for (name, value) in document.members(of: overrides) {
                 members.add(document.name(name), .node(value))
@@ -64,7 +63,8 @@ struct HeaderWriter: ~Copyable {
         members.sort()
     }
 
-    func write(to output: inout ByteWriter) {
+    /// Writes the headers; `topic` is the `apns-topic` as a JSON string, when there is one.
+    func write(to output: inout ByteWriter, topic: [UInt8]?) {
         members.write(to: &output) { value, output in
             switch value {
             case .literal(let text):
@@ -76,7 +76,7 @@ struct HeaderWriter: ~Copyable {
                 output.append(UInt8(ascii: "\""))
                 derivedExpiration.map { JSONOutput.writeInteger($0, to: &output) }
                 output.append(UInt8(ascii: "\""))
-            case .topic: topic.map { JSONOutput.writeString($0, to: &output) }
+            case .topic: topic.map { output.append($0) }
             case .node(let node): document.write(node, to: &output)
             }
             return true

@@ -129,19 +129,17 @@ struct PayloadWriter: ~Copyable {
 
     /// The members of `aps`, sorted, after the v1 `apns.payload.aps` keys were merged over them.
     private static func apsMembers(of request: borrowing SendRequest) -> SortedMembers<APSValue> {
-        let notification = request.notification
         var aps = SortedMembers<APSValue>()
-        let hasAlert = notification.title != nil || notification.body != nil || notification.subtitle != nil
-            || notification.titleLocKey != nil || notification.titleLocArgs != nil
-            || notification.bodyLocKey != nil || notification.bodyLocArgs != nil
-        if hasAlert { aps.add(Names.alert, .alert) }
-        if let badge = notification.badge { aps.add(Names.badge, .integer(badge)) }
-        if let sound = notification.sound { aps.add(Names.sound, .node(sound)) }
-        if let category = notification.clickAction { aps.add(Names.category, .node(category)) }
+        // Added in name order, so that the sort has nothing to move; read in place, as a copy of
+        // the notification would retain its lists.
+        if request.notification.hasAlert { aps.add(Names.alert, .alert) }
+        if let badge = request.notification.badge { aps.add(Names.badge, .integer(badge)) }
+        if let category = request.notification.clickAction { aps.add(Names.category, .node(category)) }
         if request.contentAvailable { aps.add(Names.contentAvailable, .one) }
-        if request.mutableContent || request.apnsImage != nil || notification.image != nil {
+        if request.mutableContent || request.apnsImage != nil || request.notification.image != nil {
             aps.add(Names.mutableContent, .one)
         }
+        if let sound = request.notification.sound { aps.add(Names.sound, .node(sound)) }
         let document = request.document
         if let payload = request.apnsPayload,
            let overrides = FieldReader<APNsPayloadField>(document: document, object: payload, path: .root).value(.aps) {
