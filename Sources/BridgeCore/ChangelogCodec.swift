@@ -67,7 +67,7 @@ public struct ChangelogCodec: Sendable {
             guard let value = record.value else { return (String(decoding: rest, as: UTF8.self), .forgotten) }
             return (String(decoding: rest, as: UTF8.self), .device(try status(in: value, at: record)))
         }
-        guard let idEnd = rest.firstIndex(of: space) else {
+        guard let idEnd = rest.firstIndex(of: space, from: 0) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no message id")
         }
         let id = String(decoding: rest[..<idEnd], as: UTF8.self)

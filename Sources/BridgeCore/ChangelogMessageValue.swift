@@ -57,7 +57,7 @@ struct ChangelogMessageValue {
     private static func fields(in rest: UnsafeRawBufferPointer) -> Fields? {
         let nameEnd = expiresAtName.utf8CodeUnitCount
         guard rest.count > nameEnd, rest.last == UInt8(ascii: "}"), rest.holds(expiresAtName, at: 0),
-              let comma = rest[nameEnd...].firstIndex(of: UInt8(ascii: ",")), rest.holds(collapseKeyName, at: comma) else {
+              let comma = rest.firstIndex(of: UInt8(ascii: ","), from: nameEnd), rest.holds(collapseKeyName, at: comma) else {
             return nil
         }
         let keyStart = comma + collapseKeyName.utf8CodeUnitCount

@@ -11,11 +11,15 @@ import Darwin
 /// The key keeps the hash of its bytes: a dictionary compares the key it looks for with every
 /// key on its probe path, and tokens are long, so keys with different hashes are told apart
 /// without reading their bytes; a stored key is not hashed again when the dictionary grows.
-struct DeviceKey: Hashable, Sendable {
-    let token: String
+///
+/// A restore makes keys where it decodes records, off the thread that changes device state.
+public struct DeviceKey: Hashable, Sendable {
+    /// The device token.
+    public let token: String
     private let bytesHash: Int
 
-    init(token: String) {
+    /// The key of `token`; its bytes are hashed here, once.
+    public init(token: String) {
         self.token = token
         var hasher = Hasher()
         let hashed: Void? = token.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
@@ -23,7 +27,7 @@ struct DeviceKey: Hashable, Sendable {
         bytesHash = hasher.finalize()
     }
 
-    static func == (lhs: DeviceKey, rhs: DeviceKey) -> Bool {
+    public static func == (lhs: DeviceKey, rhs: DeviceKey) -> Bool {
         guard lhs.bytesHash == rhs.bytesHash else { return false }
         // One memcmp over the contiguous bytes of native strings (every token read from a
         // record); comparing element by element costs a loop turn per byte.
@@ -37,7 +41,7 @@ struct DeviceKey: Hashable, Sendable {
         return (contiguous ?? nil) ?? (lhs.token.utf8.count == rhs.token.utf8.count && lhs.token.utf8.elementsEqual(rhs.token.utf8))
     }
 
-    func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) {
         hasher.combine(bytesHash)
     }
 }

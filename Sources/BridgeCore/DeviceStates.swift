@@ -91,7 +91,11 @@ public struct DeviceStates: Sendable {
     /// Replays a changelog record's change onto its device (when restoring). A removal for a
     /// device not held (compaction kept the tombstone, not what it removed) creates none.
     public mutating func restore(_ change: StateChange, token: String, in partition: Int32) {
-        let key = DeviceKey(token: token)
+        restore(change, key: DeviceKey(token: token), in: partition)
+    }
+
+    /// ``restore(_:token:in:)`` with the token's key already made.
+    public mutating func restore(_ change: consuming StateChange, key: consuming DeviceKey, in partition: Int32) {
         switch change {
         case .forgotten:
             partitions[partition]?[key] = nil

@@ -141,12 +141,13 @@ import NIOCore
         }
     }
 
-    /// Decodes the records of `batch`, read in place: the changelog's changes and the
-    /// repartition topic's forwards. An unreadable changelog record is logged and skipped. (The
-    /// restore's consumer is in no group, so no poll returns a rebalance.)
+    /// Decodes the records of `batch`, read in place: the changelog's changes, with their
+    /// devices' keys (hashed here, off the thread that applies them), and the repartition
+    /// topic's forwards. An unreadable changelog record is logged and skipped. (The restore's
+    /// consumer is in no group, so no poll returns a rebalance.)
     private func decode(_ batch: ConsumedBatch) -> DecodedChanges {
         var decoded = DecodedChanges(endsOfPartition: batch.endsOfPartition, recordCount: batch.recordCount)
-        decoded.changes.reserveCapacity(batch.recordCount)
+        decoded.changesLastFirst.reserveCapacity(batch.recordCount)
         batch.readRecords { record in
             if record.topic == repartitionTopic {
                 decoded.forwards.append(Self.forward(record))
@@ -160,11 +161,12 @@ import NIOCore
                     ),
                     header: { record.header($0) }
                 )
-                decoded.changes.append((token, change, record.partition))
+                decoded.changesLastFirst.append((DeviceKey(token: token), change, record.partition))
             } catch {
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
             }
         }
+        decoded.changesLastFirst.reverse()
         return decoded
     }
 

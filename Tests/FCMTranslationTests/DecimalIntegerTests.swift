@@ -12,6 +12,9 @@ struct DecimalIntegerTests {
     @Test("signs, digits and the limits", arguments: [
         ("0", 0), ("7", 7), ("+3", 3), ("-0", 0), ("007", 7), ("-42", -42),
         ("9223372036854775807", Int.max), ("-9223372036854775808", Int.min),
+        // The longest without overflow checks, and the shortest with them.
+        ("999999999999999999", 999_999_999_999_999_999), ("-999999999999999999", -999_999_999_999_999_999),
+        ("1000000000000000000", 1_000_000_000_000_000_000), ("+0000000000000000001", 1),
     ] as [(String, Int)])
     func valid(_ text: String, _ value: Int) {
         #expect(Self.parse(text) == value)

@@ -8,6 +8,17 @@ package enum DecimalInteger {
         let isNegative = bytes.first == UInt8(ascii: "-")
         if isNegative || bytes.first == UInt8(ascii: "+") { index = 1 }
         guard index < bytes.count else { return nil }
+        if bytes.count - index <= 18 {
+            // 18 digits cannot overflow (10^18 < Int.max): no checks but the digits'.
+            var magnitude = 0
+            while index < bytes.count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                magnitude = magnitude &* 10 &+ Int(digit)
+                index += 1
+            }
+            return isNegative ? -magnitude : magnitude
+        }
         var value = 0
         while index < bytes.count {
             let digit = bytes[index] &- UInt8(ascii: "0")
