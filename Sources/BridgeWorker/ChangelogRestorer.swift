@@ -147,7 +147,7 @@ import NIOCore
     /// consumer is in no group, so no poll returns a rebalance.)
     private func decode(_ batch: ConsumedBatch) -> DecodedChanges {
         var decoded = DecodedChanges(endsOfPartition: batch.endsOfPartition, recordCount: batch.recordCount)
-        decoded.changesLastFirst.reserveCapacity(batch.recordCount)
+        decoded.changes.reserveCapacity(batch.recordCount)
         batch.readRecords { record in
             if record.topic == repartitionTopic {
                 decoded.forwards.append(Self.forward(record))
@@ -161,12 +161,11 @@ import NIOCore
                     ),
                     header: { record.header($0) }
                 )
-                decoded.changesLastFirst.append((DeviceKey(token: token), change, record.partition))
+                decoded.changes.append((DeviceKey(token: token), change, record.partition))
             } catch {
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
             }
         }
-        decoded.changesLastFirst.reverse()
         return decoded
     }
 

@@ -4,10 +4,8 @@ import Kafka
 
 /// A poll's records, decoded where the consumer took them, to apply to device state.
 struct DecodedChanges: Sendable {
-    /// Changelog changes, with their devices' keys, last read first (``apply(to:)`` takes them
-    /// from the end, moving each out rather than copying it: a copy retains what the change
-    /// holds, on another thread than made it, and dropping the array releases it all again).
-    var changesLastFirst: [(key: DeviceKey, change: StateChange, partition: Int32)] = []
+    /// Changelog changes, in the order read, with their devices' keys.
+    var changes: [(key: DeviceKey, change: StateChange, partition: Int32)] = []
     /// Repartition records, as ``DeviceStates/restoreForward(_:)`` reads them.
     var forwards: [InMemoryRecord] = []
     var endsOfPartition: [TopicPartitionOffset]
@@ -18,10 +16,30 @@ struct DecodedChanges: Sendable {
     /// returns the count of changes.
     mutating func apply(to states: inout DeviceStates) -> Int {
         for forward in forwards { states.restoreForward(forward) }
-        let count = changesLastFirst.count
-        while let (key, change, partition) = changesLastFirst.popLast() {
+        let count = changes.count
+        // Each change is moved out, not copied: a copy retains what the change holds, on
+        // another thread than made it, and dropping the batch would release it all again.
+        changes.reverseByMoving()
+        while let (key, change, partition) = changes.popLast() {
             states.restore(change, key: key, in: partition)
         }
         return count
+    }
+}
+
+extension Array {
+    /// Reverses the elements by moving them, where `reverse()` copies each (a retain and a
+    /// release of what it holds).
+    mutating func reverseByMoving() {
+        withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var (low, high) = (0, buffer.count - 1)
+            while low < high {
+                let element = (base + low).move()
+                (base + low).moveInitialize(from: base + high, count: 1)
+                (base + high).initialize(to: element)
+                (low, high) = (low + 1, high - 1)
+            }
+        }
     }
 }
