@@ -12,8 +12,8 @@ struct DecodedChanges: Sendable {
     /// Records the poll took, readable or not.
     var recordCount: Int
 
-    /// Applies the changes and forwards to `states`, in the order read, and empties them;
-    /// returns the count of changes.
+    /// Applies the forwards, then the changes in the order read, to `states`, and empties the
+    /// changes; returns their count.
     mutating func apply(to states: inout DeviceStates) -> Int {
         for forward in forwards { states.restoreForward(forward) }
         let count = changes.count
@@ -24,22 +24,5 @@ struct DecodedChanges: Sendable {
             states.restore(change, key: key, in: partition)
         }
         return count
-    }
-}
-
-extension Array {
-    /// Reverses the elements by moving them, where `reverse()` copies each (a retain and a
-    /// release of what it holds).
-    mutating func reverseByMoving() {
-        withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var (low, high) = (0, buffer.count - 1)
-            while low < high {
-                let element = (base + low).move()
-                (base + low).moveInitialize(from: base + high, count: 1)
-                (base + high).initialize(to: element)
-                (low, high) = (low + 1, high - 1)
-            }
-        }
     }
 }

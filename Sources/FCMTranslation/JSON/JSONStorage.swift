@@ -19,10 +19,11 @@ final class JSONStorage: ManagedBuffer<JSONStorage.Layout, JSONNode> {
             Layout(documentCount: documentCount, nodeCapacity: documentCount / 2 + 1, nameCapacity: documentCount)
         }
 
-        /// Room for the documents the bridge reads (about one node per 10 bytes, names without
-        /// escapes), small enough that one of about 300 bytes takes an allocation from
-        /// `malloc`'s per-thread cache (at most 1,032 bytes) instead of its slower general
-        /// path. A document it cannot hold is parsed again with ``roomForAny(documentCount:)``.
+        /// Room for n / 16 + 16 nodes and no unescaped names: the bridge's requests of up to
+        /// about 400 bytes (one node per 10 to 11 bytes, names without escapes), small enough
+        /// that one of about 300 bytes takes an allocation from `malloc`'s per-thread cache (at
+        /// most 1,032 bytes) instead of its slower general path. A document it cannot hold
+        /// (denser, or escaped names) is parsed again with ``roomForAny(documentCount:)``.
         static func compact(documentCount: Int) -> Layout {
             Layout(documentCount: documentCount, nodeCapacity: documentCount / 16 + 16, nameCapacity: 0)
         }

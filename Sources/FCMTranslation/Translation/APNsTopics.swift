@@ -1,5 +1,5 @@
 /// The `apns-topic` values of one bundle ID, as the JSON strings the headers hold: escaped once
-/// when the translator is made rather than for every message.
+/// per bundle ID (when the translator is made or its bundle ID set) rather than per message.
 struct APNsTopics: Sendable {
     /// The bundle ID: the topic of every push type but Live Activities.
     let app: [UInt8]

@@ -49,10 +49,9 @@ public struct APNsTranslator: Sendable {
     ) -> Result<TranslationSummary, Rejection> {
         let writer = PayloadWriter(request: request, messageID: messageID)
         let kind = writer.pushKind
-        let topic = topics?.topic(for: kind)
-        let headers = HeaderWriter(request: request, hasTopic: topic != nil, kind: kind, sentAt: sentAt)
+        let headers = HeaderWriter(request: request, topic: topics?.topic(for: kind), kind: kind, sentAt: sentAt)
         output.append(kind == .direct && !headers.givesPushType ? #"{"channel":"direct","headers":"# : #"{"headers":"#)
-        headers.write(to: &output, topic: topic)
+        headers.write(to: &output)
         if let token = request.liveActivityToken {
             output.append(#","live_activity_token":"#)
             request.document.write(token, to: &output)

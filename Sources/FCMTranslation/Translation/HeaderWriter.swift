@@ -10,7 +10,7 @@ struct HeaderWriter: ~Copyable {
         case collapseKey
         /// The expiration derived from the request's TTL.
         case derivedExpiration
-        /// The app's bundle ID, or its Live Activity topic (the writer is given it).
+        /// The app's bundle ID, or its Live Activity topic.
         case topic
         /// A string of the request, written as it is.
         case node(JSONNodeIndex)
@@ -21,6 +21,8 @@ struct HeaderWriter: ~Copyable {
     private let collapseKey: String?
     /// Seconds since the epoch.
     private let derivedExpiration: Int64?
+    /// The translator's `apns-topic` for the message, as a JSON string.
+    private let topic: [UInt8]?
     /// The `apns-collapse-id` that wins.
     private(set) var collapseID: String?
     /// The `apns-expiration` that wins, in seconds since the epoch.
@@ -28,8 +30,8 @@ struct HeaderWriter: ~Copyable {
     /// Whether the request's headers give an `apns-push-type`.
     private(set) var givesPushType = false
 
-    /// - Parameter hasTopic: whether the translator has an `apns-topic` for the message.
-    init(request: borrowing SendRequest, hasTopic: Bool, kind: PushKind, sentAt: Int64) {
+    /// - Parameter topic: the translator's `apns-topic` for the message, as a JSON string.
+    init(request: borrowing SendRequest, topic: [UInt8]?, kind: PushKind, sentAt: Int64) {
         document = request.document
         // Added in name order, so that without overrides the sort has nothing to move.
         collapseKey = request.collapseKey
@@ -50,7 +52,8 @@ struct HeaderWriter: ~Copyable {
         case .liveActivity: members.add(ByteSpan("apns-push-type"), .literal("liveactivity"))
         case .direct: break
         }
-        if hasTopic { members.add(ByteSpan("apns-topic"), .topic) }
+        self.topic = topic
+        if topic != nil { members.add(ByteSpan("apns-topic"), .topic) }
         if let overrides = request.apnsHeaders {
             for (name, value) in document.members(of: overrides) {
                 members.add(document.name(name), .node(value))
@@ -63,8 +66,7 @@ struct HeaderWriter: ~Copyable {
         members.sort()
     }
 
-    /// Writes the headers; `topic` is the `apns-topic` as a JSON string, when there is one.
-    func write(to output: inout ByteWriter, topic: [UInt8]?) {
+    func write(to output: inout ByteWriter) {
         members.write(to: &output) { value, output in
             switch value {
             case .literal(let text):
