@@ -82,7 +82,7 @@ struct ChangelogMessageValue {
         guard text.count >= 2, text.first == quote, text.last == quote else { return nil }
         let inner = UnsafeRawBufferPointer(rebasing: text[1..<(text.count - 1)])
         // Plain text (what nearly every collapse key is) as it is; the rest through the parser.
-        if !inner.contains(where: { $0 < 0x20 || $0 == quote || $0 == UInt8(ascii: "\\") }) {
+        if JSONScan.plainPrefix(inner, allowingNonASCII: true) == inner.count {
             return .some(String(decoding: inner, as: UTF8.self))
         }
         guard case .string(let key)? = try? JSONParser.parse(text) else { return nil }

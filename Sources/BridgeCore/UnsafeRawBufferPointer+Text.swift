@@ -1,24 +1,14 @@
+import FCMTranslation
+
 extension UnsafeRawBufferPointer {
-    /// Whether the bytes at `offset` are those of `text`, compared eight at a time: the
-    /// standard library's `elementsEqual` and `starts(with:)` walk iterators many times slower.
+    /// Whether the bytes at `offset` are those of `text`, compared as ``ByteSpan``s (eight bytes at
+    /// a time), where the standard library's `elementsEqual` and `starts(with:)` walk iterators
+    /// many times slower.
     func holds(_ text: StaticString, at offset: Int) -> Bool {
         let count = text.utf8CodeUnitCount
         guard offset >= 0, self.count - offset >= count else { return false }
-        guard let base = baseAddress, count > 0 else { return true }
-        let start = base + offset
-        let expected = UnsafeRawPointer(text.utf8Start)
-        var index = 0
-        while count - index >= 8 {
-            if start.loadUnaligned(fromByteOffset: index, as: UInt64.self) != expected.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
-                return false
-            }
-            index += 8
-        }
-        while index < count {
-            if start.load(fromByteOffset: index, as: UInt8.self) != expected.load(fromByteOffset: index, as: UInt8.self) { return false }
-            index += 1
-        }
-        return true
+        guard let base = baseAddress else { return count == 0 }
+        return ByteSpan(start: base + offset, count: count, isPlain: true) == ByteSpan(text)
     }
 
     /// The first index of `byte` at or after `start`, searched eight bytes at a time.

@@ -1,12 +1,12 @@
 /// Finding the plain part of JSON string text eight bytes at a time.
-enum JSONScan {
+package enum JSONScan {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
     /// The length of the longest prefix with no quote, backslash or control character (and no
     /// byte >= 0x80 unless `allowingNonASCII`): the bytes JSON text can hold as they are.
     @inline(__always)
-    static func plainPrefix(_ bytes: UnsafeRawBufferPointer, allowingNonASCII: Bool) -> Int {
+    package static func plainPrefix(_ bytes: UnsafeRawBufferPointer, allowingNonASCII: Bool) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
         let count = bytes.count
         var position = 0

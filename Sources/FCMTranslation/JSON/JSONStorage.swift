@@ -56,7 +56,7 @@ final class JSONStorage: ManagedBuffer<JSONStorage.Layout, JSONNode> {
 
 /// A run of bytes that a ``JSONDocument`` (or static text) keeps alive: a member name or a
 /// string's raw text, compared and copied without ARC or allocation.
-struct ByteSpan {
+package struct ByteSpan {
     let start: UnsafeRawPointer
     let count: Int
     /// Whether the bytes can stand between quotes in JSON as they are: true of a string's raw
@@ -64,14 +64,14 @@ struct ByteSpan {
     /// ones); false of an unescaped member name that has any of them.
     let isPlain: Bool
 
-    init(start: UnsafeRawPointer, count: Int, isPlain: Bool) {
+    package init(start: UnsafeRawPointer, count: Int, isPlain: Bool) {
         self.start = start
         self.count = count
         self.isPlain = isPlain
     }
 
     /// Static text, which must need no escaping in JSON.
-    init(_ text: StaticString) {
+    package init(_ text: StaticString) {
         self.init(start: UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount, isPlain: true)
     }
 
@@ -86,7 +86,7 @@ struct ByteSpan {
     }
 
     /// Compared eight bytes at a time: names are short, so this beats a call to `memcmp`.
-    static func == (left: ByteSpan, right: ByteSpan) -> Bool {
+    package static func == (left: ByteSpan, right: ByteSpan) -> Bool {
         guard left.count == right.count else { return false }
         var offset = 0
         while left.count - offset >= 8 {
