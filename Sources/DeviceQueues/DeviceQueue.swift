@@ -5,7 +5,7 @@ public struct DeviceQueue: Sendable, Hashable {
     /// Presence, activity and the pending `deleted_messages` notice.
     public private(set) var status: DeviceStatus
     /// Messages waiting, in send order.
-    public private(set) var waiting: [QueuedMessage] = []
+    public private(set) var waiting = WaitingMessages()
     /// Ids dispatched and not yet acknowledged, oldest first (at most the rules'
     /// ``QueueRules/acknowledgementWindow``).
     public private(set) var unacknowledged: [String] = []
@@ -46,7 +46,7 @@ public struct DeviceQueue: Sendable, Hashable {
         }
         // A repeat of a waiting message (input processed again after a crash) changes nothing.
         let id = message.id
-        if waiting.contains(where: { $0.hasID(id) }) { return output }
+        if waiting.contains(id: id, bit: message.idBit) { return output }
         expireWaiting(at: time, into: &output)
         if message.expiry(rules) <= time {
             output.statuses.append(.expired(messageID: id, at: time))
@@ -63,7 +63,7 @@ public struct DeviceQueue: Sendable, Hashable {
                 let evicted = remove(at: oldest, into: &output)
                 output.statuses.append(.collapsed(messageID: evicted.id, reason: .collapseKeyLimit, replacedBy: id, at: time))
             }
-        } else if waiting.count(where: { !$0.isCollapsible }) >= rules.maxPending {
+        } else if waiting.hasPlain(atLeast: rules.maxPending) {
             discardAll(plus: [id], reason: .tooManyPending, at: time, into: &output)
             return output
         }
@@ -88,8 +88,9 @@ public struct DeviceQueue: Sendable, Hashable {
             output.inbox.append(.deletedMessages(reason: notice.reason, count: notice.count))
             status.pendingNotice = nil
         }
-        while !waiting.isEmpty {
-            dispatch(remove(at: 0, into: &output), at: time, rules: rules, into: &output)
+        for message in waiting.removeAll() {
+            output.changes.append(.dequeued(messageID: message.id))
+            dispatch(message, at: time, rules: rules, into: &output)
         }
         status.isOnline = true
         status.lastActivity = max(lastActivity, time)
@@ -143,7 +144,7 @@ public struct DeviceQueue: Sendable, Hashable {
         case .enqueued(let message):
             waiting.append(message)
         case .dequeued(let id):
-            if let index = waiting.firstIndex(where: { $0.hasID(id) }) { waiting.remove(at: index) }
+            if let index = waiting.firstIndex(where: { $0.hasID(id) }) { _ = waiting.remove(at: index) }
         case .awaitingAcknowledgement(let id):
             unacknowledged.append(id)
         case .acknowledgementSettled(let id):
@@ -169,21 +170,21 @@ public struct DeviceQueue: Sendable, Hashable {
     }
 
     private mutating func expireWaiting(at time: Int64, into output: inout QueueOutput) {
-        var index = 0
-        while index < waiting.count {
-            // Waiting messages carry their expiry, resolved with the rules when queued.
-            if let expiresAt = waiting[index].expiresAt, expiresAt <= time {
-                let expired = remove(at: index, into: &output)
-                output.statuses.append(.expired(messageID: expired.id, at: time))
-            } else {
-                index += 1
-            }
+        // Waiting messages carry their expiry, resolved with the rules when queued.
+        for expired in waiting.removeExpired(by: time) {
+            let id = expired.id
+            output.changes.append(.dequeued(messageID: id))
+            output.statuses.append(.expired(messageID: id, at: time))
         }
     }
 
     private mutating func discardAll(plus extra: [String], reason: DeletionReason, at time: Int64, into output: inout QueueOutput) {
         var ids: [String] = []
-        while !waiting.isEmpty { ids.append(remove(at: 0, into: &output).id) }
+        for message in waiting.removeAll() {
+            let id = message.id
+            ids.append(id)
+            output.changes.append(.dequeued(messageID: id))
+        }
         ids += extra
         output.statuses.append(.deletedMessages(reason: reason, count: ids.count, messageIDs: ids, at: time))
         // The count may come from a restored changelog record: it saturates rather than traps.

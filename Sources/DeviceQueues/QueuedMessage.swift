@@ -82,6 +82,16 @@ public struct QueuedMessage: @unchecked Sendable {
     /// Whether its id is `id`, compared as bytes.
     public func hasID(_ id: String) -> Bool { withParts { bytes, _, _ in bytes.elementsEqual(id.utf8) } }
 
+    /// One of 64 bits, chosen by a hash of the id's bytes (FNV-1a, the same in every process):
+    /// equal ids have equal bits, so a set of bits tells which ids cannot be among some messages.
+    public var idBit: UInt64 {
+        withParts { id, _, _ in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in id { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            return 1 << (hash >> 58)
+        }
+    }
+
     /// Whether it has a collapse key.
     public var isCollapsible: Bool { storage.header.hasCollapseKey }
 
