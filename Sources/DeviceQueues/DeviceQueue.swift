@@ -46,7 +46,7 @@ public struct DeviceQueue: Sendable, Hashable {
         }
         // A repeat of a waiting message (input processed again after a crash) changes nothing.
         let id = message.id
-        if waiting.contains(id: id, bit: message.idBit) { return output }
+        if waiting.contains(idOf: message) { return output }
         expireWaiting(at: time, into: &output)
         if message.expiry(rules) <= time {
             output.statuses.append(.expired(messageID: id, at: time))

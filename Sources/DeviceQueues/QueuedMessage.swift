@@ -84,7 +84,7 @@ public struct QueuedMessage: @unchecked Sendable {
 
     /// One of 64 bits, chosen by a hash of the id's bytes (FNV-1a, the same in every process):
     /// equal ids have equal bits, so a set of bits tells which ids cannot be among some messages.
-    public var idBit: UInt64 {
+    var idBit: UInt64 {
         withParts { id, _, _ in
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in id { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }

@@ -1,5 +1,5 @@
 /// A device's waiting messages in send order, with what the queue's rules ask of them kept
-/// beside the list, so that a send to an offline device reads none of the messages.
+/// beside the list, so that a send to an offline device usually reads none of the messages.
 ///
 /// Each waiting message is an allocation of its own, and with many devices waiting each one
 /// read is a cache miss: checking a send against ten waiting messages cost more than the rest
@@ -9,13 +9,16 @@
 /// - a bit for each waiting message's id (``QueuedMessage/idBit``), and possibly for removed
 ///   ones: a clear bit says that no waiting message has such an id.
 ///
-/// The hints are what the messages are, never state of their own: two lists are equal when
-/// their messages are, and both are reset when the list is emptied.
+/// A send still reads the messages when a hint says one may match (its id's bit is taken, or
+/// a message may have expired), when it has a collapse key, or when the list is as long as the
+/// pending limit. The hints are what the messages are, never state of their own: two lists are
+/// equal when their messages are, and both are reset when the list is emptied.
 public struct WaitingMessages: Sendable, Hashable, RandomAccessCollection {
     private var messages: [QueuedMessage] = []
     /// No waiting message has an `expiresAt` before this.
     private(set) var expiresNoEarlierThan = Int64.max
-    /// The union of the waiting messages' ``QueuedMessage/idBit``s.
+    /// The union of the waiting messages' ``QueuedMessage/idBit``s, and of those removed one at a
+    /// time since the list was last emptied or an expiry pass rebuilt it.
     private(set) var idBits: UInt64 = 0
 
     /// No messages.
@@ -28,9 +31,11 @@ public struct WaitingMessages: Sendable, Hashable, RandomAccessCollection {
     /// The message at `position`, counted from the oldest.
     public subscript(position: Int) -> QueuedMessage { messages[position] }
 
-    /// Whether a message with id `id` waits; `bit` is its ``QueuedMessage/idBit``.
-    func contains(id: String, bit: UInt64) -> Bool {
-        idBits & bit != 0 && messages.contains { $0.hasID(id) }
+    /// Whether a message with the id of `message` waits.
+    func contains(idOf message: QueuedMessage) -> Bool {
+        guard idBits & message.idBit != 0 else { return false }
+        let id = message.id
+        return messages.contains { $0.hasID(id) }
     }
 
     /// Whether at least `limit` messages without a collapse key wait. Reads the messages only
@@ -67,7 +72,6 @@ public struct WaitingMessages: Sendable, Hashable, RandomAccessCollection {
         guard mayHaveExpired(by: time) else { return [] }
         var expired: [QueuedMessage] = []
         var kept = WaitingMessages()
-        kept.idBits = idBits
         for message in messages {
             if let expiresAt = message.expiresAt, expiresAt <= time {
                 expired.append(message)
@@ -75,7 +79,7 @@ public struct WaitingMessages: Sendable, Hashable, RandomAccessCollection {
                 kept.append(message)
             }
         }
-        self = kept.isEmpty ? WaitingMessages() : kept
+        self = kept
         return expired
     }
 

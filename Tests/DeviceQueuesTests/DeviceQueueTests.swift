@@ -214,6 +214,19 @@ struct DeviceQueueTests {
         #expect(queue.send(message("a"), at: t0, rules: rules) == QueueOutput())
         #expect(queue.connect(at: t0 + 1, rules: rules).dispatchedIDs == ["a"])
     }
+
+    @Test("a repeat of any waiting message is not queued, however many wait; a removed one's id is new again", arguments: [1, 5, 40, 99])
+    func repeatedSendAmongMany(waiting count: Int) {
+        var queue = offline()
+        let ids = (0..<count).map { "3:\(1_000 + $0):0" }
+        for id in ids { _ = queue.send(message(id), at: t0, rules: rules) }
+        for id in ids.reversed() { #expect(queue.send(message(id), at: t0, rules: rules) == QueueOutput()) }
+        // One collapsed away: its id is no longer waiting, so sending it again queues it.
+        _ = queue.send(message("k1", key: "k"), at: t0, rules: rules)
+        _ = queue.send(message("k2", key: "k"), at: t0, rules: rules)
+        #expect(queue.send(message("k1", key: "k"), at: t0, rules: rules).statuses.contains(.queued(messageID: "k1", at: t0)))
+        #expect(queue.connect(at: t0 + 1, rules: rules).dispatchedIDs == ids + ["k1"])
+    }
 }
 
 /// Times come from input records: no time may trap, however extreme (issue 9, defect 1).

@@ -50,9 +50,11 @@ struct WaitingMessagesTests {
                 #expect(model.allSatisfy { $0.expiresAt.map { waiting.expiresNoEarlierThan <= $0 } ?? true })
                 for id in 0...40 {
                     let text = "\(id):\(id * 7):0"
-                    let bit = QueuedMessage(id: text, collapseKey: nil, sentAt: 0, expiresAt: nil, apns: []).idBit
-                    #expect(waiting.contains(id: text, bit: bit) == model.contains { $0.hasID(text) })
+                    let probe = QueuedMessage(id: text, collapseKey: nil, sentAt: 0, expiresAt: nil, apns: [])
+                    #expect(waiting.contains(idOf: probe) == model.contains { $0.hasID(text) })
                 }
+                // Every waiting id's bit is set; an emptied list has none.
+                #expect(model.reduce(0) { $0 | $1.idBit } & ~waiting.idBits == 0)
                 if model.isEmpty { #expect(waiting.idBits == 0 && waiting.expiresNoEarlierThan == .max) }
             }
         }
