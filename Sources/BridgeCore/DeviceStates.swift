@@ -42,16 +42,17 @@ public struct DeviceStates: Sendable {
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some
     /// (see ``IdleSweep``); returns the changes to record, per forgotten device.
     mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(token: String, changes: [StateChange])] {
-        // The sweep is changed in place (optional chaining), never copied: its candidates are many.
-        guard let deviceCount = partitions[partition]?.count,
-              let isScanDue = sweeps[partition]?.isScanDue(at: time, deviceCount: deviceCount) else { return [] }
-        if isScanDue {
+        guard let deviceCount = partitions[partition]?.count else { return [] }
+        // A held partition has its sweep (``adopt(_:)``): the default is never taken. The sweep is
+        // changed in place, never copied (its candidates are many), through the subscript with a
+        // default, whose access is inlined: `sweeps[partition]?` allocated three times a change.
+        if sweeps[partition, default: IdleSweep()].isScanDue(at: time, deviceCount: deviceCount) {
             let idle = partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
-            sweeps[partition]?.scanned(at: time, idle: idle)
+            sweeps[partition, default: IdleSweep()].scanned(at: time, idle: idle)
         }
         var forgotten: [(token: String, changes: [StateChange])] = []
         var changeCount = 0
-        while changeCount < IdleSweep.changesPerInput, let sweptAt = sweeps[partition]?.scannedAt, let key = sweeps[partition]?.nextCandidate() {
+        while changeCount < IdleSweep.changesPerInput, let (key, sweptAt) = sweeps[partition, default: IdleSweep()].nextCandidate() {
             // Checked again: the device may have been active since the scan.
             guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges

@@ -19,7 +19,7 @@ struct IdleSweep: Sendable {
 
     /// Event time of the last scan, against which its candidates are checked again; nil before
     /// the first.
-    private(set) var scannedAt: Int64?
+    private var scannedAt: Int64?
     /// Inputs handled since the last scan.
     private var inputsSinceScan = 0
     /// Devices the last scan found idle, not forgotten yet.
@@ -40,6 +40,9 @@ struct IdleSweep: Sendable {
         candidates = idle
     }
 
-    /// The next device to forget, if any is left.
-    mutating func nextCandidate() -> DeviceKey? { candidates.popLast() }
+    /// The next device to forget, if any is left, with the event time of the scan that found it.
+    mutating func nextCandidate() -> (key: DeviceKey, scannedAt: Int64)? {
+        guard let scannedAt, let key = candidates.popLast() else { return nil }
+        return (key, scannedAt)
+    }
 }
