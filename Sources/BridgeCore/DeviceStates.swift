@@ -43,9 +43,10 @@ public struct DeviceStates: Sendable {
     /// (see ``IdleSweep``); returns the changes to record, per forgotten device.
     mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(token: String, changes: [StateChange])] {
         guard let deviceCount = partitions[partition]?.count else { return [] }
-        // A held partition has its sweep (``adopt(_:)``): the default is never taken. The sweep is
-        // changed in place, never copied (its candidates are many), through the subscript with a
-        // default, whose access is inlined: `sweeps[partition]?` allocated three times a change.
+        // Inputs reach adopted partitions only (``adopt(_:)`` makes the sweep; the processor asks
+        // ``owns(_:)``): the default is a fallback for a partition made without adopting it. The
+        // sweep is changed in place, never copied (its candidates are many), through the subscript
+        // with a default, whose access is inlined: `sweeps[partition]?` allocated three times a change.
         if sweeps[partition, default: IdleSweep()].isScanDue(at: time, deviceCount: deviceCount) {
             let idle = partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
             sweeps[partition, default: IdleSweep()].scanned(at: time, idle: idle)

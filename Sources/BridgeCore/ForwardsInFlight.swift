@@ -25,7 +25,9 @@ struct ForwardsInFlight: Sendable {
     mutating func arrived(_ token: String, in partition: Int32, source: String) {
         let key = DeviceKey(token: token)
         guard last[partition]?[key] == source else { return }
-        last[partition]?[key] = nil
+        // The partition's entry is there (checked above); through the subscript with a default,
+        // whose access is inlined, as `last[partition]?` is not (it allocates).
+        last[partition, default: [:]][key] = nil
     }
 
     /// Devices with an input on their way to `partition`.

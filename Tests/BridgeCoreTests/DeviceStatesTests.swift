@@ -83,6 +83,18 @@ struct IdleDeviceTests {
         #expect(states.deviceCount == 600)
     }
 
+    @Test("a partition not held forgets nothing and stays not held; dropped and adopted again, it sweeps anew")
+    func partitionNotHeld() {
+        var states = states(devices: 10)
+        #expect(states.forgetIdle(in: 1, at: Self.t0 + 31 * Self.day, rules: rules).isEmpty)
+        #expect(!states.owns(1) && states.partitionCount == 1)
+        states.drop(0)
+        #expect(states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules).isEmpty && !states.owns(0))
+        states.adopt(0)
+        _ = states.handle(RoutedInput(token: "idle", input: .presence(.disconnect), time: Self.t0), in: 0, rules: rules)
+        #expect(states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules).map(\.token) == ["idle"])
+    }
+
     @Test("a record from the far future does not stop later scans")
     func farFuture() {
         var states = states(devices: 10)
