@@ -68,7 +68,7 @@ struct TranslateCommand: ParsableCommand {
     static func withTarget(_ input: Data, token: String?) -> Data {
         guard let token, case .object(var request)? = try? JSONParser.parse(input) else { return input }
         if case .object(var message)? = request["message"] {
-            if message["token"] == nil && message["topic"] == nil && message["condition"] == nil {
+            if ["token", "fid", "topic", "condition"].allSatisfy({ message[$0] == nil }) {
                 message["token"] = .string(token)
                 request["message"] = .object(message)
             }

@@ -25,6 +25,12 @@ struct RejectionTests {
         RejectionCase(name: "JSON but not an object", request: "[1,2]", reason: .invalidArgument, detail: "the request must be a JSON object", undecodable: true),
         RejectionCase(name: "no target at all (legacy)", request: #"{"notification":{"title":"x"}}"#, reason: .invalidArgument, detail: "no target", undecodable: true),
         RejectionCase(name: "no target at all (v1)", request: #"{"message":{"notification":{"title":"x"}}}"#, reason: .invalidArgument, detail: "no target", undecodable: true),
+        RejectionCase(name: "v1 token and fid", request: #"{"message":{"token":"t","fid":"f"}}"#, reason: .invalidArgument, detail: "message.token and message.fid: one target only"),
+        RejectionCase(name: "v1 fid and topic", request: #"{"message":{"fid":"f","topic":"news"}}"#, reason: .invalidArgument, detail: "message.fid and message.topic: one target only"),
+        RejectionCase(name: "v1 empty fid", request: #"{"message":{"fid":""}}"#, reason: .invalidArgument, detail: "message.fid: must not be empty"),
+        RejectionCase(name: "v1 fid not a string", request: #"{"message":{"fid":5}}"#, reason: .invalidArgument, detail: "message.fid: must be a string"),
+        RejectionCase(name: "v1 fid with a quote", request: #"{"message":{"fid":"a\"b"}}"#, reason: .invalidArgument, detail: "message.fid: must not hold control characters"),
+        RejectionCase(name: "v1 fid over 4096 bytes", request: #"{"message":{"fid":"\#(longToken)"}}"#, reason: .invalidArgument, detail: "message.fid: 4097 bytes, over 4096"),
         RejectionCase(name: "v1 topic target", request: #"{"message":{"topic":"news"}}"#, reason: .unsupportedTarget, detail: "message.topic:"),
         RejectionCase(name: "v1 condition target", request: #"{"message":{"condition":"'a' in topics"}}"#, reason: .unsupportedTarget, detail: "message.condition:"),
         RejectionCase(name: "legacy topic target", request: #"{"to":"/topics/news"}"#, reason: .unsupportedTarget, detail: "to:"),
@@ -100,6 +106,8 @@ struct RejectionTests {
 
     @Test("a token over 4096 bytes is never echoed: the rejection names no targets, or only the readable ones", arguments: [
         (#"{"message":{"token":"\#(longToken)"}}"#, [String]()),
+        (#"{"message":{"fid":"\#(longToken)"}}"#, []),
+        (#"{"message":{"token":"\#(longToken)","fid":"f"}}"#, ["f"]),
         (#"{"to":"\#(longToken)"}"#, []),
         (#"{"registration_ids":["a","\#(longToken)"]}"#, ["a"]),
         (#"{"to":"\#(longToken)","priority":"urgent"}"#, []),
@@ -108,6 +116,16 @@ struct RejectionTests {
         let rejection = try #require(translate(request).rejection)
         #expect(rejection.tokens == tokens)
         #expect(!rejection.detail.contains(Self.longToken.prefix(300)))
+    }
+
+    @Test("a rejected request names each device target it can read: token, fid, or both when it names both", arguments: [
+        (#"{"message":{"fid":"f","data":{"from":"x"}}}"#, ["f"]),
+        (#"{"message":{"token":"t","data":{"from":"x"}}}"#, ["t"]),
+        (#"{"message":{"token":"t","fid":"f"}}"#, ["t", "f"]),
+        (#"{"message":{"fid":"f","topic":"news"}}"#, ["f"]),
+    ])
+    func readableTargets(request: String, tokens: [String]) throws {
+        #expect(try #require(translate(request).rejection).tokens == tokens)
     }
 
     @Test("a detail quoting the input is cut to 256 bytes on a character boundary, ending in …", arguments: [

@@ -184,6 +184,20 @@ struct TranslationTableTests {
         #expect(String(decoding: message.jsonBytes, as: UTF8.self).contains(#""badge":2"#))
     }
 
+    @Test("an fid is a device target exactly like a token: the same device and the same translation", arguments: [
+        #"{"message":{"%@":"d-1","notification":{"title":"T"},"data":{"k":"v"}}}"#,
+        #"{"validate_only":true,"message":{"%@":"d-1","apns":{"headers":{"apns-priority":"5"},"payload":{"aps":{"badge":1}}}}}"#,
+    ])
+    func fidTarget(template: String) throws {
+        let byToken = template.replacingOccurrences(of: "%@", with: "token")
+        let byFID = template.replacingOccurrences(of: "%@", with: "fid")
+        let request = try RequestDecoder.decode(Array(byFID.utf8)).get()
+        #expect(request.tokens == ["d-1"])
+        #expect(request.validateOnly == (try RequestDecoder.decode(Array(byToken.utf8)).get().validateOnly))
+        let message = try #require(translate(byFID).message)
+        #expect(message == translate(byToken).message)
+    }
+
     @Test("a legacy multicast decodes to one request naming every token")
     func multicast() throws {
         let request = try RequestDecoder.decode(Array(#"{"registration_ids":["a","b","c"],"data":{"k":"v"}}"#.utf8)).get()

@@ -62,8 +62,8 @@ public enum RequestDecoder {
         let v1 = FieldReader<V1RequestField>(document: document, object: document.root, path: .root)
         let legacy = FieldReader<LegacyField>(document: document, object: document.root, path: .root)
         var tokens: [String] = []
-        if let message = try? v1.object(.message, as: V1MessageField.self), let token = try? message.string(.token) {
-            tokens = [token]
+        if let message = try? v1.object(.message, as: V1MessageField.self) {
+            tokens = [V1MessageField.token, .fid].compactMap { try? message.string($0) }
         } else if let token = try? legacy.string(.to) {
             tokens = [token]
         } else if let ids = legacy.value(.registrationIDs), document[ids].kind == .array {
@@ -74,9 +74,9 @@ public enum RequestDecoder {
         return tokens.filter { tokenProblem($0) == nil }
     }
 
-    /// Rejects a token with a ``tokenProblem(_:)``, naming `key` of `reader`.
-    static func checkToken(_ token: String, key: String, in reader: borrowing FieldReader<some FieldName>) throws(Rejection) {
-        if let problem = tokenProblem(token) { throw reader.invalid(key, problem) }
+    /// Rejects a token with a ``tokenProblem(_:)``, naming `key` of `reader` (made only then).
+    static func checkToken(_ token: String, key: @autoclosure () -> String, in reader: borrowing FieldReader<some FieldName>) throws(Rejection) {
+        if let problem = tokenProblem(token) { throw reader.invalid(key(), problem) }
     }
 
     /// What makes `token` unusable, if anything: over ``maximumTokenBytes``, or holding a

@@ -12,10 +12,12 @@ enum V1RequestField: Int, FieldName {
 
 /// The fields of a v1 `message`.
 enum V1MessageField: Int, FieldName {
-    case name, token, topic, condition, data, notification, android, webpush, apns, fcmOptions
+    // A name is looked up case by case: `fid`, last, costs a token target nothing.
+    case name, token, topic, condition, data, notification, android, webpush, apns, fcmOptions, fid
 
     var name: StaticString {
         switch self {
+        case .fid: "fid"
         case .name: "name"
         case .token: "token"
         case .topic: "topic"

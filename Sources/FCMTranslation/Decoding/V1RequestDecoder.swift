@@ -4,13 +4,7 @@ enum V1RequestDecoder {
         try request.onlyKnown()
         guard let message = try request.object(.message, as: V1MessageField.self) else { throw RequestDecoder.noTarget("message") }
         try message.onlyKnown()
-        for target: V1MessageField in [.topic, .condition] where message.has(target) {
-            throw Rejection(.unsupportedTarget, "\(message.path(target)): only token targets are supported")
-        }
-        guard let token = try message.string(.token) else { throw RequestDecoder.noTarget("message.token") }
-        guard !token.isEmpty else { throw message.invalid(.token, "must not be empty") }
-        try RequestDecoder.checkToken(token, key: "token", in: message)
-
+        let token = try deviceTarget(of: message)
         var result = SendRequest(format: .v1, tokens: DeviceTokens(token), document: request.document)
         result.validateOnly = try request.bool(.validateOnly) ?? false
         if let data = try message.stringMap(.data) {
@@ -33,6 +27,26 @@ enum V1RequestDecoder {
         _ = try message.object(.android, as: NoFields.self)
         _ = try message.object(.webpush, as: NoFields.self)
         return result
+    }
+
+    /// The message's one target, which must be a device: `token`, or `fid` (the device's Firebase
+    /// Installation ID, which today's Admin SDKs send instead), checked as a token is.
+    private static func deviceTarget(of message: borrowing FieldReader<V1MessageField>) throws(Rejection) -> String {
+        var target: V1MessageField?
+        for field: V1MessageField in [.token, .fid, .topic, .condition] where message.has(field) {
+            if let first = target {
+                throw Rejection(.invalidArgument, "\(message.path(first)) and \(message.path(field)): one target only")
+            }
+            target = field
+        }
+        guard let target else { throw RequestDecoder.noTarget("message.token or message.fid") }
+        guard target == .token || target == .fid else {
+            throw Rejection(.unsupportedTarget, "\(message.path(target)): only device targets (token, fid) are supported")
+        }
+        let token = try message.string(target) ?? ""
+        guard !token.isEmpty else { throw message.invalid(target, "must not be empty") }
+        try RequestDecoder.checkToken(token, key: target.name.description, in: message)
+        return token
     }
 
     private static func decodeAPNs(_ apns: borrowing FieldReader<APNsField>, into result: inout SendRequest) throws(Rejection) {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The outside tests (Tests/OutsideTests, pytest): clients that know nothing of the Swift code
+# drive the built fcm-bridge named by FCM_BRIDGE_BINARY: messages built by Firebase's Admin SDK
+# through `fcm-bridge translate`, and the scripts the docs name. pytest and the Admin SDK come
+# from PyPI into .deps/ (scripts/ensure-python.sh); where PyPI cannot be reached, the tests that
+# need them are skipped, saying so. Extra arguments go to pytest.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT"
+
+[ -n "${FCM_BRIDGE_BINARY:-}" ] || die "FCM_BRIDGE_BINARY must name a built fcm-bridge"
+pythonpath=""
+# Prints the PYTHONPATH entry for module $1 (requirement $2); returns 3 when PyPI cannot be reached.
+ensure() {
+  local status=0 path
+  path=$(bash "$ROOT/scripts/ensure-python.sh" "$1" "$2") || status=$?
+  [ "$status" -eq 0 ] || return "$status"
+  [ -z "$path" ] || pythonpath="$path"
+}
+status=0
+ensure pytest 'pytest>=7' || status=$?
+if [ "$status" -eq 3 ]; then
+  log "SKIPPED: the outside tests: pytest is not installed and PyPI cannot be reached"
+  exit 0
+fi
+[ "$status" -eq 0 ] || exit "$status"
+ensure firebase_admin 'firebase-admin>=7.7' || status=$?
+if [ "$status" -eq 3 ]; then
+  log "the Admin SDK's tests will be skipped: firebase-admin is not installed and PyPI cannot be reached"
+  export FCM_BRIDGE_PYPI_UNREACHABLE=1
+elif [ "$status" -ne 0 ]; then
+  exit "$status"
+fi
+PYTHONPATH="$pythonpath${PYTHONPATH:+:$PYTHONPATH}" python3 -m pytest -p no:cacheprovider -ra -q Tests/OutsideTests "$@"
