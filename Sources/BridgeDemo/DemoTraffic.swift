@@ -20,7 +20,8 @@ public struct DemoTraffic: Sendable {
 
     /// The `number`th request of the run, to devices drawn with `random`.
     public func item(number: Int, using random: inout some RandomNumberGenerator) -> Item {
-        let token = plan.tokens.randomElement(using: &random) ?? ""
+        let device = plan.tokens.indices.randomElement(using: &random) ?? 0
+        let token = plan.tokens[device]
         let number = max(number, 0)
         switch number % 100 {
         case 0, 50:
@@ -34,10 +35,10 @@ public struct DemoTraffic: Sendable {
                         outcomes: devices.count)
         case 7:
             // A reserved data key: rejected (invalid_data_key).
-            return Item(request: .v1(V1Message(token: token, data: ["from": "the demo"])), outcomes: 1)
+            return Item(request: .v1(message(to: device, data: ["from": "the demo"])), outcomes: 1)
         case 13:
             // A dry run: validated, never delivered.
-            return Item(request: .v1(V1Message(token: token, notification: .init(title: "Dry run")), validateOnly: true), outcomes: 1)
+            return Item(request: .v1(message(to: device, notification: .init(title: "Dry run")), validateOnly: true), outcomes: 1)
         case let n where n % 25 == 3:
             // Now or never: expires at once for an offline device.
             var message = LegacyMessage(to: token, notification: .init(title: "Now or never", body: "request \(number)"))
@@ -50,7 +51,7 @@ public struct DemoTraffic: Sendable {
             message.priority = .high
             return Item(request: .legacy(message), outcomes: 1)
         default:
-            return Item(request: .v1(V1Message(token: token, notification: .init(title: "Message \(number)", body: "Hello from fcm-bridge"))), outcomes: 1)
+            return Item(request: .v1(message(to: device, notification: .init(title: "Message \(number)", body: "Hello from fcm-bridge"))), outcomes: 1)
         }
     }
 
@@ -60,7 +61,15 @@ public struct DemoTraffic: Sendable {
     public func burst(to device: Int, count: Int) -> [Item] {
         guard plan.tokens.indices.contains(device) else { return [] }
         return (0..<max(count, 0)).map { index in
-            Item(request: .v1(V1Message(token: plan.tokens[device], data: ["burst": "\(index)"])), outcomes: 1)
+            Item(request: .v1(message(to: device, data: ["burst": "\(index)"])), outcomes: 1)
         }
+    }
+
+    /// A v1 message to `device`, by FID or by token as the plan says.
+    private func message(to device: Int, data: [String: String]? = nil, notification: V1Message.Notification? = nil) -> V1Message {
+        let id = plan.tokens[device]
+        return plan.isAddressedByFID(device)
+            ? V1Message(fid: id, data: data, notification: notification)
+            : V1Message(token: id, data: data, notification: notification)
     }
 }

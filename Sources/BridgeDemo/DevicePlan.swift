@@ -21,6 +21,10 @@ public struct DevicePlan: Sendable, Hashable {
     /// Whether `token` is one of this run's devices (another run's share the topics).
     public func contains(_ token: String) -> Bool { members.contains(token) }
 
+    /// Whether the app server addresses `device` by its Firebase Installation ID (`fid`), as new
+    /// app servers do; the rest by registration token. A third of the devices, sleepers among them.
+    public func isAddressedByFID(_ device: Int) -> Bool { device % 3 == 1 }
+
     /// Whether `device` is a sleeper: rarely online.
     public func isSleeper(_ device: Int) -> Bool { device % 10 == 0 }
 

@@ -5,10 +5,11 @@ public enum SendRequest: Sendable, Hashable, Encodable {
     /// A legacy HTTP request.
     case legacy(LegacyMessage)
 
-    /// The registration token the request is for, when it names exactly one: its record's key.
+    /// The device the request is for (its FID or registration token), when it names exactly one:
+    /// its record's key.
     public var token: String? {
         switch self {
-        case .v1(let message, _): message.token
+        case .v1(let message, _): message.fid ?? message.token
         case .legacy(let message): message.to.flatMap { $0.hasPrefix("/topics/") ? nil : $0 } ?? message.registrationIDs.flatMap { $0.count == 1 ? $0[0] : nil }
         }
     }
@@ -29,8 +30,8 @@ public enum SendRequest: Sendable, Hashable, Encodable {
     }
 }
 
-/// An HTTP v1 message: one target (`token`, `topic` or `condition`), data, a notification, and
-/// APNs overrides.
+/// An HTTP v1 message: one target (`fid`, `token`, `topic` or `condition`), data, a
+/// notification, and APNs overrides.
 public struct V1Message: Sendable, Hashable, Encodable {
     /// A notification shown to the user.
     public struct Notification: Sendable, Hashable, Encodable {
@@ -56,6 +57,10 @@ public struct V1Message: Sendable, Hashable, Encodable {
         }
     }
 
+    /// The device's Firebase Installation ID: how new code addresses a device, as Firebase's
+    /// Admin SDKs now do. The bridge treats it exactly as a registration token.
+    public var fid: String?
+    /// The device's registration token, which Firebase's Admin SDKs deprecate in favour of `fid`.
     public var token: String?
     public var topic: String?
     public var condition: String?
@@ -63,7 +68,15 @@ public struct V1Message: Sendable, Hashable, Encodable {
     public var notification: Notification?
     public var apns: APNs?
 
-    /// A message to one device.
+    /// A message to one device, by its Firebase Installation ID (what new code uses).
+    public init(fid: String, data: [String: String]? = nil, notification: Notification? = nil, apns: APNs? = nil) {
+        self.fid = fid
+        self.data = data
+        self.notification = notification
+        self.apns = apns
+    }
+
+    /// A message to one device, by its registration token (what older app servers send).
     public init(token: String, data: [String: String]? = nil, notification: Notification? = nil, apns: APNs? = nil) {
         self.token = token
         self.data = data

@@ -42,6 +42,17 @@ struct DemoTrafficTests {
         #expect(try encoded(items[100].request) == #"{"message":{"data":{"burst":"100"},"token":"demo-t-0"}}"#)
     }
 
+    @Test("a third of the devices, a sleeper among them, are addressed by FID, the rest by token")
+    func byFID() throws {
+        let plan = DevicePlan(run: "t", devices: 12)
+        #expect(plan.tokens.indices.filter(plan.isAddressedByFID) == [1, 4, 7, 10])
+        #expect(plan.isSleeper(10))
+        let traffic = DemoTraffic(plan: plan)
+        #expect(try encoded(traffic.burst(to: 10, count: 1)[0].request) == #"{"message":{"data":{"burst":"0"},"fid":"demo-t-10"}}"#)
+        #expect(try encoded(traffic.burst(to: 11, count: 1)[0].request) == #"{"message":{"data":{"burst":"0"},"token":"demo-t-11"}}"#)
+        #expect(traffic.burst(to: 10, count: 1)[0].request.token == "demo-t-10")
+    }
+
     private func encoded(_ request: SendRequest) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
