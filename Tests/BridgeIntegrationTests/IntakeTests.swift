@@ -112,6 +112,25 @@ struct IntakeTests {
         }
     }
 
+    @Test("an fid is the device's identifier everywhere, as a token is: keys, token fields, inbox partition")
+    func fidTarget() async throws {
+        try await BridgeFixture.withWorker(partitions: 2) { fixture, reader in
+            let fid = uniqueToken("fid")
+            let request = JSONValue.object(["message": .object(["fid": .string(fid), "notification": .object(["title": .string("by fid")])])])
+            let report = try await fixture.send([request.jsonString], key: nil, at: testEpoch)[0]
+            try await reader.waitUntil("queued") { $0.statuses(of: fid).count >= 1 }
+            try await fixture.presence(fid, "connect", at: testEpoch + 1)
+            try await reader.waitUntil("dispatched") { $0.inbox(of: fid).count >= 1 && $0.statuses(of: fid).count >= 2 }
+            let id = "\(report.partition):\(report.offset):0"
+            #expect(reader.statuses(of: fid).map(\.type) == ["queued", "dispatched"])
+            #expect(reader.statuses(of: fid).allSatisfy { $0["token"] == .string(fid) && $0.messageID == id })
+            let inbox = try #require(reader.inbox(of: fid).first)
+            #expect(inbox.json["token"] == .string(fid))
+            #expect(inbox.json.messageID == id)
+            #expect(inbox.topicPartition.partition == Murmur2Partitioner.partition(of: fid.utf8, partitions: 2))
+        }
+    }
+
     @Test("records on a partition that does not own their device still reach it, in order")
     func misroutedRecords() async throws {
         try await BridgeFixture.withWorker(partitions: 2) { fixture, reader in
