@@ -12,9 +12,12 @@ log "testing against $KAFKA_BOOTSTRAP_SERVERS"
 swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"
 # The fuzzer's seed corpus and the inputs of its past findings, replayed without libFuzzer.
 find Fuzz/corpus Fuzz/regressions -type f ! -name README.md -print0 | xargs -0 "$(swift build --show-bin-path)/BridgeFuzzer"
-# The fault tests run the worker as a process of its own, to kill it.
+# The fault tests run the worker as a process of its own, to kill it; the outside tests run its commands.
 FCM_BRIDGE_BINARY="$(swift build --show-bin-path)/fcm-bridge"
 export FCM_BRIDGE_BINARY
+# Clients that know nothing of the Swift code: Firebase's Admin SDK through `fcm-bridge
+# translate`, and the scripts the docs name.
+bash scripts/outside-tests.sh
 # Each integration suite has its own time limit, which ends a test that awaits; this bounds the
 # whole run (in seconds), so that a test stuck in a blocking call fails fast instead of eating
 # CI's time. Past the limit, every thread's stack of the test process is printed (with gdb, where

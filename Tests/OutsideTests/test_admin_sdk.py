@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import threading
-import warnings
 
 import pytest
 
@@ -25,6 +24,9 @@ except ImportError:
 import requests
 from firebase_admin import credentials, messaging
 from google.auth.credentials import AnonymousCredentials
+
+# Message.token is deprecated; the cases that use it do so on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore:Message.token is deprecated:DeprecationWarning")
 
 BUNDLE_ID = "com.example.app"
 MESSAGE_ID = "0:sdk:1"
@@ -77,9 +79,7 @@ def sdk(app, monkeypatch):
         @staticmethod
         def send(message, dry_run=False):
             recorder.bodies.clear()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)  # Message.token
-                messaging.send(message, dry_run=dry_run, app=app)
+            messaging.send(message, dry_run=dry_run, app=app)
             assert len(recorder.bodies) == 1
             return recorder.bodies[0]
 
