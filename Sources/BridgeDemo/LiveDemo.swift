@@ -83,8 +83,9 @@ public struct LiveDemo: Sendable {
         let elapsed = start.duration(to: .now)
         let board = ending.scoreboard
         // The closing summary gives rates over the whole run.
+        let columns = display.lineWidth
         display.finish(DemoSummary.lines(board, previous: DemoScoreboard(), interval: elapsed, elapsed: elapsed, duration: settings.duration,
-                                         devices: plan.tokens.count) + ["", DemoSummary.verdict(board, elapsed: elapsed)],
+                                         devices: plan.tokens.count, columns: columns) + [""] + DemoSummary.verdict(board, elapsed: elapsed, columns: columns),
                        replacing: ending.shown)
         if let failure = ending.failure { throw DemoFailure(description: failure) }
         return board
@@ -110,7 +111,7 @@ public struct LiveDemo: Sendable {
                 let now = ContinuousClock.now
                 let elapsed = start.duration(to: now)
                 let lines = DemoSummary.lines(board, previous: previous, interval: previousTick.duration(to: now), elapsed: elapsed,
-                                              duration: settings.duration, devices: plan.tokens.count)
+                                              duration: settings.duration, devices: plan.tokens.count, columns: display.lineWidth)
                 let second = Int(elapsed.components.seconds)
                 if display.isTerminal || printed.map({ second >= $0 + display.pipedEvery }) ?? true {
                     shown = display.show(lines, replacing: shown)

@@ -106,11 +106,11 @@ struct DemoScoreboardTests {
         var board = DemoScoreboard()
         board.record(.sent(requests: 2, outcomes: 2))
         #expect(DemoSummary.verdict(board, elapsed: .seconds(5))
-            == "demo finished after 00:05: NOT every outcome accounted for (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)")
+            == ["demo finished after 00:05: NOT every outcome accounted for (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)"])
         #expect(DemoSummary.verdict(DemoScoreboard(), elapsed: .seconds(5))
-            == "demo finished after 00:05: every outcome accounted for (0 of 0 final statuses for 0 requests, 0 waiting, 0 repeated)")
+            == ["demo finished after 00:05: every outcome accounted for (0 of 0 final statuses for 0 requests, 0 waiting, 0 repeated)"])
         board.record(.stopRequested)
         #expect(DemoSummary.verdict(board, elapsed: .seconds(65))
-            == "demo stopped after 01:05 (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)")
+            == ["demo stopped after 01:05 (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)"])
     }
 }
