@@ -39,20 +39,23 @@ trap stop_all EXIT
 trap on_interrupt INT
 trap 'exit 143' TERM
 
-if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
-  [ -f "$RUN_DIR/$broker_name.pid" ] && kill -0 "$(cat "$RUN_DIR/$broker_name.pid")" 2>/dev/null || started_broker="$broker_name"
-  broker=$(bash "$ROOT/scripts/broker.sh" start "$broker_name")
-  export "${broker?}"
-fi
-export FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS="$KAFKA_BOOTSTRAP_SERVERS"
-# Every other FCM_BRIDGE_ variable names a configuration field, for the worker and the demo.
 bridge="${FCM_BRIDGE_BINARY:-}"
 unset FCM_BRIDGE_BINARY
+# Before the broker's address is exported: SwiftPM loads every package manifest again (about
+# 13 s) when the environment differs from its last build's, and the address differs each run.
 if [ -z "$bridge" ]; then
   log "building fcm-bridge (the first build takes several minutes)"
   swift build --product fcm-bridge "${SWIFT_LINK_FLAGS[@]}" >&2
   bridge="$(swift build --show-bin-path)/fcm-bridge"
 fi
+
+if [ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]; then
+  [ -f "$RUN_DIR/$broker_name.pid" ] && kill -0 "$(cat "$RUN_DIR/$broker_name.pid")" 2>/dev/null || started_broker="$broker_name"
+  broker=$(bash "$ROOT/scripts/broker.sh" start "$broker_name")
+  export "${broker?}"
+fi
+# Every other FCM_BRIDGE_ variable names a configuration field, for the worker and the demo.
+export FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS="$KAFKA_BOOTSTRAP_SERVERS"
 
 worker_log="$RUN_DIR/demo-worker-$$.log"
 "$bridge" run --config config/demo.yaml >"$worker_log" 2>&1 &

@@ -6,9 +6,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 
-use_local_broker_unless_given test
-log "testing against $KAFKA_BOOTSTRAP_SERVERS"
-
+# Built before the broker's address is exported: SwiftPM loads every package manifest again
+# (about 13 s) when the environment differs from its last build's.
 swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"
 # The fuzzer's seed corpus and the inputs of its past findings, replayed without libFuzzer.
 find Fuzz/corpus Fuzz/regressions -type f ! -name README.md -print0 | xargs -0 "$(swift build --show-bin-path)/BridgeFuzzer"
@@ -18,6 +17,9 @@ export FCM_BRIDGE_BINARY
 # Clients that know nothing of the Swift code: Firebase's Admin SDK through `fcm-bridge
 # translate`, and the scripts the docs name.
 bash scripts/outside-tests.sh
+
+use_local_broker_unless_given test
+log "testing against $KAFKA_BOOTSTRAP_SERVERS"
 # Each integration suite has its own time limit, which ends a test that awaits; this bounds the
 # whole run (in seconds), so that a test stuck in a blocking call fails fast instead of eating
 # CI's time. Past the limit, every thread's stack of the test process is printed (with gdb, where
