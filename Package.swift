@@ -223,7 +223,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "BridgeDemoTests", dependencies: ["BridgeDemo", "FCMBridgeClient"]),
+        .testTarget(
+            name: "BridgeDemoTests",
+            dependencies: ["BridgeDemo", "FCMBridgeClient", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "FCMBridgeClientTests", dependencies: ["FCMBridgeClient"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(

@@ -19,17 +19,15 @@ target="$DEPS/python"
 if ! PYTHONPATH="$target" python3 -c "import $module" 2>/dev/null; then
   log "installing $requirement into $target"
   output=$(mktemp)
+  trap 'rm -f "$output"' EXIT
   if ! python3 -m pip install --quiet --disable-pip-version-check --target "$target" "$requirement" >"$output" 2>&1; then
     cat "$output" >&2
     unreachable='NewConnectionError|Failed to establish a new connection|Name or service not known|Temporary failure in name resolution|Network is unreachable|ConnectTimeoutError|ProxyError'
     if grep -qE "$unreachable" "$output"; then
-      rm -f "$output"
       log "pip install $requirement failed: the package index cannot be reached"
       exit 3
     fi
-    rm -f "$output"
     die "pip install $requirement failed"
   fi
-  rm -f "$output"
 fi
 echo "$target"

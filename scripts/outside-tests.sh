@@ -10,25 +10,17 @@ cd "$ROOT"
 
 [ -n "${FCM_BRIDGE_BINARY:-}" ] || die "FCM_BRIDGE_BINARY must name a built fcm-bridge"
 pythonpath=""
-# Prints the PYTHONPATH entry for module $1 (requirement $2); returns 3 when PyPI cannot be reached.
+# Makes module $1 (requirement $2) importable; returns 3 when PyPI cannot be reached.
 ensure() {
-  local status=0 path
-  path=$(bash "$ROOT/scripts/ensure-python.sh" "$1" "$2") || status=$?
-  [ "$status" -eq 0 ] || return "$status"
+  local path
+  path=$(bash "$ROOT/scripts/ensure-python.sh" "$1" "$2") || return
   [ -z "$path" ] || pythonpath="$path"
 }
 status=0
 ensure pytest 'pytest>=7' || status=$?
-if [ "$status" -eq 3 ]; then
-  log "SKIPPED: the outside tests: pytest is not installed and PyPI cannot be reached"
-  exit 0
-fi
+[ "$status" -ne 3 ] || { log "SKIPPED: the outside tests: pytest is not installed and PyPI cannot be reached"; exit 0; }
 [ "$status" -eq 0 ] || exit "$status"
 ensure firebase_admin 'firebase-admin>=7.7' || status=$?
-if [ "$status" -eq 3 ]; then
-  log "the Admin SDK's tests will be skipped: firebase-admin is not installed and PyPI cannot be reached"
-  export FCM_BRIDGE_PYPI_UNREACHABLE=1
-elif [ "$status" -ne 0 ]; then
-  exit "$status"
-fi
+[ "$status" -ne 3 ] || { log "the Admin SDK's tests are skipped: firebase-admin is not installed and PyPI cannot be reached"; export FCM_BRIDGE_PYPI_UNREACHABLE=1; }
+[ "$status" -eq 0 ] || [ "$status" -eq 3 ] || exit "$status"
 PYTHONPATH="$pythonpath${PYTHONPATH:+:$PYTHONPATH}" python3 -m pytest -p no:cacheprovider -ra -q Tests/OutsideTests "$@"

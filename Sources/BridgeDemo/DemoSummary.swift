@@ -3,7 +3,7 @@ import FCMBridgeClient
 /// The demo's terminal summary, as lines of text.
 public enum DemoSummary {
     /// The live summary after `elapsed` of a run of `duration` (nil: until Ctrl-C), with rates
-    /// since `previous`, one `interval` ago, in lines of at most `columns` characters.
+    /// since `previous`, one `interval` ago, in lines of at most `columns` characters (at least 12).
     public static func lines(_ board: DemoScoreboard, previous: DemoScoreboard, interval: Duration, elapsed: Duration,
                              duration: Duration?, devices: Int, columns: Int = .max) -> [String] {
         let seconds = max(interval / .seconds(1), 0.001)

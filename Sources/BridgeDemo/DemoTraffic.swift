@@ -21,7 +21,7 @@ public struct DemoTraffic: Sendable {
     /// The `number`th request of the run, to devices drawn with `random`.
     public func item(number: Int, using random: inout some RandomNumberGenerator) -> Item {
         let device = plan.tokens.indices.randomElement(using: &random) ?? 0
-        let token = plan.tokens[device]
+        let token = plan.tokens.indices.contains(device) ? plan.tokens[device] : ""
         let number = max(number, 0)
         switch number % 100 {
         case 0, 50:
@@ -67,7 +67,7 @@ public struct DemoTraffic: Sendable {
 
     /// A v1 message to `device`, by FID or by token as the plan says.
     private func message(to device: Int, data: [String: String]? = nil, notification: V1Message.Notification? = nil) -> V1Message {
-        let id = plan.tokens[device]
+        let id = plan.tokens.indices.contains(device) ? plan.tokens[device] : ""
         return plan.isAddressedByFID(device)
             ? V1Message(fid: id, data: data, notification: notification)
             : V1Message(token: id, data: data, notification: notification)

@@ -6,7 +6,7 @@
 /// the target of the overflow bursts that end in a `deleted_messages` and a full sync. From
 /// `settlesAt` on, every device is online, so that every waiting message can leave.
 public struct DevicePlan: Sendable, Hashable {
-    /// The registration tokens, one per device, unique to this run.
+    /// The devices' identifiers (registration tokens or FIDs), one per device, unique to this run.
     public let tokens: [String]
     /// The second of the run from which every device stays online; nil for never.
     public var settlesAt: Int?

@@ -3,16 +3,18 @@
 /// counts twice on the screen and once in the redraw).
 enum LineLayout {
     /// `items` after `label`, two spaces apart, on as few lines of at most `columns` characters
-    /// as it takes: lines break between items and go on indented as far as the first item. An
-    /// item too long for a line of its own breaks between words, and a word too long is cut,
-    /// ending in "…". The first item follows the label after two spaces, or after `gap`.
+    /// as it takes (at least the label and two more): lines break between items and go on
+    /// indented as far as the first item. An item too long for a line of its own breaks between
+    /// words, and a word too long is cut, ending in "…". The first item follows the label after
+    /// two spaces, or after `gap`. Control characters show as spaces: each takes no column, or
+    /// moves the cursor.
     static func wrap(_ label: String, _ items: [String], columns: Int, gap: String = "  ") -> [String] {
         let indent = String(repeating: " ", count: label.count + gap.count)
         let width = max(columns, indent.count + 2)
         var lines: [String] = []
         var line = label + gap
         var lineHasItem = false
-        for item in items.flatMap({ pieces(of: $0, width: width - indent.count) }) {
+        for item in items.flatMap({ pieces(of: printable($0), width: width - indent.count) }) {
             let separator = lineHasItem ? "  " : ""
             if lineHasItem && line.count + separator.count + item.count > width {
                 lines.append(line)
@@ -24,6 +26,14 @@ enum LineLayout {
         }
         lines.append(line)
         return lines
+    }
+
+    private static func printable(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var shown = String.UnicodeScalarView()
+        shown.append(contentsOf: text.unicodeScalars.map { isControl($0) ? " " : $0 })
+        return String(shown)
     }
 
     /// `text` broken into pieces of at most `width` characters: whole when it fits, else between

@@ -23,7 +23,7 @@ public struct TerminalDisplay: Sendable {
     /// output is not a terminal.
     public var lineWidth: Int {
         guard isTerminal else { return .max }
-        return max((columns ?? Self.terminalColumns()) - 1, 40)
+        return max(columns ?? Self.terminalColumns(), 41) - 1
     }
 
     /// Shows a summary, on a terminal in place of the `replacing` lines shown last; returns how

@@ -18,7 +18,7 @@ struct TranslateCommand: ParsableCommand {
     @Argument(help: "The request file; standard input when absent.")
     var file: String?
 
-    @Option(help: "Translate for this device token, in place of the request's own target.")
+    @Option(help: "Translate for this device (token or FID), in place of the request's own target.")
     var token: String?
 
     @Option(help: "The message id (gcm.message_id). A multicast's tokens get <id>:<index>.")

@@ -2,8 +2,8 @@ import Foundation
 import Kafka
 import Logging
 
-/// Sends requests to the bridge: each is produced to the send topic as JSON, keyed by its token
-/// where it names one (null otherwise; the bridge routes every token to its device either way).
+/// Sends requests to the bridge: each is produced to the send topic as JSON, keyed by its device
+/// (FID or token) where it names one (null otherwise; the bridge routes every device either way).
 public final class FCMBridgeSender: Sendable {
     private let producer: KafkaProducer
     private let topic: String

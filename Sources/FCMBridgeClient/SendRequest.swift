@@ -58,7 +58,7 @@ public struct V1Message: Sendable, Hashable, Encodable {
     }
 
     /// The device's Firebase Installation ID: how new code addresses a device, as Firebase's
-    /// Admin SDKs now do. The bridge treats it exactly as a registration token.
+    /// Admin SDKs do. The bridge treats it exactly as a registration token.
     public var fid: String?
     /// The device's registration token, which Firebase's Admin SDKs deprecate in favour of `fid`.
     public var token: String?
@@ -70,15 +70,17 @@ public struct V1Message: Sendable, Hashable, Encodable {
 
     /// A message to one device, by its Firebase Installation ID (what new code uses).
     public init(fid: String, data: [String: String]? = nil, notification: Notification? = nil, apns: APNs? = nil) {
+        self.init(data: data, notification: notification, apns: apns)
         self.fid = fid
-        self.data = data
-        self.notification = notification
-        self.apns = apns
     }
 
     /// A message to one device, by its registration token (what older app servers send).
     public init(token: String, data: [String: String]? = nil, notification: Notification? = nil, apns: APNs? = nil) {
+        self.init(data: data, notification: notification, apns: apns)
         self.token = token
+    }
+
+    private init(data: [String: String]?, notification: Notification?, apns: APNs?) {
         self.data = data
         self.notification = notification
         self.apns = apns

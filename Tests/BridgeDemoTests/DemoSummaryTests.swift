@@ -1,6 +1,7 @@
 @testable import BridgeDemo
 import FCMBridgeClient
 import Foundation
+import PropertyBased
 import Testing
 
 @Suite("The demo's summary on a terminal")
@@ -77,14 +78,10 @@ struct DemoSummaryTests {
     }
 
     @Test("random items at random widths: every line fits, and every word is there in order, whole or cut")
-    func layoutProperty() {
-        var random = SystemRandomNumberGenerator()
-        for _ in 0..<500 {
-            let columns = Int.random(in: 20...140, using: &random)
-            let items = (0..<Int.random(in: 0...8, using: &random)).map { _ in
-                (0..<Int.random(in: 1...6, using: &random)).map { _ in String(repeating: "w", count: Int.random(in: 1...30, using: &random)) }
-                    .joined(separator: " ")
-            }
+    func layoutProperty() async {
+        let word = Gen.int(in: 1...30).map { String(repeating: "w", count: $0) }
+        let item = word.array(of: 1...6).map { $0.joined(separator: " ") }
+        await propertyCheck(count: 500, input: Gen.int(in: 20...140), item.array(of: 0...8)) { columns, items in
             let lines = LineLayout.wrap("label", items, columns: columns)
             #expect(lines.allSatisfy { $0.count <= columns })
             let words = lines.joined(separator: " ").split(separator: " ").dropFirst().map(String.init)
@@ -94,5 +91,24 @@ struct DemoSummaryTests {
                 #expect(word == original || word.hasSuffix("…") && original.hasPrefix(word.dropLast()))
             }
         }
+    }
+
+    @Test("control characters take no column of their own: they show as spaces")
+    func controlCharacters() {
+        #expect(LineLayout.wrap("  >", ["a\u{1B}[2Jb\tc\nd"], columns: 80, gap: " ") == ["  > a [2Jb c d"])
+    }
+
+    @Test("a line too long for the terminal is cut by the display, so the redraw still fits", arguments: [80, 120])
+    func displayCuts(columns: Int) {
+        let display = TerminalDisplay(isTerminal: true, columns: columns)
+        var screen = TerminalScreen(columns: columns)
+        var shown = 0
+        for second in 0..<3 {
+            let lines = ["title \(second)", String(repeating: "x", count: columns * 2), "last"]
+            let (text, count) = display.rendering(lines, replacing: shown)
+            screen.write(text)
+            shown = count
+        }
+        #expect(screen.text == ["title 2", String(repeating: "x", count: columns - 1), "last"])
     }
 }

@@ -4,23 +4,24 @@ import Testing
 
 @Suite("Send requests")
 struct SendRequestTests {
-    /// The request as the bridge reads it: JSON, as a generic object.
-    private func encoded(_ request: SendRequest) throws -> NSDictionary {
-        let bytes = try JSONEncoder().encode(request)
-        return try #require(try JSONSerialization.jsonObject(with: bytes) as? NSDictionary)
+    /// The request as the bridge reads it: its JSON, members sorted by name.
+    private func encoded(_ request: SendRequest) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(request), as: UTF8.self)
     }
 
     @Test("a message by FID names the device as message.fid, and is keyed by it")
     func byFID() throws {
         let request = SendRequest.v1(V1Message(fid: "fid-1", notification: .init(title: "T")))
-        #expect(try encoded(request) == ["message": ["fid": "fid-1", "notification": ["title": "T"]]])
+        #expect(try encoded(request) == #"{"message":{"fid":"fid-1","notification":{"title":"T"}}}"#)
         #expect(request.token == "fid-1")
     }
 
     @Test("a message by token names the device as message.token, and is keyed by it")
     func byToken() throws {
         let request = SendRequest.v1(V1Message(token: "t-1", data: ["k": "v"]), validateOnly: true)
-        #expect(try encoded(request) == ["message": ["token": "t-1", "data": ["k": "v"]], "validate_only": true])
+        #expect(try encoded(request) == #"{"message":{"data":{"k":"v"},"token":"t-1"},"validate_only":true}"#)
         #expect(request.token == "t-1")
     }
 

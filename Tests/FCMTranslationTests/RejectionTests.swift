@@ -123,6 +123,7 @@ struct RejectionTests {
         (#"{"message":{"token":"t","data":{"from":"x"}}}"#, ["t"]),
         (#"{"message":{"token":"t","fid":"f"}}"#, ["t", "f"]),
         (#"{"message":{"fid":"f","topic":"news"}}"#, ["f"]),
+        (#"{"message":{"token":"d","fid":"d"}}"#, ["d"]),
     ])
     func readableTargets(request: String, tokens: [String]) throws {
         #expect(try #require(translate(request).rejection).tokens == tokens)

@@ -25,8 +25,9 @@ import requests
 from firebase_admin import credentials, messaging
 from google.auth.credentials import AnonymousCredentials
 
-# Message.token is deprecated; the cases that use it do so on purpose.
-pytestmark = pytest.mark.filterwarnings("ignore:Message.token is deprecated:DeprecationWarning")
+# Message.token and MulticastMessage.tokens are deprecated; the cases that use them do so on purpose.
+pytestmark = [pytest.mark.filterwarnings("ignore:Message.token is deprecated:DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore:MulticastMessage.tokens is deprecated:DeprecationWarning")]
 
 BUNDLE_ID = "com.example.app"
 MESSAGE_ID = "0:sdk:1"
@@ -272,9 +273,16 @@ REFUSED = {
 # The classes an iOS message is built from, and the parameters of each that the tables above
 # cover (a case, ignored, or refused). Targets and Android / Webpush internals are covered
 # as a whole by their own cases.
+# Every part a multicast can carry, given to each device's message by the SDK.
+MULTICAST_PARTS = {
+    "data": {"k": "v"}, "notification": messaging.Notification(title="T", body="B"),
+    "android": messaging.AndroidConfig(priority="high"), "webpush": messaging.WebpushConfig(headers={"TTL": "60"}),
+    "apns": messaging.APNSConfig(headers={"apns-collapse-id": "m"}, payload=messaging.APNSPayload(aps=messaging.Aps(badge=4))),
+    "fcm_options": messaging.FCMOptions(analytics_label="multi"),
+}
 COVERED = {
     messaging.Message: {"data", "notification", "android", "webpush", "apns", "fcm_options", "token", "topic", "condition", "fid"},
-    messaging.MulticastMessage: {"tokens", "fids", "data", "notification", "android", "webpush", "apns", "fcm_options"},
+    messaging.MulticastMessage: {"tokens", "fids", *MULTICAST_PARTS},
 }
 for _name in [name for case in CASES for name in case.covers] + list(IGNORED):
     _cls, _param = _name.split(".")
@@ -333,18 +341,32 @@ def test_refused_by_name(sdk, name):
     assert outcome[:2] == ("rejected", reason), outcome
 
 
-def test_dry_run_is_validate_only(sdk):
+def test_dry_run_is_sent_as_validate_only_and_translates_alike(sdk):
     body = sdk.send(PLAIN(), dry_run=True)
     assert body["validate_only"] is True
     assert delivered(body) == delivered(sdk.send(PLAIN()))
 
 
-def test_multicast_by_fids_is_one_request_per_device(sdk):
-    fids = [f"{FID}-{n}" for n in range(3)]
-    bodies = sdk.send_multicast(messaging.MulticastMessage(fids=fids, notification=messaging.Notification(title="T")))
-    assert sorted(body["message"]["fid"] for body in bodies) == fids
+@pytest.mark.parametrize("target", ["fids", "tokens"])
+def test_multicast_is_one_request_per_device_each_as_its_own_message(sdk, target):
+    """Each device of a multicast receives what a message to it alone with the same parts gets."""
+    devices = [f"{FID}-{n}" for n in range(3)]
+    bodies = sdk.send_multicast(messaging.MulticastMessage(**{target: devices}, **MULTICAST_PARTS))
+    field = target[:-1]
+    assert sorted(body["message"][field] for body in bodies) == devices
+    alone = delivered(sdk.send(messaging.Message(**{field: devices[0]}, **MULTICAST_PARTS)))
+    assert alone["payload"]["aps"] == {"alert": {"title": "T", "body": "B"}, "badge": 4}
     for body in bodies:
-        assert delivered(body)["payload"]["aps"] == {"alert": {"title": "T"}}
+        assert delivered(body) == alone
+
+
+def test_translate_token_option_replaces_an_fid_target(sdk):
+    """`fcm-bridge translate --token` translates for another device, also a message that names an fid."""
+    body = json.dumps(sdk.send(PLAIN())).encode()
+    result = subprocess.run([bridge(), "translate", "--token", "other-device", "--sent-at", str(SENT_AT)], input=body,
+                            capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr.decode()
+    assert json.loads(result.stdout)["payload"]["aps"] == {"alert": {"title": "T"}}
 
 
 def test_everything_at_once(sdk):

@@ -64,6 +64,8 @@ public enum RequestDecoder {
         var tokens: [String] = []
         if let message = try? v1.object(.message, as: V1MessageField.self) {
             tokens = [V1MessageField.token, .fid].compactMap { try? message.string($0) }
+            // A message naming one device as both token and fid is rejected once.
+            if tokens.count == 2 && tokens[0] == tokens[1] { tokens.removeLast() }
         } else if let token = try? legacy.string(.to) {
             tokens = [token]
         } else if let ids = legacy.value(.registrationIDs), document[ids].kind == .array {

@@ -17,7 +17,6 @@ enum V1MessageField: Int, FieldName {
 
     var name: StaticString {
         switch self {
-        case .fid: "fid"
         case .name: "name"
         case .token: "token"
         case .topic: "topic"
@@ -28,6 +27,7 @@ enum V1MessageField: Int, FieldName {
         case .webpush: "webpush"
         case .apns: "apns"
         case .fcmOptions: "fcm_options"
+        case .fid: "fid"
         }
     }
 }

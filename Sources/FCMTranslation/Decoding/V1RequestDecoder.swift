@@ -30,7 +30,7 @@ enum V1RequestDecoder {
     }
 
     /// The message's one target, which must be a device: `token`, or `fid` (the device's Firebase
-    /// Installation ID, which today's Admin SDKs send instead), checked as a token is.
+    /// Installation ID, which Firebase's Admin SDKs send in place of a token), checked as a token is.
     private static func deviceTarget(of message: borrowing FieldReader<V1MessageField>) throws(Rejection) -> String {
         var target: V1MessageField?
         for field: V1MessageField in [.token, .fid, .topic, .condition] where message.has(field) {
