@@ -35,9 +35,27 @@ public struct KafkaStatistics: Sendable, Decodable {
         public var partition: Int32
         /// Records between the consumer's committed offset (or position) and the end; -1 when unknown.
         public var consumerLag: Int64?
+        /// The offset after the last record handed to the application; -1 when none was.
+        public var applicationOffset: Int64?
+        /// The partition's high watermark; -1 when unknown.
+        public var highWatermark: Int64?
+        /// The partition's last stable offset, up to which a read_committed consumer reads; -1
+        /// when unknown.
+        public var lastStableOffset: Int64?
+
+        /// Records between what the consumer has read and the partition's end (the last stable
+        /// offset, else the high watermark); nil when either is unknown. Unlike ``consumerLag``
+        /// it does not count from the committed offset, which a consumer whose offsets are
+        /// committed through a producer's transaction never learns.
+        public var readingLag: Int64? {
+            guard let read = applicationOffset, read >= 0 else { return nil }
+            guard let end = [lastStableOffset, highWatermark].lazy.compactMap({ $0 }).first(where: { $0 >= 0 }) else { return nil }
+            return max(end - read, 0)
+        }
 
         enum CodingKeys: String, CodingKey {
-            case partition, consumerLag = "consumer_lag"
+            case partition, consumerLag = "consumer_lag", applicationOffset = "app_offset", highWatermark = "hi_offset"
+            case lastStableOffset = "ls_offset"
         }
     }
 

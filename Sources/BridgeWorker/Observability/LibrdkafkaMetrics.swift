@@ -36,7 +36,7 @@ public final class LibrdkafkaMetrics: Sendable {
         if client == "consumer" {
             for (topic, entry) in statistics.topics {
                 for partition in entry.partitions.values where partition.partition >= 0 {
-                    guard let lag = partition.consumerLag, lag >= 0 else { continue }
+                    guard let lag = partition.readingLag ?? partition.consumerLag, lag >= 0 else { continue }
                     values[GaugeKey(label: "fcm_bridge_consumer_lag", dimensions: ["topic", topic, "partition", "\(partition.partition)"])] = Double(lag)
                 }
             }
