@@ -61,8 +61,15 @@ public struct StatusEvent: Sendable, Hashable, Decodable {
 
     /// The record's value as the bridge wrote it.
     public internal(set) var json: [UInt8] = []
-    /// Where the record is: `topic`, partition, offset (set when read from Kafka).
+    /// Where the record is: `topic:partition:offset` (set when read from Kafka): the event's
+    /// stable id.
     public internal(set) var position = ""
+    /// The record's partition (set when read from Kafka).
+    public internal(set) var partition: Int32 = 0
+    /// The record's key as the bridge wrote it: the device (set when read from Kafka).
+    public internal(set) var key: [UInt8]?
+    /// The record's timestamp in milliseconds since the epoch (set when read from Kafka).
+    public internal(set) var recordTimestamp: Int64?
 
     private enum CodingKeys: String, CodingKey {
         case type, messageID = "message_id", token, at, reason, detail, count, messageIDs = "message_ids", replacedBy = "replaced_by", topic

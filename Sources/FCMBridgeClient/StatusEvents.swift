@@ -18,19 +18,23 @@ public final class StatusEvents: AsyncSequence, Sendable {
 
     private let consumer: KafkaConsumer
     private let logger: Logger
+    private let polled: (@Sendable () -> Void)?
 
-    /// Joins `groupID` reading `topic`; a new group starts at the topic's beginning.
-    public init(kafka: KafkaConfiguration, topic: String = "fcm.status", groupID: String, logger: Logger) throws {
+    /// Joins `groupID` reading `topic`; a new group starts at the topic's beginning. `polled` is
+    /// called after each poll of the topic, also when it returned nothing: a sign of life.
+    public init(kafka: KafkaConfiguration, topic: String = "fcm.status", groupID: String, logger: Logger,
+                polled: (@Sendable () -> Void)? = nil) throws {
         var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: groupID)
         configuration.autoOffsetReset = .earliest
         configuration.isolationLevel = .readCommitted
         consumer = try KafkaConsumer(configuration: configuration, logger: logger)
         try consumer.subscribe([topic])
         self.logger = logger
+        self.polled = polled
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(consumer: consumer, logger: logger)
+        Iterator(consumer: consumer, logger: logger, polled: polled)
     }
 
     /// Leaves the group. What was handled is committed already.
@@ -42,6 +46,7 @@ public final class StatusEvents: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         let consumer: KafkaConsumer
         let logger: Logger
+        let polled: (@Sendable () -> Void)?
         private var buffered: [ConsumerRecord] = []
         private var next = 0
         /// The offset after the last event returned: handled once the caller asks again.
@@ -49,9 +54,10 @@ public final class StatusEvents: AsyncSequence, Sendable {
         /// Handled and not yet committed: the next offset of each partition.
         private var handled: [TopicPartition: Int64] = [:]
 
-        init(consumer: KafkaConsumer, logger: Logger) {
+        init(consumer: KafkaConsumer, logger: Logger, polled: (@Sendable () -> Void)?) {
             self.consumer = consumer
             self.logger = logger
+            self.polled = polled
         }
 
         public mutating func next() async throws -> StatusEvent? {
@@ -71,13 +77,18 @@ public final class StatusEvents: AsyncSequence, Sendable {
                         continue
                     }
                     event.position = "\(record.topic):\(record.partition):\(record.offset)"
+                    event.partition = record.partition
+                    event.key = record.key.map { Array($0.readableBytesView) }
+                    event.recordTimestamp = record.timestamp?.milliseconds
                     returned = TopicPartitionOffset(record.topicPartition, offset: record.offset + 1)
                     return event
                 }
                 try await commitHandled()
                 buffered = []
                 next = 0
-                for event in try await consumer.poll(maxRecords: 500, timeout: .milliseconds(500)) {
+                let events = try await consumer.poll(maxRecords: 500, timeout: .milliseconds(500))
+                polled?()
+                for event in events {
                     switch event {
                     case .record(let record):
                         buffered.append(record)
