@@ -98,8 +98,24 @@ let package = Package(
             name: "FCMBridgeClient",
             dependencies: [
                 "Kafka",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // `fcm-bridge watch`: status events to an app server's webhook, signed, retried, parked.
+        .target(
+            name: "BridgeWatch",
+            dependencies: [
+                "FCMBridgeClient",
+                "Kafka",
+                "BridgeWorker",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // `fcm-bridge demo`: simulated devices and an app server against a running bridge.
@@ -118,6 +134,7 @@ let package = Package(
                 "BridgeEndpoints",
                 "FCMBridgeClient",
                 "BridgeDemo",
+                "BridgeWatch",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -228,6 +245,7 @@ let package = Package(
             dependencies: ["BridgeDemo", "FCMBridgeClient", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "FCMBridgeClientTests", dependencies: ["FCMBridgeClient"]),
+        .testTarget(name: "BridgeWatchTests", dependencies: ["BridgeWatch"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",

@@ -18,6 +18,21 @@ export FCM_BRIDGE_BINARY
 # translate`, and the scripts the docs name.
 bash scripts/outside-tests.sh
 
+# The alert rules: valid, and their unit tests pass (promtool, from Debian's prometheus package).
+promtool="$(bash scripts/ensure-promtool.sh)"
+(cd deploy/prometheus && "$promtool" check rules fcm-bridge.rules.yaml && "$promtool" test rules fcm-bridge.rules.test.yaml)
+
+# The watcher's signatures are checked with Standard Webhooks' reference library, as an app
+# server in Python would check them.
+status=0
+FCM_BRIDGE_TEST_PYTHONPATH="$(bash scripts/ensure-python.sh standardwebhooks 'standardwebhooks>=1.0,<2')" || status=$?
+[ "$status" -eq 0 ] || [ "$status" -eq 3 ] || exit "$status"
+if [ "$status" -eq 3 ]; then
+  log "the reference library's checks of webhook signatures are skipped: PyPI cannot be reached"
+  export FCM_BRIDGE_PYPI_UNREACHABLE=1
+fi
+export FCM_BRIDGE_TEST_PYTHONPATH="${FCM_BRIDGE_TEST_PYTHONPATH:-/nonexistent}"
+
 use_local_broker_unless_given test
 log "testing against $KAFKA_BOOTSTRAP_SERVERS"
 # Each integration suite has its own time limit, which ends a test that awaits; this bounds the

@@ -7,6 +7,9 @@
 /// Reads are recorded, so that ``checkAllUsed()`` can reject a variable that names no field.
 final class EnvironmentOverrides {
     static let prefix = "FCM_BRIDGE_"
+    /// `FCM_BRIDGE_` variables that are not configuration fields: the watcher's webhook secrets,
+    /// which never belong in the YAML file and may share an environment with the worker.
+    static let notFields: Set<String> = ["FCM_BRIDGE_WEBHOOK_SECRETS"]
 
     private let variables: [String: String]
     private var used: Set<String> = []
@@ -43,7 +46,7 @@ final class EnvironmentOverrides {
     /// Throws for the first `FCM_BRIDGE_` variable that overrides nothing.
     func checkAllUsed() throws(ConfigurationError) {
         let unknown = variables.keys.sorted().first { name in
-            !used.contains(name) && !usedPrefixes.contains { name.hasPrefix($0) }
+            !used.contains(name) && !Self.notFields.contains(name) && !usedPrefixes.contains { name.hasPrefix($0) }
         }
         if let unknown {
             throw ConfigurationError(field: "", "environment variable \(unknown) overrides no configuration field")

@@ -10,6 +10,9 @@ import Foundation
 public enum InternalTopicSettings {
     /// The configs the changelog topic is created with.
     public static let changelog = ["cleanup.policy": "compact"]
+    /// The configs the watchers' parking topic is created with: parked events wait until they
+    /// are replayed, however long that takes.
+    public static let parking = ["cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1"]
     /// The configs the repartition topic is created with.
     public static let repartition = ["cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1",
                                      "message.timestamp.type": "CreateTime"]

@@ -1,125 +1,194 @@
 import ArgumentParser
-import AsyncHTTPClient
+import BridgeConfig
+import BridgeEndpoints
+import BridgeWatch
 import BridgeWorker
 import FCMBridgeClient
 import Foundation
 import Kafka
 import Logging
-import NIOCore
+import Prometheus
 import ServiceLifecycle
 
 /// `fcm-bridge watch --config FILE --on-deleted-messages URL`: the app server's full-sync
-/// trigger, delivered. Reads the status topic as a consumer group and POSTs each
-/// `deleted_messages` event (and, with `--rejected`, each `rejected`) to the webhook as the
-/// bridge wrote it, retrying with backoff until the webhook answers 2xx; an event's offset is
-/// committed only after that, so none is lost (at least once: the webhook dedupes by the
-/// event's `message_ids`, or by its `X-FCM-Bridge-Event` header, `topic:partition:offset`).
+/// trigger, delivered. Reads the status topic as a consumer group and POSTs each event of the
+/// chosen types to the webhook as the bridge wrote it, signed in the Standard Webhooks form. An
+/// event's offset is committed only once the webhook took it or it was parked, so none is lost
+/// (at least once: the webhook dedupes by `webhook-id`).
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "POST deleted_messages (and rejected) status events to an app server's webhook.",
+        abstract: "POST status events (deleted_messages by default) to an app server's webhook, signed.",
         discussion: """
         Runs until SIGTERM or SIGINT. Start several with the same --group to share the status \
-        topic's partitions. A webhook that fails (not 2xx, or unreachable) is retried with \
-        exponential backoff from 0.5 s up to 30 s, for as long as it takes: later events of that \
-        partition wait, so their order holds.
+        topic's partitions. Each POST carries webhook-id (the event's id, topic:partition:offset), \
+        webhook-timestamp and webhook-signature (Standard Webhooks: v1,<base64 HMAC-SHA256> of \
+        id.timestamp.body per secret). Secrets (whsec_<base64>, separated by spaces, commas or \
+        lines; several while one is rotated) come from the environment variable \
+        FCM_BRIDGE_WEBHOOK_SECRETS or from --secrets-file, never from the YAML file.
+
+        A webhook that answers 5xx, 408 or 429 (after its Retry-After), or cannot be reached, is \
+        retried with exponential backoff and jitter from 0.5 s up to 30 s, for as long as it takes: \
+        later events wait, so their order holds. Any other 4xx refuses the event: after \
+        --park-after refusals it is written to the parking topic <group>.parked and the watcher \
+        moves on; --replay-parked sends the parked events again once the app server is fixed.
         """
     )
+
+    /// The environment variable holding the webhook secrets.
+    static let secretsVariable = "FCM_BRIDGE_WEBHOOK_SECRETS"
 
     @OptionGroup var options: ConfigurationOptions
     @OptionGroup var logging: LoggingOptions
 
-    @Option(help: "The webhook each deleted_messages event is POSTed to, as JSON.")
+    @Option(help: "The webhook each event is POSTed to, as JSON.")
     var onDeletedMessages: String
 
-    @Flag(help: "POST rejected events to the webhook too.")
+    @Option(help: "The status types to POST, separated by commas (deleted_messages, rejected, expired, fanned_out, ...).")
+    var types = "deleted_messages"
+
+    @Flag(help: "POST rejected events too (the same as adding rejected to --types).")
     var rejected = false
 
-    @Option(help: "The consumer group of the watchers.")
+    @Option(help: "The consumer group of the watchers; the parking topic is <group>.parked.")
     var group = "fcm-bridge-watch"
+
+    @Option(help: "A file with the webhook secrets, in place of \(Self.secretsVariable).")
+    var secretsFile: String?
+
+    @Flag(help: "POST without signatures (only for a webhook that checks none).")
+    var unsigned = false
+
+    @Option(help: "How many times the webhook may refuse an event (a 4xx other than 408 and 429) before it is parked.")
+    var parkAfter = 5
+
+    @Option(help: "Where /metrics, /healthz and /readyz listen (host:port), or off.")
+    var httpListen = "0.0.0.0:9091"
+
+    @Flag(help: "Send the parked events again, from the parking topic's start, and exit at its end.")
+    var replayParked = false
 
     func validate() throws {
         guard let url = URL(string: onDeletedMessages), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
             throw ValidationError("--on-deleted-messages must be an http:// or https:// URL, got \"\(onDeletedMessages)\"")
+        }
+        guard parkAfter >= 1 else { throw ValidationError("--park-after must be at least 1, got \(parkAfter)") }
+        guard httpListen == "off" || HTTPAddress(parsing: httpListen) != nil else {
+            throw ValidationError("--http-listen must be host:port or off, got \"\(httpListen)\"")
+        }
+        _ = try eventTypes()
+    }
+
+    /// The types `--types` and `--rejected` name.
+    func eventTypes() throws -> Set<StatusEvent.EventType> {
+        var names = types.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if rejected { names.append("rejected") }
+        let unknown = names.filter { name in !StatusEvent.EventType.known.contains { $0.name == name } }
+        guard unknown.isEmpty, !names.isEmpty else {
+            throw ValidationError("--types must name status types (\(StatusEvent.EventType.known.map(\.name).joined(separator: ", "))), got \"\(types)\"")
+        }
+        return Set(names.compactMap { name in StatusEvent.EventType.known.first { $0.name == name } })
+    }
+
+    /// The secrets, or exit status 2 naming where they were looked for. Never logs a secret.
+    func secrets(logger: Logger) throws -> [WebhookSecret] {
+        let source = secretsFile.map { "--secrets-file \($0)" } ?? Self.secretsVariable
+        do {
+            let text: String
+            if let secretsFile {
+                text = try String(contentsOfFile: secretsFile, encoding: .utf8)
+            } else {
+                text = ProcessInfo.processInfo.environment[Self.secretsVariable] ?? ""
+            }
+            let secrets = try WebhookSecret.list(text)
+            if secrets.isEmpty && !unsigned {
+                logger.critical("cannot start: no webhook secret in \(source); give one (whsec_<base64>), or --unsigned for a webhook that checks none")
+                throw ExitCode(2)
+            }
+            return unsigned ? [] : secrets
+        } catch let error as WebhookSecret.InvalidSecret {
+            logger.critical("cannot start: \(source): \(error)")
+            throw ExitCode(2)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            logger.critical("cannot start: \(source): \(error.localizedDescription)")
+            throw ExitCode(2)
         }
     }
 
     func run() async throws {
         let logger = logging.logger(label: "fcm-bridge.watch")
         let configuration = try options.load(logger: logger)
+        let secrets = try secrets(logger: logger)
+        let registry = PrometheusCollectorRegistry()
+        let health = WorkerHealth()
+        var policy = DeliveryAttempts.Policy()
+        policy.refusalsBeforeParking = parkAfter
+        let delivery = EventDelivery(webhook: Webhook(url: onDeletedMessages, secrets: secrets), policy: policy,
+                                     metrics: WatchMetrics(factory: PrometheusMetricsFactory(registry: registry)), health: health, logger: logger)
         var kafka = configuration.kafkaConsumers
         kafka.clientID += "-watch"
-        let statuses = try StatusEvents(kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger)
-        let webhook = Webhook(url: onDeletedMessages, logger: logger)
+        let parkingTopic = ParkingTopic.name(forGroup: group)
+        var services: [any Service] = []
+        if let address = HTTPAddress(parsing: httpListen) {
+            services.append(OperationsEndpoints(address: address, registry: registry, health: health, logger: logger))
+        }
+        if replayParked {
+            try await replay(parkingTopic, kafka: kafka, delivery: delivery, services: services, logger: logger)
+            return
+        }
+        try await createParkingTopic(parkingTopic, configuration: configuration, logger: logger)
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: configuration.kafkaClients), logger: logger)
+        let statuses = try StatusEvents(kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger, polled: { health.turned() })
+        let watchedTypes = try eventTypes()
         logger.info("watching status events", metadata: [
-            "topic": "\(configuration.topics.status)", "group": "\(group)", "webhook": "\(onDeletedMessages)", "rejected": "\(rejected)",
+            "topic": "\(configuration.topics.status)", "group": "\(group)", "webhook": "\(onDeletedMessages)",
+            "types": "\(watchedTypes.map(\.name).sorted().joined(separator: ","))", "signed_with": "\(secrets.count) secret(s)",
+            "parking_topic": "\(parkingTopic)", "park_after": "\(parkAfter)",
         ])
-        let types: Set<StatusEvent.EventType> = rejected ? [.deletedMessages, .rejected] : [.deletedMessages]
-        let watching = Watching(statuses: statuses, types: types, webhook: webhook, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [watching], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let watcher = Watcher(statuses: statuses, types: watchedTypes, delivery: delivery,
+                              parking: ParkingTopic(name: parkingTopic, producer: producer), logger: logger)
+        let group = ServiceGroup(configuration: .init(services: services + [watcher], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {
             try? await statuses.close()
+            try? await producer.close()
             throw error
         }
         try await statuses.close()
+        try await producer.close()
     }
-}
 
-/// The watch loop, as a service: SIGTERM or SIGINT stop it between deliveries, or in a retry.
-private struct Watching: Service {
-    let statuses: StatusEvents
-    let types: Set<StatusEvent.EventType>
-    let webhook: Webhook
-    let logger: Logger
+    /// Creates the parking topic where it is missing: one partition (parked events are few),
+    /// kept until replayed.
+    private func createParkingTopic(_ name: String, configuration: BridgeConfiguration, logger: Logger) async throws {
+        let admin = try KafkaAdmin(configuration: configuration.kafkaClients, logger: logger)
+        defer { Task { await admin.close() } }
+        try await admin.createTopics([NewTopic(name: name, partitions: 1, configs: InternalTopicSettings.parking)])
+    }
 
-    func run() async throws {
-        do {
-            try await cancelWhenGracefulShutdown {
-                for try await event in statuses where types.contains(event.type) {
-                    try await webhook.deliver(event)
-                }
-            }
-        } catch is CancellationError {
-            logger.notice("stopping: what was delivered is committed; the rest is delivered by the next watcher")
+    private func replay(_ topic: String, kafka: KafkaConfiguration, delivery: EventDelivery, services: [any Service], logger: Logger) async throws {
+        var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: "\(group).replay")
+        consumer.reportsEndOfPartition = true
+        consumer.autoOffsetReset = .earliest
+        let replay = ParkedReplay(consumer: try KafkaConsumer(configuration: consumer, logger: logger), topic: topic, delivery: delivery, logger: logger)
+        logger.info("replaying parked events", metadata: ["topic": "\(topic)", "webhook": "\(onDeletedMessages)"])
+        let outcome = try await withThrowingTaskGroup(of: ParkedReplay.Outcome?.self) { tasks in
+            let endpoints = ServiceGroup(configuration: .init(services: services, logger: logger))
+            if !services.isEmpty { tasks.addTask { try await endpoints.run(); return nil } }
+            defer { tasks.cancelAll() }
+            return try await replay.run()
         }
-    }
-}
-
-/// POSTs events to a URL until it answers 2xx.
-struct Webhook {
-    let url: String
-    let logger: Logger
-    var firstBackoff = Duration.milliseconds(500)
-    var maximumBackoff = Duration.seconds(30)
-
-    /// Returns once the webhook took `event`; throws only when cancelled.
-    func deliver(_ event: StatusEvent) async throws {
-        var backoff = firstBackoff
-        for attempt in 1... {
-            var request = HTTPClientRequest(url: url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "X-FCM-Bridge-Event", value: event.position)
-            request.body = .bytes(ByteBuffer(bytes: event.json))
-            let failure: String
-            do {
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                if (200..<300).contains(response.status.code) {
-                    logger.info("delivered", metadata: ["event": "\(event.position)", "token": "\(event.token ?? "none")", "attempts": "\(attempt)"])
-                    return
-                }
-                failure = "HTTP \(response.status.code)"
-            } catch {
-                failure = "\(error)"
-            }
-            logger.warning("the webhook did not take the event; retrying", metadata: [
-                "event": "\(event.position)", "failure": "\(failure)", "attempt": "\(attempt)", "retry_in": "\(backoff)",
+        switch outcome {
+        case .delivered(let count):
+            logger.notice("replayed every parked event", metadata: ["delivered": "\(count)"])
+        case .stillRefused(let id, let answer, let count):
+            logger.error("the webhook still refuses a parked event; it stays parked, with those after it", metadata: [
+                "event": "\(id)", "answer": "\(answer.detail.prefix(200))", "delivered": "\(count)",
             ])
-            try await Task.sleep(for: backoff)
-            backoff = min(backoff * 2, maximumBackoff)
+            throw ExitCode(1)
         }
     }
 }

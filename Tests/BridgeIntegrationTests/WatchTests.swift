@@ -1,83 +1,213 @@
 import FCMBridgeClient
 import Foundation
-import Hummingbird
 import Kafka
 import KafkaTestSupport
 import Synchronization
 import Testing
 
-/// A webhook that fails its first `failures` requests with 503, then takes every request,
-/// remembering each body it took.
-private final class RecordingWebhook: Sendable {
-    let failures: Int
-    private let state = Mutex<(requests: Int, taken: [String])>((0, []))
-
-    init(failures: Int) { self.failures = failures }
-
-    var taken: [String] { state.withLock { $0.taken } }
-    var requests: Int { state.withLock { $0.requests } }
-
-    /// Serves on a free loopback port until cancelled, telling `bound` the port.
-    func serve(bound: @escaping @Sendable (Int) -> Void) async throws {
-        let router = Router()
-        router.post("hook") { request, _ -> HTTPResponse.Status in
-            let body = String(buffer: try await request.body.collect(upTo: 1 << 20))
-            return self.state.withLock { state in
-                state.requests += 1
-                guard state.requests > self.failures else { return .serviceUnavailable }
-                state.taken.append(body)
-                return .ok
-            }
-        }
-        let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                      onServerRunning: { bound($0.localAddress?.port ?? 0) })
-        try await application.run()
-    }
-}
-
-/// `fcm-bridge watch`: every `deleted_messages` reaches the webhook once, through its failures.
+/// `fcm-bridge watch` against a webhook in the test process: signed deliveries that the
+/// client's verifier and the Standard Webhooks reference library accept, retries, parking and
+/// replay, a watcher killed mid-delivery.
 @Suite("Watching the status topic", .needsBroker, .timeLimit(.minutes(3)))
 struct WatchTests {
-    @Test("each deleted_messages is POSTed once, also when the webhook fails its first attempts; a restart does not repeat them")
-    func deliversEachOnce() async throws {
-        let fixture = try await BridgeFixture.make(partitions: 2)
-        let status = fixture.configuration.topics.status
-        let deletions = (0..<3).map { index in
-            #"{"at":\#(testEpoch),"count":1,"message_ids":["0:\#(index):0"],"reason":"overflow","token":"device-\#(index)","type":"deleted_messages"}"#
-        }
-        let others = [#"{"at":\#(testEpoch),"message_id":"0:9:0","token":"device-0","type":"dispatched"}"#,
-                      #"{"at":\#(testEpoch),"detail":"x","reason":"invalid_argument","type":"rejected"}"#]
-        _ = try await fixture.produce((others + deletions).enumerated().map { index, value in
-            ProducerRecord(topic: status, key: Array("device-\(index % 3)".utf8), value: Array(value.utf8), timestamp: testEpoch)
+    static let oldSecret = WebhookSecret.generate()
+    static let newSecret = WebhookSecret.generate()
+
+    static func deletion(_ index: Int) -> String {
+        #"{"at":\#(testEpoch),"count":1,"message_ids":["0:\#(index):0"],"reason":"too_many_pending","token":"device-\#(index)","type":"deleted_messages"}"#
+    }
+
+    /// Writes `values` to the status topic's partition 0, keyed by device, in order.
+    static func produce(_ values: [String], to fixture: BridgeFixture) async throws -> [DeliveryReport] {
+        try await fixture.produce(values.enumerated().map { index, value in
+            ProducerRecord(topic: fixture.configuration.topics.status, partition: .explicit(0), key: Array("device-\(index)".utf8),
+                           value: Array(value.utf8), timestamp: testEpoch)
         })
+    }
 
-        let webhook = RecordingWebhook(failures: 2)
-        let port = Mutex<Int?>(nil)
-        let server = Task { try await webhook.serve { bound in port.withLock { $0 = bound } } }
-        defer { server.cancel() }
-        while port.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
-        let url = "http://127.0.0.1:\(port.withLock { $0 } ?? 0)/hook"
-        let environment = ["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": fixture.configuration.kafka.bootstrapServers, "FCM_BRIDGE_TOPICS_STATUS": status,
-                           "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "10"]
-        let group = "watch-\(UUID().uuidString.prefix(8))"
+    static func watcher(_ fixture: BridgeFixture, url: String, group: String, secrets: String? = "\(oldSecret) \(newSecret)",
+                        _ extra: [String] = []) throws -> WorkerProcess {
+        var environment = ["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": fixture.configuration.kafka.bootstrapServers,
+                           "FCM_BRIDGE_TOPICS_STATUS": fixture.configuration.topics.status,
+                           "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "10",
+                           // A killed watcher's partitions move to its successor after this, not after 45 s.
+                           "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_SESSION_TIMEOUT_MS": "6000"]
+        environment["FCM_BRIDGE_WEBHOOK_SECRETS"] = secrets
+        return try WorkerProcess(arguments: ["watch", "--on-deleted-messages", url, "--group", group, "--http-listen", "127.0.0.1:0"] + extra,
+                                 environment: environment)
+    }
 
-        let watcher = try WorkerProcess(arguments: ["watch", "--on-deleted-messages", url, "--group", group], environment: environment)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while webhook.taken.count < deletions.count, ContinuousClock.now < deadline {
+    static func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline else { Issue.record("timed out waiting for \(what)"); return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        try await Task.sleep(for: .seconds(1))  // room for a repeat, if one were coming
-        watcher.send(SIGTERM)
-        #expect(try await watcher.exitStatus(within: .seconds(30)) == 0, "\(watcher.output)")
-        #expect(webhook.taken.sorted() == deletions.sorted(), "taken: \(webhook.taken); log: \(watcher.output)")
-        #expect(webhook.requests == deletions.count + webhook.failures, "\(webhook.requests) requests")
+    }
 
-        // Committed after each 2xx: a new watcher of the group has nothing left to deliver.
-        let again = try WorkerProcess(arguments: ["watch", "--on-deleted-messages", url, "--group", group], environment: environment)
-        #expect(try await again.waitForOutput(containing: "watching status events"), "\(again.output)")
-        try await Task.sleep(for: .seconds(8))
-        again.send(SIGTERM)
-        _ = try await again.exitStatus(within: .seconds(30))
-        #expect(webhook.taken.count == deletions.count, "repeated after a restart: \(webhook.taken)")
+    @Test("each event is POSTed once, in order, through 500s; signed with both secrets, so either verifier accepts it; no secret is logged")
+    func signedInOrder() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 1)
+        let deletions = (0..<3).map(Self.deletion)
+        let others = [#"{"at":\#(testEpoch),"message_id":"0:9:0","token":"device-0","type":"dispatched"}"#]
+        let reports = try await Self.produce(others + deletions, to: fixture)
+        let webhook = TestWebhook { _, earlier in .init(status: earlier.count < 2 ? .internalServerError : .ok) }
+        let group = "watch-\(UUID().uuidString.prefix(8))"
+        try await webhook.serving { url in
+            let watcher = try Self.watcher(fixture, url: url, group: group, ["--log-level", "trace"])
+            try await Self.waitUntil("every deletion") { webhook.taken.count >= deletions.count }
+            try await Task.sleep(for: .seconds(1))  // room for a repeat, if one were coming
+            watcher.send(SIGTERM)
+            #expect(try await watcher.exitStatus(within: .seconds(30)) == 0, "\(watcher.output)")
+            #expect(!watcher.output.contains(Self.oldSecret.dropFirst(6).prefix(12)) && !watcher.output.contains(Self.newSecret.dropFirst(6).prefix(12)),
+                    "a secret is in the log")
+
+            // Committed after each 2xx: a new watcher of the group has nothing left to deliver.
+            let again = try Self.watcher(fixture, url: url, group: group)
+            #expect(try await again.waitForOutput(containing: "watching status events"), "\(again.output)")
+            try await Task.sleep(for: .seconds(6))
+            again.send(SIGTERM)
+            _ = try await again.exitStatus(within: .seconds(30))
+        }
+        #expect(webhook.taken == deletions)
+        let requests = webhook.requests
+        #expect(requests.count == deletions.count + 2)
+        #expect(requests.map(\.id) == [1, 1, 1, 2, 3].map { "\(fixture.configuration.topics.status):0:\(reports[$0].offset)" })
+        for request in requests {
+            for secret in [Self.oldSecret, Self.newSecret] {
+                #expect(throws: Never.self) {
+                    try WebhookVerifier(secrets: [WebhookSecret(secret)]).verify(
+                        id: request.headers["webhook-id"], timestamp: request.headers["webhook-timestamp"],
+                        signature: request.headers["webhook-signature"], body: Array(request.body.utf8))
+                }
+            }
+        }
+        if let reference = try ReferenceVerifier.verify(requests, secrets: [Self.oldSecret, Self.newSecret]) {
+            #expect(reference == Array(repeating: .init(library: "ok", readme: "ok"), count: requests.count * 2), "\(reference)")
+        }
+        if let other = try ReferenceVerifier.verify(requests, secrets: [WebhookSecret.generate()]) {
+            #expect(other.count == requests.count && other.allSatisfy { $0.library.hasPrefix("fail: ") && $0.readme.hasPrefix("fail: ") }, "\(other)")
+        }
+        // A changed body, timestamp or id fails both, as it fails the client's verifier.
+        var tampered = requests[2...].map { $0 }
+        tampered[0].body = tampered[0].body.replacingOccurrences(of: "device-", with: "device-9")
+        tampered[1].headers["webhook-timestamp"] = String((Int(tampered[1].headers["webhook-timestamp"] ?? "") ?? 0) - 1)
+        tampered[2].headers["webhook-id"] = (tampered[2].headers["webhook-id"] ?? "") + "0"
+        if let verdicts = try ReferenceVerifier.verify(tampered, secrets: [Self.newSecret]) {
+            #expect(verdicts.count == 3 && verdicts.allSatisfy { $0.library.hasPrefix("fail: ") && $0.readme.hasPrefix("fail: ") }, "\(verdicts)")
+        }
+    }
+
+    @Test("an event the webhook refuses is parked after 5 refusals and the next ones go on; 429 waits its Retry-After; the replay sends the parked one")
+    func parkAndReplay() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 1)
+        let deletions = (0..<3).map(Self.deletion)
+        let reports = try await Self.produce(deletions, to: fixture)
+        let broken = Atomic(true)
+        let webhook = TestWebhook { request, earlier in
+            if request.body.contains("device-0") && broken.load(ordering: .relaxed) { return .init(status: .badRequest) }
+            if request.body.contains("device-1") && !earlier.contains(where: { $0.body == request.body }) {
+                return .init(status: .tooManyRequests, headers: [.retryAfter: "2"])
+            }
+            return .init()
+        }
+        let group = "watch-\(UUID().uuidString.prefix(8))"
+        let parked = "\(group).parked"
+        let firstID = "\(fixture.configuration.topics.status):0:\(reports[0].offset)"
+        try await webhook.serving { url in
+            let watcher = try Self.watcher(fixture, url: url, group: group)
+            try await Self.waitUntil("the later events") { webhook.taken.count >= 2 }
+            let address = try #require(try await watcher.httpAddress())
+            let metrics = try await httpGet(address, "/metrics").body
+            #expect(sample(#"fcm_bridge_watch_events_parked_total"#, in: metrics) == 1)
+            #expect(sample(#"fcm_bridge_watch_events_delivered_total"#, in: metrics) == 2)
+            #expect(sample(#"fcm_bridge_watch_attempts_total{answer="4xx"}"#, in: metrics) == 5)
+            #expect(sample(#"fcm_bridge_watch_attempts_total{answer="429"}"#, in: metrics) ?? 0 >= 1)
+            #expect(try await httpGet(address, "/healthz").status == 200)
+            #expect(try await httpGet(address, "/readyz").status == 200)
+            watcher.send(SIGTERM)
+            #expect(try await watcher.exitStatus(within: .seconds(30)) == 0, "\(watcher.output)")
+            #expect(watcher.output.components(separatedBy: "parked it and moved on").count == 2, "logged once: \(watcher.output)")
+
+            let records = try await KafkaConsumer.readToEnd([TopicPartition(parked, 0)],
+                                                             configuration: KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil),
+                                                             logger: BridgeFixture.logger)
+            #expect(records.count == 1)
+            let record = try #require(records.first)
+            #expect(record.value.map { String(buffer: $0) } == deletions[0])
+            #expect(record.key.map { String(buffer: $0) } == "device-0")
+            let headers = Dictionary(record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) }) { $1 }
+            #expect(headers["webhook-id"] == firstID && headers["status"] == "400" && headers["attempts"] == "5")
+            #expect(headers["answer"]?.hasPrefix("HTTP 400") == true)
+
+            broken.store(false, ordering: .relaxed)
+            let replay = try Self.watcher(fixture, url: url, group: group, ["--replay-parked"])
+            #expect(try await replay.exitStatus(within: .seconds(60)) == 0, "\(replay.output)")
+            let again = try Self.watcher(fixture, url: url, group: group, ["--replay-parked"])
+            #expect(try await again.exitStatus(within: .seconds(60)) == 0, "\(again.output)")
+        }
+        let requests = webhook.requests
+        #expect(requests.filter { $0.body == deletions[0] }.map(\.status) == [400, 400, 400, 400, 400, 200])
+        #expect(requests.filter { $0.body == deletions[0] }.allSatisfy { $0.id == firstID })
+        #expect(webhook.taken == [deletions[1], deletions[2], deletions[0]])
+        let limited = requests.filter { $0.body == deletions[1] }
+        #expect(limited.map(\.status) == [429, 200])
+        if limited.count == 2 { #expect(limited[0].at.duration(to: limited[1].at) >= .milliseconds(1900)) }
+    }
+
+    @Test("a watcher killed mid-delivery: its successor delivers every event at least once, and parks none")
+    func killedMidDelivery() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 1)
+        let deletions = (0..<3).map(Self.deletion)
+        _ = try await Self.produce(deletions, to: fixture)
+        let webhook = TestWebhook { _, earlier in .init(delay: earlier.isEmpty ? .seconds(5) : .zero) }
+        let group = "watch-\(UUID().uuidString.prefix(8))"
+        try await webhook.serving { url in
+            let first = try Self.watcher(fixture, url: url, group: group)
+            try await Self.waitUntil("the first request") { !webhook.requests.isEmpty }
+            first.kill()
+            _ = try await first.exitStatus(within: .seconds(10))
+            let second = try Self.watcher(fixture, url: url, group: group)
+            try await Self.waitUntil("every deletion") { Set(webhook.taken).isSuperset(of: deletions) }
+            second.send(SIGTERM)
+            #expect(try await second.exitStatus(within: .seconds(30)) == 0, "\(second.output)")
+        }
+        #expect(Set(webhook.taken) == Set(deletions))
+        let parked = try await KafkaConsumer.readToEnd([TopicPartition("\(group).parked", 0)],
+                                                        configuration: KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil),
+                                                        logger: BridgeFixture.logger)
+        #expect(parked.isEmpty)
+    }
+
+    @Test("--types chooses the status types POSTed; a type the contract does not name is refused")
+    func types() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 1)
+        let events = [
+            #"{"at":\#(testEpoch),"condition":"'a' in topics","count":0,"message_id":"0:1:0","type":"fanned_out"}"#,
+            Self.deletion(1),
+            #"{"at":\#(testEpoch),"message_id":"0:2:0","token":"device-2","type":"expired"}"#,
+            #"{"at":\#(testEpoch),"detail":"x","reason":"invalid_argument","type":"rejected"}"#,
+        ]
+        _ = try await Self.produce(events, to: fixture)
+        let webhook = TestWebhook()
+        try await webhook.serving { url in
+            let watcher = try Self.watcher(fixture, url: url, group: "watch-\(UUID().uuidString.prefix(8))", ["--types", "fanned_out, expired"])
+            try await Self.waitUntil("both chosen types") { webhook.taken.count >= 2 }
+            try await Task.sleep(for: .seconds(1))
+            watcher.send(SIGTERM)
+            #expect(try await watcher.exitStatus(within: .seconds(30)) == 0, "\(watcher.output)")
+            let refused = try Self.watcher(fixture, url: url, group: "watch-none", ["--types", "deleted_messages,nonsense"])
+            #expect(try await refused.exitStatus(within: .seconds(30)) == 64)
+            #expect(refused.output.contains("--types must name status types"), "\(refused.output)")
+        }
+        #expect(webhook.taken == [events[0], events[2]])
+    }
+
+    @Test("without a secret the watcher does not start, and says where it looked")
+    func noSecret() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 1)
+        let watcher = try Self.watcher(fixture, url: "http://127.0.0.1:9/hook", group: "watch-none", secrets: nil)
+        #expect(try await watcher.exitStatus(within: .seconds(30)) == 2)
+        #expect(watcher.output.contains("FCM_BRIDGE_WEBHOOK_SECRETS") && watcher.output.contains("--unsigned"), "\(watcher.output)")
     }
 }
