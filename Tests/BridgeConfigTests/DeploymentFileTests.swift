@@ -27,7 +27,7 @@ struct DeploymentFileTests {
         let kustomization = try Self.yaml("deploy/kubernetes/kustomization.yaml")
         let resources = try #require(kustomization["resources"] as? [String])
         #expect(resources.contains("deployment.yaml") && resources.contains("configmap.yaml"))
-        for file in resources + ["secret.example.yaml"] {
+        for file in resources + ["secret.example.yaml", "watch-secret.example.yaml"] {
             let manifest = try Self.yaml("deploy/kubernetes/\(file)")
             #expect(manifest["kind"] is String && manifest["apiVersion"] is String, "\(file)")
         }
@@ -73,6 +73,62 @@ struct DeploymentFileTests {
         let service = try Self.yaml("deploy/kubernetes/service.yaml")
         let servicePorts = try #require((service["spec"] as? [String: Any])?["ports"] as? [[String: Any]])
         #expect(servicePorts.contains { $0["port"] as? Int == port })
+    }
+
+    /// The pod spec and first container of the Deployment in `path`.
+    static func container(of path: String) throws -> (pod: [String: Any], container: [String: Any], labels: [String: String]) {
+        let deployment = try yaml(path)
+        let template = try #require((deployment["spec"] as? [String: Any])?["template"] as? [String: Any])
+        let pod = try #require(template["spec"] as? [String: Any])
+        let labels = try #require((template["metadata"] as? [String: Any])?["labels"] as? [String: String])
+        return (pod, try #require((pod["containers"] as? [[String: Any]])?.first), labels)
+    }
+
+    @Test("the watcher's Deployment runs watch on the ConfigMap, probes its own port, reads its secrets from a Secret, and is not selected as a worker")
+    func watchDeploymentAgrees() throws {
+        let (pod, container, labels) = try Self.container(of: "deploy/kubernetes/watch-deployment.yaml")
+        let args = try #require(container["args"] as? [String])
+        #expect(args.starts(with: ["watch", "--config", "/etc/fcm-bridge/fcm-bridge.yaml", "--on-deleted-messages"]))
+        let listen = try #require(args.firstIndex(of: "--http-listen").map { HTTPAddress(parsing: args[$0 + 1]) } ?? nil)
+        let ports = try #require(container["ports"] as? [[String: Any]])
+        #expect(ports.contains { $0["name"] as? String == "metrics" && $0["containerPort"] as? Int == listen.port })
+        #expect(listen.port != (try Self.production.http?.port), "the watcher's port differs from the workers' (one host may run both)")
+        for (probe, path) in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")] {
+            let get = try #require((container[probe] as? [String: Any])?["httpGet"] as? [String: Any], "\(probe)")
+            #expect(get["path"] as? String == path && get["port"] as? String == "metrics", "\(probe)")
+        }
+        #expect(pod["enableServiceLinks"] as? Bool == false)
+        let environment = try #require(container["env"] as? [[String: Any]])
+        let secrets = environment.first { $0["name"] as? String == "FCM_BRIDGE_WEBHOOK_SECRETS" }
+        let reference = try #require((secrets?["valueFrom"] as? [String: Any])?["secretKeyRef"] as? [String: Any])
+        let secret = try Self.yaml("deploy/kubernetes/watch-secret.example.yaml")
+        #expect(reference["name"] as? String == (secret["metadata"] as? [String: Any])?["name"] as? String)
+        #expect((secret["stringData"] as? [String: String])?.keys.contains(reference["key"] as? String ?? "") == true)
+        // Every variable is a configuration field or the secrets, which the loader lets through.
+        let names = environment.compactMap { $0["name"] as? String }
+        #expect(throws: Never.self) {
+            try ConfigurationLoader.load(yaml: Self.text("config/production.yaml"), environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
+        }
+        let workers = try Self.container(of: "deploy/kubernetes/deployment.yaml").labels
+        #expect(labels["app.kubernetes.io/name"] != workers["app.kubernetes.io/name"])
+        let service = try Self.yaml("deploy/kubernetes/watch-service.yaml")
+        let spec = try #require(service["spec"] as? [String: Any])
+        #expect(spec["selector"] as? [String: String] == labels)
+        #expect((spec["ports"] as? [[String: Any]])?.contains { $0["port"] as? Int == listen.port } == true)
+    }
+
+    @Test("the watcher's systemd unit runs watch on the production path, is not restarted after exit 2, and its environment file loads")
+    func watchSystemdAgrees() throws {
+        let unit = try Self.text("deploy/systemd/fcm-bridge-watch.service")
+        #expect(unit.contains("ExecStart=/usr/local/bin/fcm-bridge watch --config /etc/fcm-bridge/fcm-bridge.yaml --on-deleted-messages "))
+        #expect(unit.contains("RestartPreventExitStatus=2"))
+        #expect(unit.contains("EnvironmentFile=-/etc/fcm-bridge/fcm-bridge-watch.env"))
+        let variables = try Self.text("deploy/systemd/fcm-bridge-watch.env.example").split(separator: "\n")
+            .filter { !$0.hasPrefix("#") && $0.contains("=") }.map { String($0.split(separator: "=")[0]) }
+        #expect(variables.contains("FCM_BRIDGE_WEBHOOK_SECRETS"))
+        #expect(throws: Never.self) {
+            try ConfigurationLoader.load(yaml: Self.text("config/production.yaml"), environment: Dictionary(uniqueKeysWithValues: variables.map { ($0, "x") }))
+        }
     }
 
     @Test("the Dockerfile builds the product, ships the production config where the command reads it, and exposes the endpoints' port")
