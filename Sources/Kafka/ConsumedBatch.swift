@@ -78,7 +78,7 @@ public final class ConsumedBatch: @unchecked Sendable {
                 let partition = TopicPartition(Self.name(of: m.rkt, in: names), m.partition)
                 let text = m.payload.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? String(cString: rd_kafka_err2str(m.err))
                 let error = KafkaError(m.err, message: "\(partition): \(text)")
-                if error.code == RD_KAFKA_RESP_ERR__FATAL.rawValue { fatal = error } else { logger.warning("consumer: \(error)") }
+                if error.code == .fatal { fatal = error } else { logger.warning("consumer: \(error)") }
             }
         }
         endsOfPartition = ends

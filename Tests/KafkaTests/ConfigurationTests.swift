@@ -140,7 +140,7 @@ struct ConfigurationTests {
         let error = #expect(throws: KafkaError.self) {
             _ = try NativeConfiguration.make(["no.such.property": "1"])
         }
-        #expect(error?.code == KafkaError.invalidArgument)
+        #expect(error?.code == KafkaError.Code.invalidArgument)
         #expect(error?.message.contains("\"no.such.property\"") == true)
     }
 
