@@ -1,9 +1,12 @@
 import BridgeConfig
 import BridgeWorker
+import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 
 /// The worker's HTTP endpoints for operators, served with Hummingbird:
 /// - `/metrics`: every metric in the registry, in Prometheus' text format;
@@ -11,26 +14,32 @@ import ServiceLifecycle
 /// - `/readyz`: 200 once partitions are assigned and their state restored, else 503 saying why.
 public struct OperationsEndpoints: Service {
     let address: HTTPAddress
+    /// Where `address` was configured, named in the error when it cannot be listened on.
+    let field: String
     let registry: PrometheusCollectorRegistry
     let health: WorkerHealth
     let logger: Logger
 
-    /// Endpoints on `address` for `registry` and `health`.
-    public init(address: HTTPAddress, registry: PrometheusCollectorRegistry, health: WorkerHealth, logger: Logger) {
+    /// Endpoints on `address`, configured as `field`, for `registry` and `health`.
+    public init(address: HTTPAddress, field: String = "http.listen", registry: PrometheusCollectorRegistry, health: WorkerHealth, logger: Logger) {
         self.address = address
+        self.field = field
         self.registry = registry
         self.health = health
         self.logger = logger
     }
 
-    /// Serves until graceful shutdown; throws when the address cannot be bound.
+    /// Serves until graceful shutdown. Throws a ``ConfigurationError`` naming the field and the
+    /// address when the address cannot be listened on (in use, not this host's).
     public func run() async throws {
         let address = self.address
         let logger = self.logger
+        let listening = Atomic(false)
         let application = Application(
             router: router,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { channel in
+                listening.store(true, ordering: .relaxed)
                 // The bound port, which differs from the configured one when that is 0.
                 logger.info("http endpoints listening", metadata: [
                     "address": "\(HTTPAddress(host: address.host, port: channel.localAddress?.port ?? address.port))",
@@ -39,7 +48,12 @@ public struct OperationsEndpoints: Service {
             },
             logger: logger
         )
-        try await application.run()
+        do {
+            try await application.run()
+        } catch where !listening.load(ordering: .relaxed) {
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            throw ConfigurationError(field: field, "cannot listen on \(address): \(reason)")
+        }
     }
 
     private var router: Router<BasicRequestContext> {

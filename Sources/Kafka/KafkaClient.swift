@@ -63,16 +63,18 @@ final class KafkaClient: @unchecked Sendable {
         rd_kafka_conf_set_opaque(conf, retainedContext.toOpaque())
         rd_kafka_conf_set_log_cb(conf) { rk, level, facility, message in
             guard let context = ClientContext.from(rd_kafka_opaque(rk)) else { return }
-            let text = context.redact(message.map { String(cString: $0) } ?? "")
             let name = facility.map { String(cString: $0) } ?? ""
+            // A broker connection's failure is raised through the error callback too, with its
+            // code: it is logged there, once, at the level the code deserves.
+            guard name != "FAIL" else { return }
+            let text = context.redact(message.map { String(cString: $0) } ?? "")
             context.logger.log(level: Logger.Level(syslog: level), "\(text)", metadata: ["librdkafka": "\(name)"])
         }
         rd_kafka_conf_set_error_cb(conf) { rk, err, reason, _ in
             guard let context = ClientContext.from(rd_kafka_opaque(rk)) else { return }
-            let error = KafkaError(rd_kafka_resp_err_t(rawValue: err), message: reason.map { context.redact(String(cString: $0)) })
-            // Transport errors are retried by librdkafka: worth a warning, not an error.
-            let level: Logger.Level = err == RD_KAFKA_RESP_ERR__FATAL.rawValue ? .critical : .warning
-            context.logger.log(level: level, "librdkafka: \(error)")
+            let code = rd_kafka_resp_err_t(rawValue: err)
+            let error = KafkaError(code, message: reason.map { context.redact(String(cString: $0)) })
+            context.logger.log(level: Logger.Level(clientError: code), "librdkafka: \(error)")
         }
         if context.statistics != nil {
             rd_kafka_conf_set_stats_cb(conf) { rk, json, length, _ in
@@ -132,7 +134,7 @@ final class KafkaClient: @unchecked Sendable {
         let err = rd_kafka_fatal_error(handle, &errorText, errorText.count)
         guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
         let text = String(cBuffer: errorText)
-        return KafkaError(code: err.rawValue, message: text, isFatal: true)
+        return KafkaError(code: KafkaError.Code(err), message: text, isFatal: true)
     }
 
     /// Ends the loops and waits for the threads to stop.
@@ -156,6 +158,17 @@ private struct SendableHandle: @unchecked Sendable {
 }
 
 extension Logger.Level {
+    /// The level of an error librdkafka's error callback reports: fatal ones critical; failed
+    /// authentication and TLS, which retrying does not mend, errors; the rest (connections
+    /// refused or lost, all brokers down) warnings, as librdkafka retries them.
+    init(clientError code: rd_kafka_resp_err_t) {
+        switch code {
+        case RD_KAFKA_RESP_ERR__FATAL: self = .critical
+        case RD_KAFKA_RESP_ERR__AUTHENTICATION, RD_KAFKA_RESP_ERR__SSL, RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED: self = .error
+        default: self = .warning
+        }
+    }
+
     /// Maps a syslog level (librdkafka's log levels) to a swift-log level.
     init(syslog level: Int32) {
         switch level {

@@ -1,7 +1,7 @@
 import BridgeConfig
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// `/metrics`, `/healthz` and `/readyz` of a running `fcm-bridge run`, and its rejection log.
@@ -19,6 +19,19 @@ struct EndpointsTests {
         let health = try await httpGet(address, "/healthz")
         #expect(health.status == 200, "\(health)")
         worker.kill()
+    }
+
+    @Test("a second process on the same address does not start: exit 2, naming the field and the address")
+    func addressInUse() async throws {
+        let webhook = TestWebhook()
+        try await webhook.serving { url in
+            let address = try #require(url.firstMatch(of: /http:\/\/([^\/]+)\//).map { String($0.1) })
+            var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "127.0.0.1:9"))
+            configuration.bundleID = "com.example.test"
+            let worker = try WorkerProcess(configuration, extraEnvironment: ["FCM_BRIDGE_HTTP_LISTEN": address])
+            #expect(try await worker.exitStatus(within: .seconds(30)) == 2, "\(worker.output)")
+            #expect(worker.output.contains("`http.listen`: cannot listen on \(address): Address already in use"), "\(worker.output)")
+        }
     }
 
     @Test("ready once restored; metrics count records, statuses, rejections, dead letters, latency and librdkafka's figures")
