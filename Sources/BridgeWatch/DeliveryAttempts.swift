@@ -12,6 +12,7 @@ public struct DeliveryAttempts: Sendable {
         /// Refusals (4xx other than 408 and 429) after which the event is parked.
         public var refusalsBeforeParking = 5
 
+        /// The defaults: 0.5 s doubling to 30 s, parked after 5 refusals.
         public init() {}
     }
 
@@ -25,6 +26,7 @@ public struct DeliveryAttempts: Sendable {
         case park
     }
 
+    /// How attempts are spaced.
     public let policy: Policy
     /// Attempts answered so far.
     public private(set) var attempts = 0
@@ -32,6 +34,7 @@ public struct DeliveryAttempts: Sendable {
     public private(set) var refusals = 0
     private var backoff: Duration
 
+    /// No attempt yet.
     public init(policy: Policy) {
         self.policy = policy
         backoff = policy.firstBackoff
@@ -49,15 +52,15 @@ public struct DeliveryAttempts: Sendable {
             if refusals >= policy.refusalsBeforeParking { return .park }
             return .retry(after: nextBackoff(jitter: jitter))
         case .unavailable(let retryAfter?):
-            _ = nextBackoff(jitter: jitter)
-            return .retry(after: retryAfter)
+            // Never sooner than the backoff: a Retry-After of 0 would otherwise retry at once, forever.
+            return .retry(after: max(retryAfter, nextBackoff(jitter: jitter)))
         case .unavailable(nil):
             return .retry(after: nextBackoff(jitter: jitter))
         }
     }
 
     private mutating func nextBackoff(jitter: Double) -> Duration {
-        let wait = backoff * (0.5 + min(max(jitter, 0), 1) / 2)
+        let wait = backoff * (0.5 + (jitter.isFinite ? min(max(jitter, 0), 1) : 0) / 2)
         backoff = min(backoff * 2, policy.maximumBackoff)
         return wait
     }

@@ -19,6 +19,11 @@ public struct EventDelivery: Sendable {
     let health: WorkerHealth
     let logger: Logger
 
+    /// The longest the delivery sleeps between signs of life (``WorkerHealth/turned()``) and
+    /// updates of the waiting event's age, during a long wait.
+    static let longestSleep = Duration.seconds(5)
+
+    /// Delivers to `webhook` by `policy`, recording `metrics`, turning `health`.
     public init(webhook: Webhook, policy: DeliveryAttempts.Policy, metrics: WatchMetrics, health: WorkerHealth, logger: Logger) {
         self.webhook = webhook
         self.policy = policy
@@ -32,11 +37,15 @@ public struct EventDelivery: Sendable {
         var attempts = DeliveryAttempts(policy: policy)
         let age = metrics.oldestWaiting(partition: event.partition)
         defer { age.record(0) }
-        while true {
+        /// The loop is alive, and the event has waited this long.
+        func waiting() {
             health.turned()
             if let written = event.recordTimestamp {
                 age.record(max(Date().timeIntervalSince1970 - Double(written) / 1000, 0))
             }
+        }
+        while true {
+            waiting()
             let answer = await webhook.post(id: id, body: event.json)
             metrics.attempted(answer)
             switch attempts.answered(answer, jitter: Double.random(in: 0..<1)) {
@@ -48,10 +57,14 @@ public struct EventDelivery: Sendable {
                 return .refused(answer: answer, attempts: attempts.attempts)
             case .retry(let wait):
                 logger.warning("the webhook did not take the event; retrying", metadata: [
-                    "event": "\(id)", "answer": "\(answer.detail.prefix(200))", "attempt": "\(attempts.attempts)",
+                    "event": "\(id)", "answer": "\(answer.summary)", "attempt": "\(attempts.attempts)",
                     "refusals": "\(attempts.refusals)", "retry_in": "\(wait)",
                 ])
-                try await Task.sleep(for: wait)
+                let until = ContinuousClock.now + wait
+                while ContinuousClock.now < until {
+                    try await Task.sleep(for: min(until - .now, Self.longestSleep))
+                    waiting()
+                }
             }
         }
     }

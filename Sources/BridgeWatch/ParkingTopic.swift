@@ -7,15 +7,14 @@ import Kafka
 /// bridge wrote them) with headers saying where it came from and what the webhook last said.
 /// The event is in the topic before its offset is committed, so nothing is lost.
 public struct ParkingTopic: Sendable {
-    /// The header with the event's id (`topic:partition:offset` of the status record).
-    public static let idHeader = "webhook-id"
-
+    /// The topic's name.
     public let name: String
     private let producer: KafkaProducer
 
     /// The parking topic of the watchers of `group`.
     public static func name(forGroup group: String) -> String { "\(group).parked" }
 
+    /// The parking topic `name`, written by `producer`.
     public init(name: String, producer: KafkaProducer) {
         self.name = name
         self.producer = producer
@@ -25,7 +24,7 @@ public struct ParkingTopic: Sendable {
     /// broker has it.
     public func park(_ event: StatusEvent, id: String, answer: WebhookAnswer, attempts: Int, at now: Date = Date()) async throws {
         let headers = [
-            (Self.idHeader, id), ("status", answer.status.map(String.init) ?? "none"), ("answer", answer.detail),
+            (WebhookSignature.idHeader, id), ("status", answer.status.map(String.init) ?? "none"), ("answer", answer.detail),
             ("attempts", String(attempts)), ("parked-at", String(Int64(now.timeIntervalSince1970 * 1000))),
         ].map { KafkaHeader(key: $0.0, value: Array($0.1.utf8)) }
         try await producer.send([ProducerRecord(topic: name, key: event.key, value: event.json, headers: headers)]).throwFirstError()

@@ -6,6 +6,7 @@ public enum RetryAfter {
     /// The longest wait a webhook can ask for: an hour.
     public static let maximum = Duration.seconds(3600)
 
+    /// The wait `value` asks for, from `now`, at most `maximum`; nil when it is not a `Retry-After`.
     public static func parse(_ value: String, now: Date = Date(), maximum: Duration = Self.maximum) -> Duration? {
         let text = value.trimmingCharacters(in: .whitespaces)
         let seconds: Double

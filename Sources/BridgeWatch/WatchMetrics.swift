@@ -10,6 +10,7 @@ public struct WatchMetrics: Sendable {
     let parked: Counter
     private let attempts: [String: Counter]
 
+    /// The watcher's metrics, made through `factory`.
     public init(factory: any MetricsFactory) {
         self.factory = factory
         delivered = Counter(label: "fcm_bridge_watch_events_delivered_total", factory: factory)

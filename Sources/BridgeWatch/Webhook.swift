@@ -5,19 +5,45 @@ import NIOCore
 import NIOHTTP1
 
 /// The app server's webhook: POSTs an event's JSON, signed in the Standard Webhooks form with
-/// every secret (none: unsigned), and says what came back.
+/// every secret (none: unsigned), and says what came back. Redirects are not followed (a POST
+/// redirected would arrive as a GET without its body). Call ``shutdown()`` when done.
 public struct Webhook: Sendable {
     /// The most of an answer's body kept for the log and the parking topic.
     public static let detailBytes = 4096
 
+    /// The webhook's address.
     public let url: String
     let secrets: [WebhookSecret]
     let timeout: Duration
+    private let client: HTTPClient
 
+    /// POSTs to `url`, signed with `secrets`, each attempt given `timeout`.
     public init(url: String, secrets: [WebhookSecret], timeout: Duration = .seconds(30)) {
         self.url = url
         self.secrets = secrets
         self.timeout = timeout
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// The address without what may be a credential (user information, query, fragment): for
+    /// log lines.
+    public var redactedURL: String {
+        guard var components = URLComponents(string: url) else { return "(unreadable URL)" }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? "(unreadable URL)"
+    }
+
+    /// How many secrets sign each POST (0: unsigned).
+    public var secretCount: Int { secrets.count }
+
+    /// Closes the webhook's connections.
+    public func shutdown() async throws {
+        try await client.shutdown()
     }
 
     /// One attempt to deliver `body` as event `id`. Never throws: a failure to reach the
@@ -37,10 +63,10 @@ public struct Webhook: Sendable {
         }
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
+            let response = try await client.execute(request, timeout: TimeAmount(timeout))
             var answer = (try? await response.body.collect(upTo: Self.detailBytes * 16)) ?? ByteBuffer()
             let text = answer.readString(length: min(answer.readableBytes, Self.detailBytes)) ?? ""
-            let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: now) }
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0) }
             let detail = "HTTP \(response.status.code)" + (text.isEmpty ? "" : " \(text)")
             return WebhookAnswer(status: Int(response.status.code), detail: detail, retryAfter: retryAfter)
         } catch {

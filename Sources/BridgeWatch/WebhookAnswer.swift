@@ -7,7 +7,9 @@ public struct WebhookAnswer: Sendable, Hashable {
         /// 5xx, 408, 429, a network error or another answer that may change: try again, after
         /// `retryAfter` when the webhook said (429's `Retry-After`).
         case unavailable(retryAfter: Duration?)
-        /// Any other 4xx: the webhook refuses this event, and will again.
+        /// Any other 4xx, or a redirect (which is not followed: a POST redirected would reach
+        /// the new address as a GET without the event): the webhook refuses this event, and will
+        /// again.
         case refused
     }
 
@@ -18,22 +20,27 @@ public struct WebhookAnswer: Sendable, Hashable {
     /// The answer's `Retry-After`, read.
     public var retryAfter: Duration?
 
+    /// An answer with `status` (nil: none came), saying `detail`, asking to wait `retryAfter`.
     public init(status: Int?, detail: String, retryAfter: Duration? = nil) {
         self.status = status
         self.detail = detail
         self.retryAfter = retryAfter
     }
 
+    /// What the answer means for the event.
     public var verdict: Verdict {
         guard let status else { return .unavailable(retryAfter: nil) }
         switch status {
         case 200..<300: return .accepted
         case 408: return .unavailable(retryAfter: nil)
         case 429: return .unavailable(retryAfter: retryAfter)
-        case 400..<500: return .refused
+        case 300..<500: return .refused
         default: return .unavailable(retryAfter: nil)
         }
     }
+
+    /// The answer's detail, short enough for a log line.
+    public var summary: Substring { detail.prefix(200) }
 
     /// The `answer` label of the attempts metric: `2xx`, `3xx`, `408`, `429`, `4xx`, `5xx`,
     /// `network`, or `other` for a status outside 200-599.

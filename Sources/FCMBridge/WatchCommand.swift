@@ -73,6 +73,11 @@ struct WatchCommand: AsyncParsableCommand {
             throw ValidationError("--on-deleted-messages must be an http:// or https:// URL, got \"\(onDeletedMessages)\"")
         }
         guard parkAfter >= 1 else { throw ValidationError("--park-after must be at least 1, got \(parkAfter)") }
+        // The parking topic is named after the group: a topic name of at most 249 letters, digits, . _ -.
+        let parking = ParkingTopic.name(forGroup: group)
+        guard parking.count <= 249, parking.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+            throw ValidationError("--group must be letters, digits, '.', '_' or '-', at most 242 of them (its parking topic is <group>.parked), got \"\(group)\"")
+        }
         guard httpListen == "off" || HTTPAddress(parsing: httpListen) != nil else {
             throw ValidationError("--http-listen must be host:port or off, got \"\(httpListen)\"")
         }
@@ -83,11 +88,11 @@ struct WatchCommand: AsyncParsableCommand {
     func eventTypes() throws -> Set<StatusEvent.EventType> {
         var names = types.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if rejected { names.append("rejected") }
-        let unknown = names.filter { name in !StatusEvent.EventType.known.contains { $0.name == name } }
-        guard unknown.isEmpty, !names.isEmpty else {
+        let chosen = names.map { name in StatusEvent.EventType.known.first { $0.name == name } }
+        guard !chosen.isEmpty, !chosen.contains(nil) else {
             throw ValidationError("--types must name status types (\(StatusEvent.EventType.known.map(\.name).joined(separator: ", "))), got \"\(types)\"")
         }
-        return Set(names.compactMap { name in StatusEvent.EventType.known.first { $0.name == name } })
+        return Set(chosen.compactMap { $0 })
     }
 
     /// The secrets, or exit status 2 naming where they were looked for. Never logs a secret.
@@ -125,26 +130,44 @@ struct WatchCommand: AsyncParsableCommand {
         let health = WorkerHealth()
         var policy = DeliveryAttempts.Policy()
         policy.refusalsBeforeParking = parkAfter
-        let delivery = EventDelivery(webhook: Webhook(url: onDeletedMessages, secrets: secrets), policy: policy,
+        let webhook = Webhook(url: onDeletedMessages, secrets: secrets)
+        do {
+            try await watch(configuration, webhook: webhook, health: health, registry: registry, policy: policy, logger: logger)
+        } catch {
+            try? await webhook.shutdown()
+            throw error
+        }
+        try await webhook.shutdown()
+    }
+
+    /// Watches, or with `--replay-parked` replays, through `webhook`.
+    private func watch(_ configuration: BridgeConfiguration, webhook: Webhook, health: WorkerHealth, registry: PrometheusCollectorRegistry,
+                       policy: DeliveryAttempts.Policy, logger: Logger) async throws {
+        let delivery = EventDelivery(webhook: webhook, policy: policy,
                                      metrics: WatchMetrics(factory: PrometheusMetricsFactory(registry: registry)), health: health, logger: logger)
         var kafka = configuration.kafkaConsumers
         kafka.clientID += "-watch"
+        // The watcher holds its partitions while a webhook is down, for as long as that takes,
+        // without polling: the group must not count it as gone (its heartbeats say it is alive;
+        // /healthz says whether its loop turns). librdkafka's maximum, unless configured.
+        if kafka.properties["max.poll.interval.ms"] == nil { kafka.properties["max.poll.interval.ms"] = "86400000" }
         let parkingTopic = ParkingTopic.name(forGroup: group)
         var services: [any Service] = []
         if let address = HTTPAddress(parsing: httpListen) {
-            services.append(OperationsEndpoints(address: address, registry: registry, health: health, logger: logger))
+            services.append(OperationsEndpoints(address: address, field: "--http-listen", registry: registry, health: health, logger: logger))
         }
         if replayParked {
-            try await replay(parkingTopic, kafka: kafka, delivery: delivery, services: services, logger: logger)
+            try await replay(parkingTopic, kafka: kafka, delivery: delivery, services: services, webhook: webhook, logger: logger)
             return
         }
         try await createParkingTopic(parkingTopic, configuration: configuration, logger: logger)
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: configuration.kafkaClients), logger: logger)
-        let statuses = try StatusEvents(kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger, polled: { health.turned() })
+        let statuses = try StatusEvents(kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger,
+                                        polled: { health.turned() }, commitsEachEvent: true)
         let watchedTypes = try eventTypes()
         logger.info("watching status events", metadata: [
-            "topic": "\(configuration.topics.status)", "group": "\(group)", "webhook": "\(onDeletedMessages)",
-            "types": "\(watchedTypes.map(\.name).sorted().joined(separator: ","))", "signed_with": "\(secrets.count) secret(s)",
+            "topic": "\(configuration.topics.status)", "group": "\(group)", "webhook": "\(webhook.redactedURL)",
+            "types": "\(watchedTypes.map(\.name).sorted().joined(separator: ","))", "signed_with": "\(webhook.secretCount) secret(s)",
             "parking_topic": "\(parkingTopic)", "park_after": "\(parkAfter)",
         ])
         let watcher = Watcher(statuses: statuses, types: watchedTypes, delivery: delivery,
@@ -155,6 +178,10 @@ struct WatchCommand: AsyncParsableCommand {
         } catch {
             try? await statuses.close()
             try? await producer.close()
+            if let error = error as? ConfigurationError {
+                logger.critical("cannot start: \(error)")
+                throw ExitCode(2)
+            }
             throw error
         }
         try await statuses.close()
@@ -169,24 +196,33 @@ struct WatchCommand: AsyncParsableCommand {
         try await admin.createTopics([NewTopic(name: name, partitions: 1, configs: InternalTopicSettings.parking)])
     }
 
-    private func replay(_ topic: String, kafka: KafkaConfiguration, delivery: EventDelivery, services: [any Service], logger: Logger) async throws {
+    /// Replays the parking topic: exit 0 once every parked event was delivered, 1 when the
+    /// webhook still refuses one, 3 when no partition of the topic could be read.
+    private func replay(_ topic: String, kafka: KafkaConfiguration, delivery: EventDelivery, services: [any Service], webhook: Webhook,
+                        logger: Logger) async throws {
         var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: "\(group).replay")
         consumer.reportsEndOfPartition = true
         consumer.autoOffsetReset = .earliest
         let replay = ParkedReplay(consumer: try KafkaConsumer(configuration: consumer, logger: logger), topic: topic, delivery: delivery, logger: logger)
-        logger.info("replaying parked events", metadata: ["topic": "\(topic)", "webhook": "\(onDeletedMessages)"])
-        let outcome = try await withThrowingTaskGroup(of: ParkedReplay.Outcome?.self) { tasks in
-            let endpoints = ServiceGroup(configuration: .init(services: services, logger: logger))
-            if !services.isEmpty { tasks.addTask { try await endpoints.run(); return nil } }
-            defer { tasks.cancelAll() }
-            return try await replay.run()
+        logger.info("replaying parked events", metadata: ["topic": "\(topic)", "webhook": "\(webhook.redactedURL)"])
+        let outcome: ParkedReplay.Outcome
+        do {
+            outcome = try await withThrowingTaskGroup(of: ParkedReplay.Outcome?.self) { tasks in
+                let endpoints = ServiceGroup(configuration: .init(services: services, logger: logger))
+                if !services.isEmpty { tasks.addTask { try await endpoints.run(); return nil } }
+                defer { tasks.cancelAll() }
+                return try await replay.run()
+            }
+        } catch let error as ReplayError {
+            logger.critical("cannot replay: \(error)")
+            throw ExitCode(3)
         }
         switch outcome {
         case .delivered(let count):
             logger.notice("replayed every parked event", metadata: ["delivered": "\(count)"])
         case .stillRefused(let id, let answer, let count):
             logger.error("the webhook still refuses a parked event; it stays parked, with those after it", metadata: [
-                "event": "\(id)", "answer": "\(answer.detail.prefix(200))", "delivered": "\(count)",
+                "event": "\(id)", "answer": "\(answer.summary)", "delivered": "\(count)",
             ])
             throw ExitCode(1)
         }

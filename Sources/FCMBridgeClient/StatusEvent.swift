@@ -75,6 +75,9 @@ public struct StatusEvent: Sendable, Hashable, Decodable {
         case type, messageID = "message_id", token, at, reason, detail, count, messageIDs = "message_ids", replacedBy = "replaced_by", topic
     }
 
+    /// The id of the record at `offset` of `topic`'s `partition`: `topic:partition:offset`.
+    public static func position(topic: String, partition: Int32, offset: Int64) -> String { "\(topic):\(partition):\(offset)" }
+
     /// Decodes a status record's value.
     public static func decode(_ json: [UInt8]) throws -> StatusEvent {
         var event = try JSONDecoder().decode(StatusEvent.self, from: Data(json))

@@ -19,11 +19,14 @@ public final class StatusEvents: AsyncSequence, Sendable {
     private let consumer: KafkaConsumer
     private let logger: Logger
     private let polled: (@Sendable () -> Void)?
+    private let commitsEachEvent: Bool
 
     /// Joins `groupID` reading `topic`; a new group starts at the topic's beginning. `polled` is
-    /// called after each poll of the topic, also when it returned nothing: a sign of life.
+    /// called after each poll of the topic, also when it returned nothing: a sign of life. With
+    /// `commitsEachEvent`, an event's offset is committed as soon as the next one is asked for,
+    /// not before the next poll (a commit per event, for callers that handle few, slowly).
     public init(kafka: KafkaConfiguration, topic: String = "fcm.status", groupID: String, logger: Logger,
-                polled: (@Sendable () -> Void)? = nil) throws {
+                polled: (@Sendable () -> Void)? = nil, commitsEachEvent: Bool = false) throws {
         var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: groupID)
         configuration.autoOffsetReset = .earliest
         configuration.isolationLevel = .readCommitted
@@ -31,10 +34,11 @@ public final class StatusEvents: AsyncSequence, Sendable {
         try consumer.subscribe([topic])
         self.logger = logger
         self.polled = polled
+        self.commitsEachEvent = commitsEachEvent
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(consumer: consumer, logger: logger, polled: polled)
+        Iterator(consumer: consumer, logger: logger, polled: polled, commitsEachEvent: commitsEachEvent)
     }
 
     /// Leaves the group. What was handled is committed already.
@@ -47,6 +51,7 @@ public final class StatusEvents: AsyncSequence, Sendable {
         let consumer: KafkaConsumer
         let logger: Logger
         let polled: (@Sendable () -> Void)?
+        let commitsEachEvent: Bool
         private var buffered: [ConsumerRecord] = []
         private var next = 0
         /// The offset after the last event returned: handled once the caller asks again.
@@ -54,16 +59,18 @@ public final class StatusEvents: AsyncSequence, Sendable {
         /// Handled and not yet committed: the next offset of each partition.
         private var handled: [TopicPartition: Int64] = [:]
 
-        init(consumer: KafkaConsumer, logger: Logger, polled: (@Sendable () -> Void)?) {
+        init(consumer: KafkaConsumer, logger: Logger, polled: (@Sendable () -> Void)?, commitsEachEvent: Bool) {
             self.consumer = consumer
             self.logger = logger
             self.polled = polled
+            self.commitsEachEvent = commitsEachEvent
         }
 
         public mutating func next() async throws -> StatusEvent? {
             if let returned {
                 handled[returned.topicPartition] = returned.offset
                 self.returned = nil
+                if commitsEachEvent { try await commitHandled() }
             }
             while true {
                 try Task.checkCancellation()
@@ -76,7 +83,7 @@ public final class StatusEvents: AsyncSequence, Sendable {
                         handled[record.topicPartition] = record.offset + 1
                         continue
                     }
-                    event.position = "\(record.topic):\(record.partition):\(record.offset)"
+                    event.position = StatusEvent.position(topic: record.topic, partition: record.partition, offset: record.offset)
                     event.partition = record.partition
                     event.key = record.key.map { Array($0.readableBytesView) }
                     event.recordTimestamp = record.timestamp?.milliseconds

@@ -121,8 +121,7 @@ struct ConfigurationLoaderTests {
     @Test("the watcher's webhook secrets may share the worker's environment: not a field, and not an error")
     func webhookSecretsAreNotAField() throws {
         let environment = ["FCM_BRIDGE_WEBHOOK_SECRETS": "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ="]
-        let configuration = try ConfigurationLoader.load(yaml: "kafka: {bootstrap_servers: b:1}", environment: environment)
-        #expect(!"\(configuration)".contains("c2VjcmV0"))
+        #expect(throws: Never.self) { try ConfigurationLoader.load(yaml: "kafka: {bootstrap_servers: b:1}", environment: environment) }
     }
 
     @Test("delivery.report.only.error is taken where it cannot stop a commit", arguments: [

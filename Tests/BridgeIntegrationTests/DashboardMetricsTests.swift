@@ -1,7 +1,7 @@
 import FCMBridgeClient
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// deploy/grafana and deploy/prometheus name only metrics that a running worker and watcher
@@ -15,9 +15,39 @@ struct DashboardMetricsTests {
         Set(text.matches(of: /fcm_bridge_[a-z0-9_]+/).map { String($0.output) })
     }
 
-    /// The metric names in a `/metrics` answer.
-    static func exported(_ metrics: String) -> Set<String> {
-        Set(metrics.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(whereSeparator: { $0 == "{" || $0 == " " }).first.map(String.init) })
+    /// The metrics in a `/metrics` answer, each with the label names its samples carry.
+    static func exported(_ metrics: String) -> [String: Set<String>] {
+        var labels: [String: Set<String>] = [:]
+        for line in metrics.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let name = line.split(whereSeparator: { $0 == "{" || $0 == " " }).first.map(String.init) else { continue }
+            labels[name, default: []].formUnion(line.matches(of: /([a-z_]+)="/).map { String($0.1) })
+        }
+        return labels
+    }
+
+    /// The PromQL expressions of a dashboard (its targets) or a rules file (its `expr:` lines).
+    static func expressions(in file: String) throws -> [String] {
+        let text = try String(contentsOf: WorkerProcess.repositoryRoot.appendingPathComponent(file), encoding: .utf8)
+        if file.hasSuffix(".json") {
+            let dashboard = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            let panels = dashboard?["panels"] as? [[String: Any]] ?? []
+            return panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        }
+        return text.split(separator: "\n").compactMap { line in
+            line.firstMatch(of: /^\s*expr:\s*(.*)$/).map { String($0.1) }
+        }
+    }
+
+    /// What an expression asks of the labels: each selector's labels of its metric, and the
+    /// labels it aggregates `by`, of any metric it names.
+    static func labelUses(in expression: String) -> (selected: [(metric: String, label: String)], aggregated: [String]) {
+        let selected = expression.matches(of: /(fcm_bridge_[a-z0-9_]+)\{([^}]*)\}/).flatMap { match in
+            String(match.2).matches(of: /([a-z_]+)\s*(=~|!=|!~|=)/).map { (String(match.1), String($0.1)) }
+        }
+        let aggregated = expression.matches(of: /by \(([^)]*)\)/).flatMap { match in
+            match.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return (selected, aggregated)
     }
 
     @Test("every metric a dashboard panel or an alert rule names is exported by the worker or the watcher")
@@ -43,23 +73,32 @@ struct DashboardMetricsTests {
             let watcherAddress = try #require(try await watcher.httpAddress(), "no endpoints: \(watcher.output)")
             // A deleted_messages to deliver, so that the watcher's per-partition gauge exists.
             _ = try await WatchTests.produce([WatchTests.deletion(0)], to: fixture)
-            var exported: Set<String> = []
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                exported = Self.exported(try await httpGet(workerAddress, "/metrics").body)
-                    .union(Self.exported(try await httpGet(watcherAddress, "/metrics").body))
-                if named.values.allSatisfy({ $0.isSubset(of: exported) }) { break }
-                try await Task.sleep(for: .milliseconds(500))
+            var exported: [String: Set<String>] = [:]
+            _ = await eventually(timeout: .seconds(60), every: .milliseconds(500)) {
+                let worker = Self.exported((try? await httpGet(workerAddress, "/metrics").body) ?? "")
+                exported = worker.merging(Self.exported((try? await httpGet(watcherAddress, "/metrics").body) ?? "")) { $0.union($1) }
+                return named.values.allSatisfy { $0.isSubset(of: exported.keys) }
             }
             for (file, names) in named {
-                #expect(names.subtracting(exported).isEmpty, "\(file) names metrics nobody exports: \(names.subtracting(exported).sorted())")
+                let missing = names.subtracting(exported.keys)
+                #expect(missing.isEmpty, "\(file) names metrics nobody exports: \(missing.sorted())")
+                for expression in try Self.expressions(in: file) {
+                    let uses = Self.labelUses(in: expression)
+                    for (metric, label) in uses.selected where exported[metric].map({ !$0.contains(label) }) ?? false {
+                        Issue.record("\(file): \(metric) has no label \(label): \(expression)")
+                    }
+                    let labels = Self.metricNames(in: expression).reduce(into: Set<String>(["le"])) { $0.formUnion(exported[$1] ?? []) }
+                    for label in uses.aggregated where !labels.contains(label) {
+                        Issue.record("\(file): no metric of the expression has a label \(label): \(expression)")
+                    }
+                }
             }
             // The worker has read the send topic to its end: no lag, although its offsets are committed in transactions.
             let lag = #"fcm_bridge_consumer_lag{topic="\#(fixture.configuration.topics.send)",partition="0"}"#
-            try await WatchTests.waitUntil("no lag on the send topic") {
+            #expect(await eventually {
                 let metrics = (try? await httpGet(workerAddress, "/metrics").body) ?? ""
                 return sample(lag, in: metrics) == 0
-            }
+            }, "no lag on the send topic")
         }
     }
 

@@ -10,7 +10,7 @@ final class TestWebhook: Sendable {
         var headers: [String: String]
         var body: String
         var at: ContinuousClock.Instant
-        /// The status it was answered with.
+        /// The status it was answered with; 0 while the answer waits out its delay.
         var status = 0
         var id: String { headers["webhook-id"] ?? "" }
     }
@@ -41,14 +41,13 @@ final class TestWebhook: Sendable {
             let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.canonicalName] = field.value }
-            var received = Request(headers: headers, body: text, at: .now)
-            let answer = self.state.withLock { state in
-                let answer = self.answer(received, state.requests)
-                received.status = Int(answer.status.code)
-                state.requests.append(received)
-                return answer
+            let received = Request(headers: headers, body: text, at: .now)
+            let (answer, index) = self.state.withLock { state in
+                defer { state.requests.append(received) }
+                return (self.answer(received, state.requests), state.requests.count)
             }
             try await Task.sleep(for: answer.delay)
+            self.state.withLock { $0.requests[index].status = Int(answer.status.code) }
             return Response(status: answer.status, headers: answer.headers)
         }
         let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),

@@ -9,7 +9,7 @@ struct DeliveryAttemptsTests {
     }
 
     @Test("what each answer means, and its metric label", arguments: [
-        (200, WebhookAnswer.Verdict.accepted, "2xx"), (204, .accepted, "2xx"), (301, .unavailable(retryAfter: nil), "3xx"),
+        (200, WebhookAnswer.Verdict.accepted, "2xx"), (204, .accepted, "2xx"), (301, .refused, "3xx"), (307, .refused, "3xx"),
         (400, .refused, "4xx"), (401, .refused, "4xx"), (404, .refused, "4xx"), (410, .refused, "4xx"), (499, .refused, "4xx"),
         (408, .unavailable(retryAfter: nil), "408"), (429, .unavailable(retryAfter: nil), "429"),
         (500, .unavailable(retryAfter: nil), "5xx"), (503, .unavailable(retryAfter: nil), "5xx"),
@@ -52,11 +52,14 @@ struct DeliveryAttemptsTests {
         #expect(low.attempts == 3 && low.refusals == 0)
     }
 
-    @Test("429 waits exactly its Retry-After")
+    @Test("429 waits its Retry-After, never less than the backoff; a jitter that is not a number is none")
     func honoursRetryAfter() {
         var attempts = DeliveryAttempts(policy: .init())
         #expect(attempts.answered(Self.answer(429, retryAfter: .seconds(42)), jitter: 0.3) == .retry(after: .seconds(42)))
         #expect(attempts.answered(Self.answer(429), jitter: 1) == .retry(after: .seconds(1)))
+        #expect(attempts.answered(Self.answer(429, retryAfter: .zero), jitter: 1) == .retry(after: .seconds(2)))
+        #expect(attempts.answered(Self.answer(503), jitter: .nan) == .retry(after: .seconds(2)))
+        #expect(attempts.answered(Self.answer(503), jitter: -.infinity) == .retry(after: .seconds(4)))
     }
 
     @Test("an event refused as often as the policy allows is parked; other failures in between do not count")

@@ -2,14 +2,14 @@ import Foundation
 
 /// A webhook signing secret in the Standard Webhooks form: `whsec_` and the key in base64 (the
 /// prefix is optional). Its description never shows the key, so that it cannot reach a log line.
-public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible {
+public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// What is wrong with a secret's text; never quotes the secret.
     public struct InvalidSecret: Error, Hashable, CustomStringConvertible {
         public var description: String
     }
 
     /// The fewest key bytes accepted: Standard Webhooks' secrets have 24 to 64.
-    public static let minimumKeyBytes = 16
+    public static let minimumKeyBytes = 24
 
     /// The HMAC key.
     let key: [UInt8]
@@ -45,4 +45,7 @@ public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "WebhookSecret(\(key.count) bytes, redacted)" }
+
+    /// No children: `dump` and mirrors do not show the key either.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
 }
