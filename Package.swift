@@ -200,11 +200,12 @@ let package = Package(
             ],
             path: "Fuzz/BridgeFuzzer"
         ),
-        // Shared by the test targets that need a broker: the skip trait and reading topics back.
+        // Shared by the test targets: the test cluster and its skip trait, unique names, the test
+        // logger, time constants, eventually, reading topics back.
         .target(
-            name: "KafkaTestSupport",
+            name: "TestSupport",
             dependencies: ["Kafka", .product(name: "Logging", package: "swift-log")],
-            path: "Tests/KafkaTestSupport"
+            path: "Tests/TestSupport"
         ),
         .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues", .product(name: "Yams", package: "Yams")]),
         .testTarget(
@@ -215,7 +216,7 @@ let package = Package(
                 "BridgeConfig",
                 "Kafka",
                 "FCMTranslation",
-                "KafkaTestSupport",
+                "TestSupport",
                 "FCMBridgeClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -227,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "BridgeCoreTests",
             dependencies: [
-                "BridgeCore", "BridgeConfig", "DeviceQueues", "FCMTranslation",
+                "BridgeCore", "BridgeConfig", "DeviceQueues", "FCMTranslation", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -236,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "BridgeWorkerTests",
             dependencies: [
-                "BridgeWorker", "BridgeCore", "Kafka", "KafkaTestSupport",
+                "BridgeWorker", "BridgeCore", "Kafka", "TestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -253,14 +254,14 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceQueuesTests",
-            dependencies: ["DeviceQueues", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: ["DeviceQueues", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "KafkaIntegrationTests",
             dependencies: [
                 "Kafka",
                 "BridgeCore",
-                "KafkaTestSupport",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

@@ -1,6 +1,7 @@
 @testable import BridgeCore
 import DeviceQueues
 import Testing
+import TestSupport
 
 /// Device state is keyed by the token's bytes: Swift's `String` equality is canonical
 /// equivalence, under which two different tokens could share one device (issue 9, defect 9).
@@ -26,7 +27,6 @@ struct DeviceStatesTests {
 /// (issue 9, defect 10).
 @Suite("Forgetting idle devices")
 struct IdleDeviceTests {
-    static let day: Int64 = 24 * 3_600_000
     static let t0: Int64 = 1_700_000_000_000
     let rules = QueueRules()
 
@@ -44,9 +44,9 @@ struct IdleDeviceTests {
     @Test("a month and a day later, devices with nothing waiting are forgotten; one with a message waiting is kept")
     func forgetsIdle() {
         var states = states(devices: 100)
-        let message = QueuedMessage(id: "0:1:0", collapseKey: nil, sentAt: Self.t0, expiresAt: Self.t0 + 40 * Self.day, apns: [])
+        let message = QueuedMessage(id: "0:1:0", collapseKey: nil, sentAt: Self.t0, expiresAt: Self.t0 + 40 * day, apns: [])
         _ = states.handle(RoutedInput(token: "waiting", input: .send(message), time: Self.t0), in: 0, rules: rules)
-        let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules)
+        let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 31 * day, rules: rules)
         #expect(Set(forgotten.map(\.token)) == Set((0..<100).map { "idle-\($0)" }))
         #expect(forgotten.allSatisfy { $0.changes == [.forgotten] })
         #expect(states.deviceCount == 1)
@@ -55,7 +55,7 @@ struct IdleDeviceTests {
     @Test("nothing is forgotten within the inactivity limit")
     func keepsActive() {
         var states = states(devices: 10)
-        #expect(states.forgetIdle(in: 0, at: Self.t0 + 30 * Self.day, rules: rules).isEmpty)
+        #expect(states.forgetIdle(in: 0, at: Self.t0 + 30 * day, rules: rules).isEmpty)
         #expect(states.deviceCount == 10)
     }
 
@@ -64,7 +64,7 @@ struct IdleDeviceTests {
         var states = states(devices: 1_000)
         var rounds: [Int] = []
         while states.deviceCount > 0, rounds.count < 10 {
-            rounds.append(states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules).reduce(0) { $0 + $1.changes.count })
+            rounds.append(states.forgetIdle(in: 0, at: Self.t0 + 31 * day, rules: rules).reduce(0) { $0 + $1.changes.count })
         }
         #expect(rounds.allSatisfy { $0 <= IdleSweep.changesPerInput })
         #expect(rounds.reduce(0, +) == 1_000 && states.deviceCount == 0)
@@ -73,7 +73,7 @@ struct IdleDeviceTests {
     @Test("a device active after the scan is not forgotten")
     func activeSinceScan() {
         var states = states(devices: 600)
-        let scan = Self.t0 + 31 * Self.day
+        let scan = Self.t0 + 31 * day
         let first = states.forgetIdle(in: 0, at: scan, rules: rules)
         #expect(first.count == IdleSweep.changesPerInput)
         for index in 0..<600 {
@@ -86,13 +86,13 @@ struct IdleDeviceTests {
     @Test("a partition not held forgets nothing and stays not held; dropped and adopted again, it sweeps anew")
     func partitionNotHeld() {
         var states = states(devices: 10)
-        #expect(states.forgetIdle(in: 1, at: Self.t0 + 31 * Self.day, rules: rules).isEmpty)
+        #expect(states.forgetIdle(in: 1, at: Self.t0 + 31 * day, rules: rules).isEmpty)
         #expect(!states.owns(1) && states.partitionCount == 1)
         states.drop(0)
-        #expect(states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules).isEmpty && !states.owns(0))
+        #expect(states.forgetIdle(in: 0, at: Self.t0 + 31 * day, rules: rules).isEmpty && !states.owns(0))
         states.adopt(0)
         _ = states.handle(RoutedInput(token: "idle", input: .presence(.disconnect), time: Self.t0), in: 0, rules: rules)
-        #expect(states.forgetIdle(in: 0, at: Self.t0 + 31 * Self.day, rules: rules).map(\.token) == ["idle"])
+        #expect(states.forgetIdle(in: 0, at: Self.t0 + 31 * day, rules: rules).map(\.token) == ["idle"])
     }
 
     @Test("a record from the far future does not stop later scans")
@@ -102,7 +102,7 @@ struct IdleDeviceTests {
         _ = states.forgetIdle(in: 0, at: Int64.max - 1, rules: rules)
         _ = states.handle(RoutedInput(token: "later", input: .presence(.connect), time: Self.t0), in: 0, rules: rules)
         #expect(states.deviceCount >= 1)
-        let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 62 * Self.day, rules: rules)
+        let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 62 * day, rules: rules)
         #expect(!forgotten.isEmpty && states.deviceCount == 0)
     }
 
@@ -117,7 +117,7 @@ struct IdleDeviceTests {
         }
         for index in 0..<300 {
             let token = "d\(index)"
-            let time = Self.t0 + Int64(index) * Self.day / 4
+            let time = Self.t0 + Int64(index) * day / 4
             record(live.handle(RoutedInput(token: token, input: .presence(.connect), time: time), in: 0, rules: rules), token: token)
             let message = QueuedMessage(id: "0:\(index):0", collapseKey: nil, sentAt: time, expiresAt: nil, apns: [])
             record(live.handle(RoutedInput(token: token, input: .send(message), time: time), in: 0, rules: rules), token: token)

@@ -3,7 +3,7 @@ import BridgeWorker
 import FCMTranslation
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Logging
 import ServiceLifecycle
 import Testing
@@ -17,7 +17,7 @@ struct BridgeFixture: Sendable {
     /// Creates the input and output topics (the workers create the internal ones).
     static func make(partitions: Int32 = 2, delivery: BridgeConfiguration.Delivery = .exactlyOnce,
                      _ adjust: (inout BridgeConfiguration) -> Void = { _ in }) async throws -> BridgeFixture {
-        let servers = try #require(ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"], "run the tests with scripts/test.sh")
+        let servers = try #require(TestBroker.bootstrapServers, "run the tests with scripts/test.sh")
         let id = UUID().uuidString.prefix(8)
         var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: servers))
         configuration.kafka.groupID = "bridge-test-\(id)"
@@ -58,11 +58,7 @@ struct BridgeFixture: Sendable {
         try await worker.stop()
     }
 
-    static var logger: Logger {
-        var logger = Logger(label: "bridge-test")
-        logger.logLevel = ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
-        return logger
-    }
+    static var logger: Logger { TestBroker.logger }
 
     /// Starts a worker in this process, in a service group as `fcm-bridge run` does; stop it
     /// with ``RunningWorker/stop()``.
@@ -122,7 +118,6 @@ struct RunningWorker: Sendable {
 
 /// 40 days ago, on a whole second: event times of test inputs start here.
 let testEpoch: Int64 = (Int64(Date().timeIntervalSince1970) - 40 * 86_400) * 1000
-let day: Int64 = 86_400_000
 
 /// A token of its own for a test.
 func uniqueToken(_ name: String = "device") -> String { "\(name)-\(UUID().uuidString.prefix(8))" }

@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// `scripts/demo.sh`, the README's run command: a bounded run accounts for every request, as the
@@ -36,7 +36,7 @@ struct DemoTests {
 
     /// Each final status per message id, from the status topic `topic` read from outside.
     private func finalStatuses(in topic: String) async throws -> (perMessage: [String: Int], withoutID: Int, queued: Set<String>) {
-        var configuration = KafkaConsumerConfiguration(kafka: KafkaConfiguration(bootstrapServers: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? ""), groupID: nil)
+        var configuration = KafkaConsumerConfiguration(kafka: TestBroker.kafka(), groupID: nil)
         configuration.isolationLevel = .readCommitted
         let records = try await KafkaConsumer.readToEnd((0..<4).map { TopicPartition(topic, $0) }, configuration: configuration, logger: BridgeFixture.logger)
         var perMessage: [String: Int] = [:]
@@ -63,7 +63,7 @@ struct DemoTests {
     func boundedRun() async throws {
         let id = "demo-\(UUID().uuidString.prefix(8))"
         var environment = WorkerProcess.ownGroupAndTopics(id)
-        environment["KAFKA_BOOTSTRAP_SERVERS"] = ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"]
+        environment["KAFKA_BOOTSTRAP_SERVERS"] = TestBroker.bootstrapServers
         let (run, script) = try await demo(["--duration", "20", "--devices", "40", "--rate", "100"], environment: environment)
         let status = try await run.exitStatus(within: .seconds(180))
         let output = run.output

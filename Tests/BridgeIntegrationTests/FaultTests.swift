@@ -2,7 +2,7 @@ import BridgeConfig
 import FCMTranslation
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// Nothing accepted is lost when workers leave or die mid-stream.

@@ -1,7 +1,7 @@
 import FCMTranslation
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import NIOCore
 import Testing
 

@@ -1,7 +1,7 @@
 import FCMTranslation
 import BridgeCore
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// Dry runs, rejections, dead letters, multicast and routing, end to end on the real broker.

@@ -2,6 +2,7 @@ import FCMTranslation
 import Foundation
 import Kafka
 import Testing
+import TestSupport
 
 /// Reads the bridge's output topics (status, inbox, dead letters) from the beginning, keeping
 /// everything read, and waits for what a test expects.
@@ -43,12 +44,9 @@ final class OutputReader {
     /// Reads until `condition` holds; records an issue if it does not within `timeout`.
     @discardableResult
     func waitUntil(timeout: Duration = .seconds(60), _ what: String, _ condition: (OutputReader) -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what); last statuses: \(statuses.suffix(5).map(\.text))")
-                return false
-            }
+        // The poll waits for records itself: no interval between checks.
+        let met = try await eventually(timeout: timeout, every: .zero) {
+            if condition(self) { return true }
             for case .record(let record) in try await consumer.poll(timeout: .milliseconds(50)) {
                 let output = OutputRecord(record)
                 switch record.topic {
@@ -57,8 +55,10 @@ final class OutputReader {
                 default: deadLetters.append(output)
                 }
             }
+            return condition(self)
         }
-        return true
+        if !met { Issue.record("timed out waiting for \(what); last statuses: \(statuses.suffix(5).map(\.text))") }
+        return met
     }
 
     /// Waits until `token` has `count` status events, and returns them.

@@ -1,7 +1,7 @@
 import BridgeConfig
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// No output is larger than the producer accepts, so none is refused and silently left out of

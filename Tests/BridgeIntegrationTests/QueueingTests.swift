@@ -1,7 +1,7 @@
 import FCMTranslation
 import BridgeCore
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// The contract's per-device queueing rules, end to end through a worker on the real broker.

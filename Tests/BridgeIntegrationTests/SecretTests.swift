@@ -1,5 +1,5 @@
 import Foundation
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// Secrets given to the worker never reach its output, at any log level.

@@ -1,7 +1,7 @@
 import BridgeConfig
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// A worker that cannot reach its cluster: it is stuck in a blocking metadata request, as a

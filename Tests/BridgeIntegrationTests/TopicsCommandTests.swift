@@ -1,5 +1,5 @@
 import Foundation
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// `fcm-bridge topics [--create]` against the broker: it reports what is missing, creates it,
@@ -9,7 +9,7 @@ struct TopicsCommandTests {
     /// `fcm-bridge topics arguments` on topics and a group of `id`'s own; its status and output.
     private func topics(_ arguments: [String], id: String, extra: [String: String] = [:]) async throws -> (status: Int32?, output: String) {
         var environment = WorkerProcess.ownGroupAndTopics(id)
-        environment["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS"] = ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] ?? ""
+        environment["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS"] = TestBroker.bootstrapServers ?? ""
         let command = try WorkerProcess(arguments: ["topics", "--log-level", "warning"] + arguments, environment: environment.merging(extra) { $1 })
         let status = try await command.exitStatus(within: .seconds(60))
         return (status, command.output)

@@ -2,7 +2,7 @@
 @testable import BridgeWorker
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Logging
 import NIOCore
 import Testing
@@ -18,7 +18,7 @@ struct BatchCommitterTests {
 
     @Test("at least once: when an output is not acknowledged, the changelog writes of its batch are never produced")
     func changelogFollowsOutputs() async throws {
-        let kafka = TestBroker.kafka
+        let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
         let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
         try await TestBroker.createTopics(names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: "batch-input.\(id)", partitions: 1)])
@@ -52,7 +52,7 @@ struct BatchCommitterTests {
 
     @Test("exactly once, outputs without a report of their own: an output not delivered fails the commit, and its input offset stays uncommitted")
     func transactionIsTheReport() async throws {
-        let kafka = TestBroker.kafka
+        let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
         let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
         let input = TopicPartition("batch-input.\(id)", 0)

@@ -1,7 +1,7 @@
 @testable import BridgeWorker
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Logging
 import Testing
 
@@ -18,7 +18,7 @@ struct RepartitionTrimmerTests {
 
     @Test("records before the committed offset are deleted, or all kept where the broker refuses; other topics are never touched")
     func trims() async throws {
-        let kafka = TestBroker.kafka
+        let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
         let repartition = "trim-repartition.\(id)", input = "trim-input.\(id)"
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)

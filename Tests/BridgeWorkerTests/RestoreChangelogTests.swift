@@ -3,7 +3,7 @@
 import DeviceQueues
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// The restore reads the changelog records the worker writes, headers included, from a real
@@ -28,7 +28,7 @@ struct RestoreChangelogTests {
         ] {
             codec.record(change, token: token, partition: 0, to: &outputs)
         }
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka), logger: TestBroker.logger)
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
         try (try await producer.send(outputs.copies.map { copy in
             ProducerRecord(topic: changelog, partition: .explicit(0), key: copy.key, value: copy.value,
                            headers: copy.headers.map { KafkaHeader(key: $0.name, value: $0.value) }, timestamp: copy.timestamp)

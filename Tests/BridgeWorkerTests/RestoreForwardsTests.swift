@@ -2,7 +2,7 @@
 @_spi(Benchmarks) @testable import BridgeWorker
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Logging
 import Testing
 
@@ -19,7 +19,7 @@ struct RestoreForwardsTests {
 
     @Test("the repartition records past the committed offset mark their devices; earlier ones and other partitions' do not")
     func forwardsPastCommittedOffset() async throws {
-        let kafka = TestBroker.kafka
+        let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
         let changelog = "restore-changelog.\(id)", repartition = "restore-repartition.\(id)"
         try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 2), NewTopic(name: repartition, partitions: 2)])

@@ -2,7 +2,7 @@
 @_spi(Benchmarks) @testable import BridgeWorker
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// A restore that stops making progress starts over with a new consumer, and one that still

@@ -1,7 +1,7 @@
 import DeviceQueues
 import Testing
+import TestSupport
 
-private let day: Int64 = 24 * 3600 * 1000
 private let t0: Int64 = 1_700_000_000_000
 
 private func message(_ id: String, key: String? = nil, at time: Int64 = t0, ttl: Int64? = nil) -> QueuedMessage {

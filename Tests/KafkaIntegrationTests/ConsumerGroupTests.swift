@@ -1,15 +1,15 @@
 import NIOCore
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 @Suite("Consumer groups on a real broker", .needsBroker, .timeLimit(.minutes(2)))
 struct ConsumerGroupTests {
     @Test("two members split a 4-partition topic; the survivor takes all; hooks run in order, before revokes complete")
     func rebalance() async throws {
-        let topic = try await TestCluster.createTopic("group", partitions: 4)
+        let topic = try await TestBroker.createTopic("group", partitions: 4)
         let all = Set((0..<4).map { TopicPartition(topic, Int32($0)) })
-        let group = TestCluster.uniqueName("group")
+        let group = TestBroker.uniqueName("group")
 
         let first = try PollingConsumer(group: group, topics: [topic])
         #expect(await eventually { first.listener.owned == all }, "first member: \(first.listener.events)")
@@ -53,21 +53,21 @@ struct ConsumerGroupTests {
 
     @Test("committed offsets survive a consumer restart")
     func commitSurvivesRestart() async throws {
-        let topic = try await TestCluster.createTopic("commit")
+        let topic = try await TestBroker.createTopic("commit")
         let partition = TopicPartition(topic, 0)
-        let group = TestCluster.uniqueName("commit")
-        let producer = try TestCluster.producer()
+        let group = TestBroker.uniqueName("commit")
+        let producer = try TestBroker.producer()
         try await producer.send((0..<10).map { ProducerRecord(topic: topic, value: Array("\($0)".utf8)) }).throwFirstError()
         try await producer.close()
 
-        let first = try KafkaConsumer(configuration: try TestCluster.consumerConfiguration(group: group), logger: TestCluster.logger)
+        let first = try KafkaConsumer(configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
         try first.subscribe([topic])
         let read = try await first.pollRecords(count: 10)
         #expect(read.map(\.offset) == Array(0..<10))
         try await first.commit([TopicPartitionOffset(partition, offset: 6)])
         try await first.close()
 
-        let second = try KafkaConsumer(configuration: try TestCluster.consumerConfiguration(group: group), logger: TestCluster.logger)
+        let second = try KafkaConsumer(configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
         #expect(try await second.committed([partition]) == [TopicPartitionOffset(partition, offset: 6)])
         try second.subscribe([topic])
         let rest = try await second.pollUntilEnd(of: [partition])

@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// A group consumer released without ``KafkaConsumer/close()`` (a caller that threw on its way
@@ -10,10 +10,10 @@ import Testing
 struct ConsumerReleaseTests {
     @Test("a consumer released while it holds partitions is destroyed, not left waiting for an answer to its revocation")
     func releasedHoldingPartitions() async throws {
-        let topic = try await TestCluster.createTopic("release", partitions: 2)
-        var configuration = try TestCluster.consumerConfiguration(group: TestCluster.uniqueName("release"))
+        let topic = try await TestBroker.createTopic("release", partitions: 2)
+        var configuration = TestBroker.consumerConfiguration(group: TestBroker.uniqueName("release"))
         configuration.reportsEndOfPartition = false
-        let holder = ConsumerHolder(try KafkaConsumer(configuration: configuration, logger: TestCluster.logger))
+        let holder = ConsumerHolder(try KafkaConsumer(configuration: configuration, logger: TestBroker.logger))
         try holder.consumer?.subscribe([topic])
         #expect(try await holder.pollUntil { if case .partitionsAssigned = $0 { true } else { false } })
         _ = try await holder.consumer?.poll(timeout: .milliseconds(100))

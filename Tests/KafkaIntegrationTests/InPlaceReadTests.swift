@@ -1,5 +1,5 @@
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 @Suite("Records read in place on a real broker", .needsBroker, .timeLimit(.minutes(2)))
@@ -19,7 +19,7 @@ struct InPlaceReadTests {
 
     @Test("a record read in place has its key, value, first header of a name and timestamp; each partition's end is reported")
     func readInPlace() async throws {
-        let topic = try await TestCluster.createTopic("in-place", partitions: 2)
+        let topic = try await TestBroker.createTopic("in-place", partitions: 2)
         let sent = [
             ProducerRecord(topic: topic, partition: .explicit(0), key: Array("token-a".utf8), value: Array(#"{"a":1}"#.utf8),
                            headers: [KafkaHeader(key: "kind", value: "message")], timestamp: 1_700_000_000_000),
@@ -29,11 +29,11 @@ struct InPlaceReadTests {
                            timestamp: 1_700_000_000_002),
             ProducerRecord(topic: topic, partition: .explicit(1), key: [], value: [], timestamp: 1_700_000_000_003),
         ]
-        let producer = try TestCluster.producer()
+        let producer = try TestBroker.producer()
         try (try await producer.send(sent)).throwFirstError()
         try await producer.close()
 
-        let consumer = try KafkaConsumer(configuration: try TestCluster.consumerConfiguration(group: nil), logger: TestCluster.logger)
+        let consumer = try KafkaConsumer(configuration: TestBroker.consumerConfiguration(group: nil), logger: TestBroker.logger)
         try await consumer.assign([0, 1].map { TopicPartitionOffset(TopicPartition(topic, $0), offset: KafkaOffset.beginning) })
         var read: [Read] = []
         var ends: [TopicPartitionOffset] = []

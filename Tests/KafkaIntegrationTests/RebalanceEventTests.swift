@@ -1,5 +1,5 @@
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 /// A group consumer without a listener gets rebalances as events of its poll, each alone: an
@@ -9,16 +9,16 @@ import Testing
 struct RebalanceEventTests {
     @Test("assignment comes before the records; revocation comes while still held and completes at the next poll")
     func events() async throws {
-        let topic = try await TestCluster.createTopic("events", partitions: 2)
+        let topic = try await TestBroker.createTopic("events", partitions: 2)
         let all = Set((0..<2).map { TopicPartition(topic, Int32($0)) })
-        let producer = try TestCluster.producer()
+        let producer = try TestBroker.producer()
         _ = try await producer.send((0..<2).map { ProducerRecord(topic: topic, partition: .explicit(Int32($0)), value: [UInt8($0)]) })
         try await producer.close()
-        let group = TestCluster.uniqueName("events")
+        let group = TestBroker.uniqueName("events")
 
-        var configuration = try TestCluster.consumerConfiguration(group: group)
+        var configuration = TestBroker.consumerConfiguration(group: group)
         configuration.reportsEndOfPartition = false
-        let first = try KafkaConsumer(configuration: configuration, logger: TestCluster.logger)
+        let first = try KafkaConsumer(configuration: configuration, logger: TestBroker.logger)
         try first.subscribe([topic])
         var assigned: Set<TopicPartition> = []
         var records = 0
@@ -42,7 +42,7 @@ struct RebalanceEventTests {
 
         // A second member joins: the first is told to give up everything (eager protocol) while it
         // still holds the partitions.
-        let second = try KafkaConsumer(configuration: configuration, logger: TestCluster.logger)
+        let second = try KafkaConsumer(configuration: configuration, logger: TestBroker.logger)
         try second.subscribe([topic])
         let joining = Task {
             for _ in 0..<300 where !Task.isCancelled { _ = try await second.poll(timeout: .milliseconds(100)) }
@@ -71,13 +71,13 @@ struct RebalanceEventTests {
 
     @Test("a poll returns what has arrived without waiting to fill its batch")
     func returnsPromptly() async throws {
-        let topic = try await TestCluster.createTopic("prompt")
-        let producer = try TestCluster.producer()
+        let topic = try await TestBroker.createTopic("prompt")
+        let producer = try TestBroker.producer()
         _ = try await producer.send(ProducerRecord(topic: topic, value: [1]))
         try await producer.close()
-        var configuration = try TestCluster.consumerConfiguration(group: nil)
+        var configuration = TestBroker.consumerConfiguration(group: nil)
         configuration.reportsEndOfPartition = false
-        let consumer = try KafkaConsumer(configuration: configuration, logger: TestCluster.logger)
+        let consumer = try KafkaConsumer(configuration: configuration, logger: TestBroker.logger)
         try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
         var received = 0
         var polls = 0

@@ -1,5 +1,6 @@
 import Kafka
 import Synchronization
+import TestSupport
 
 /// A rebalance listener that records what it was told, and checks that a revocation reaches it
 /// while the consumer still holds the partitions (before librdkafka completes the revoke).
@@ -49,9 +50,9 @@ struct PollingConsumer {
     init(group: String, topics: [String]) throws {
         listener = RecordingListener()
         consumer = try KafkaConsumer(
-            configuration: try TestCluster.consumerConfiguration(group: group),
+            configuration: TestBroker.consumerConfiguration(group: group),
             rebalanceListener: listener,
-            logger: TestCluster.logger
+            logger: TestBroker.logger
         )
         try consumer.subscribe(topics)
         let consumer = self.consumer

@@ -2,14 +2,14 @@ import NIOCore
 import Foundation
 import BridgeCore
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 @Suite("Produce and consume on a real broker", .needsBroker, .timeLimit(.minutes(2)))
 struct RoundTripTests {
     @Test("keys, values, headers and explicit timestamps survive the round trip")
     func roundTrip() async throws {
-        let topic = try await TestCluster.createTopic("roundtrip", partitions: 2)
+        let topic = try await TestBroker.createTopic("roundtrip", partitions: 2)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let fortyDaysAgo = now - 40 * 24 * 3600 * 1000
         let sent = [
@@ -22,7 +22,7 @@ struct RoundTripTests {
                            timestamp: now - 1),
             ProducerRecord(topic: topic, partition: .explicit(1), key: [], value: [], timestamp: now - 2),
         ]
-        let producer = try TestCluster.producer()
+        let producer = try TestBroker.producer()
         let reports = try await producer.send(sent)
         try await producer.close()
         try reports.throwFirstError()
@@ -30,7 +30,7 @@ struct RoundTripTests {
         #expect(reports.map(\.offset) == [0, 1, 0, 1])
         #expect(reports.allSatisfy { $0.topic == topic })
 
-        let received = try await TestCluster.readAll([TopicPartition(topic, 0), TopicPartition(topic, 1)])
+        let received = try await TestBroker.readAll([TopicPartition(topic, 0), TopicPartition(topic, 1)])
             .sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
         try #require(received.count == sent.count)
         for (record, original) in zip(received, sent) {
@@ -44,7 +44,7 @@ struct RoundTripTests {
 
     @Test("records given as pointers into one buffer arrive whole: null and empty stay distinct, headers in order")
     func viewsRoundTrip() async throws {
-        let topic = try await TestCluster.createTopic("views", partitions: 2)
+        let topic = try await TestBroker.createTopic("views", partitions: 2)
         // key, value, header values, partition, timestamp; nil is null.
         let sent: [(String?, String?, [String], Int32?, Int64)] = [
             ("token-a", #"{"a":1}"#, ["message", "m-1"], 0, 1_700_000_000_000),
@@ -53,7 +53,7 @@ struct RoundTripTests {
             ("", "", [], 1, 1_700_000_000_003),
         ]
         let names: [StaticString] = ["kind", "message-id"]
-        let producer = try TestCluster.producer()
+        let producer = try TestBroker.producer()
         let handle = try producer.topic(topic)
         let deliveries = PendingDeliveries(count: sent.count) { _ in topic }
         for (index, (key, value, headerValues, partition, timestamp)) in sent.enumerated() {
@@ -77,7 +77,7 @@ struct RoundTripTests {
         try (await deliveries.reports()).throwFirstError()
         try await producer.close()
 
-        let received = try await TestCluster.readAll([TopicPartition(topic, 0), TopicPartition(topic, 1)])
+        let received = try await TestBroker.readAll([TopicPartition(topic, 0), TopicPartition(topic, 1)])
             .sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
         try #require(received.count == sent.count)
         for (record, (key, value, headerValues, partition, timestamp)) in zip(received, sent) {
@@ -90,10 +90,10 @@ struct RoundTripTests {
 
     @Test("keyed records land where the Java client's murmur2 partitioner puts them")
     func keyPartitioning() async throws {
-        let topic = try await TestCluster.createTopic("murmur2", partitions: 4)
+        let topic = try await TestBroker.createTopic("murmur2", partitions: 4)
         // Partitions the Java client computes: Utils.toPositive(Utils.murmur2(key)) % 4.
         let expected: [(String, Int32)] = [("a", 0), ("b", 0), ("token-1", 1), ("device-42", 1), ("", 1)]
-        let producer = try TestCluster.producer()
+        let producer = try TestBroker.producer()
         let reports = try await producer.send(expected.map { ProducerRecord(topic: topic, key: Array($0.0.utf8), value: []) })
         try await producer.close()
         try reports.throwFirstError()
@@ -102,9 +102,9 @@ struct RoundTripTests {
 
     @Test("Murmur2Partitioner agrees with librdkafka's partitioner on many keys")
     func partitionerAgreesWithLibrdkafka() async throws {
-        let topic = try await TestCluster.createTopic("murmur2-many", partitions: 7)
+        let topic = try await TestBroker.createTopic("murmur2-many", partitions: 7)
         let keys = (0..<300).map { Array("device-\($0)-\(String(repeating: "x", count: $0 % 9))".utf8) }
-        let producer = try TestCluster.producer()
+        let producer = try TestBroker.producer()
         let reports = try await producer.send(keys.map { ProducerRecord(topic: topic, key: $0, value: []) })
         try await producer.close()
         try reports.throwFirstError()

@@ -1,25 +1,25 @@
 import NIOCore
 import Kafka
-import KafkaTestSupport
+import TestSupport
 import Testing
 
 @Suite("Transactions on a real broker", .needsBroker, .timeLimit(.minutes(2)))
 struct TransactionTests {
     @Test("a committed transaction's records and consumer offsets are both visible")
     func commit() async throws {
-        let input = try await TestCluster.createTopic("tx-in")
-        let output = try await TestCluster.createTopic("tx-out")
-        let group = TestCluster.uniqueName("tx")
-        let plain = try TestCluster.producer()
+        let input = try await TestBroker.createTopic("tx-in")
+        let output = try await TestBroker.createTopic("tx-out")
+        let group = TestBroker.uniqueName("tx")
+        let plain = try TestBroker.producer()
         try await plain.send((0..<5).map { ProducerRecord(topic: input, value: Array("in-\($0)".utf8)) }).throwFirstError()
         try await plain.close()
 
-        let consumer = try KafkaConsumer(configuration: try TestCluster.consumerConfiguration(group: group), logger: TestCluster.logger)
+        let consumer = try KafkaConsumer(configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
         try consumer.subscribe([input])
         let records = try await consumer.pollRecords(count: 5)
         try #require(records.count == 5)
 
-        let producer = try TestCluster.producer(transactionalID: TestCluster.uniqueName("tx-id"))
+        let producer = try TestBroker.producer(transactionalID: TestBroker.uniqueName("tx-id"))
         try await producer.initTransactions()
         try producer.beginTransaction()
         let outputs = records.map { ProducerRecord(topic: output, value: Array("out-".utf8) + ($0.value.map(Array.init(buffer:)) ?? [])) }
@@ -31,7 +31,7 @@ struct TransactionTests {
 
         #expect(try await consumer.committed([TopicPartition(input, 0)]) == [next])
         try await consumer.close()
-        let visible = try await TestCluster.readAll([TopicPartition(output, 0)], isolation: .readCommitted)
+        let visible = try await TestBroker.readAll([TopicPartition(output, 0)], isolation: .readCommitted)
         #expect(visible.map { String(buffer: $0.value ?? ByteBuffer()) } == (0..<5).map { "out-in-\($0)" })
     }
 }

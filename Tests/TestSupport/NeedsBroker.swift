@@ -6,7 +6,7 @@ extension Trait where Self == ConditionTrait {
     /// names none.
     public static var needsBroker: Self {
         .enabled(
-            if: ProcessInfo.processInfo.environment["KAFKA_BOOTSTRAP_SERVERS"] != nil,
+            if: TestBroker.bootstrapServers != nil,
             "KAFKA_BOOTSTRAP_SERVERS is not set: run `bash scripts/test.sh`, which starts a local broker"
         )
     }
