@@ -207,7 +207,9 @@ let package = Package(
             dependencies: ["Kafka", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"
         ),
-        .testTarget(name: "BridgeConfigTests", dependencies: ["BridgeConfig", "DeviceQueues", .product(name: "Yams", package: "Yams")]),
+        .testTarget(
+            name: "BridgeConfigTests",
+            dependencies: ["BridgeConfig", "DeviceQueues", .product(name: "Yams", package: "Yams")]),
         .testTarget(
             name: "BridgeIntegrationTests",
             dependencies: [
@@ -243,18 +245,23 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgeDemoTests",
-            dependencies: ["BridgeDemo", "FCMBridgeClient", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "BridgeDemo", "FCMBridgeClient", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(name: "FCMBridgeClientTests", dependencies: ["FCMBridgeClient"]),
         .testTarget(name: "BridgeWatchTests", dependencies: ["BridgeWatch"]),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "FCMTranslationTests",
             dependencies: ["FCMTranslation", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "DeviceQueuesTests",
-            dependencies: ["DeviceQueues", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "DeviceQueues", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "KafkaIntegrationTests",

@@ -6,6 +6,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 
+# One format (.swift-format, applied with `swift format -i -r Sources Tests Benchmarks Fuzz Package.swift`).
+swift format lint --strict -r Sources Tests Benchmarks Fuzz Package.swift
+
 # Built before the broker's address is exported: SwiftPM loads every package manifest again
 # (about 13 s) when the environment differs from its last build's.
 swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"

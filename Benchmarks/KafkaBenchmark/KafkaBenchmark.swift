@@ -43,17 +43,25 @@ struct KafkaBenchmark: AsyncParsableCommand {
         for run in 1...runs {
             let id = "\(ProcessInfo.processInfo.processIdentifier)-\(run)"
             let admin = try KafkaAdmin(configuration: kafka, logger: logger)
-            try await admin.createTopics([NewTopic(name: "bench.swift.\(id)", partitions: 1), NewTopic(name: "bench.raw.\(id)", partitions: 1)])
+            try await admin.createTopics([
+                NewTopic(name: "bench.swift.\(id)", partitions: 1), NewTopic(name: "bench.raw.\(id)", partitions: 1),
+            ])
             await admin.close()
 
-            let rawProduce = try rawPerformance(["-P", "-t", "bench.raw.\(id)", "-p", "0", "-s", "\(size)", "-c", "\(messages)"]
-                + Self.producerProperties.flatMap { ["-X", "\($0.key)=\($0.value)"] }, pattern: #"delivered .* in \d+ms: (\d+) msgs/s"#)
+            let rawProduce = try rawPerformance(
+                ["-P", "-t", "bench.raw.\(id)", "-p", "0", "-s", "\(size)", "-c", "\(messages)"]
+                    + Self.producerProperties.flatMap { ["-X", "\($0.key)=\($0.value)"] },
+                pattern: #"delivered .* in \d+ms: (\d+) msgs/s"#)
             let swiftProduce = try await produce(topic: "bench.swift.\(id)", kafka: kafka, logger: logger)
-            let rawConsume = try rawPerformance(["-G", "bench.raw.\(id)", "-t", "bench.raw.\(id)", "-c", "\(messages)", "-B", "10000"]
-                + Self.consumerProperties.flatMap { ["-X", "\($0.key)=\($0.value)"] }, pattern: #"consumed in \d+ms: (\d+) msgs/s"#)
+            let rawConsume = try rawPerformance(
+                ["-G", "bench.raw.\(id)", "-t", "bench.raw.\(id)", "-c", "\(messages)", "-B", "10000"]
+                    + Self.consumerProperties.flatMap { ["-X", "\($0.key)=\($0.value)"] },
+                pattern: #"consumed in \d+ms: (\d+) msgs/s"#)
             let swiftConsume = try await consume(topic: "bench.swift.\(id)", kafka: kafka, logger: logger)
-            print(String(format: "run %d: produce swift %.0f raw %.0f msgs/s; consume swift %.0f raw %.0f msgs/s",
-                         run, swiftProduce, rawProduce, swiftConsume, rawConsume))
+            print(
+                String(
+                    format: "run %d: produce swift %.0f raw %.0f msgs/s; consume swift %.0f raw %.0f msgs/s",
+                    run, swiftProduce, rawProduce, swiftConsume, rawConsume))
             for (name, swift, raw) in [("produce", swiftProduce, rawProduce), ("consume", swiftConsume, rawConsume)] {
                 let best = results[name] ?? (0, 0)
                 results[name] = (max(best.swift, swift), max(best.raw, raw))
@@ -64,7 +72,9 @@ struct KafkaBenchmark: AsyncParsableCommand {
         print("|---|---|---|---|")
         for name in ["produce", "consume"] {
             guard let result = results[name] else { continue }
-            print(String(format: "| %@ | %.0f | %.0f | %.2f |", name, result.swift, result.raw, result.swift / result.raw))
+            print(
+                String(format: "| %@ | %.0f | %.0f | %.2f |", name, result.swift, result.raw, result.swift / result.raw)
+            )
         }
     }
 
@@ -81,7 +91,8 @@ struct KafkaBenchmark: AsyncParsableCommand {
         var failed = 0
         while sent < messages {
             let count = min(batchSize, messages - sent)
-            let batch = [ProducerRecord](repeating: ProducerRecord(topic: topic, partition: .explicit(0), value: payload), count: count)
+            let batch = [ProducerRecord](
+                repeating: ProducerRecord(topic: topic, partition: .explicit(0), value: payload), count: count)
             inFlight.append(try await producer.enqueue(batch))
             sent += count
             if inFlight.count > 8 { failed += await inFlight.removeFirst().reports().count { $0.error != nil } }
@@ -111,7 +122,9 @@ struct KafkaBenchmark: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - (start ?? .now)
         try await consumer.close()
-        guard bytes == messages * size else { throw ValidationError("read \(bytes) bytes, expected \(messages * size)") }
+        guard bytes == messages * size else {
+            throw ValidationError("read \(bytes) bytes, expected \(messages * size)")
+        }
         return Double(messages) / elapsed.seconds
     }
 
@@ -129,7 +142,8 @@ struct KafkaBenchmark: AsyncParsableCommand {
         let text = String(decoding: data, as: UTF8.self)
         let regex = try NSRegularExpression(pattern: pattern)
         guard let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-              let range = Range(match.range(at: 1), in: text), let rate = Double(text[range]) else {
+            let range = Range(match.range(at: 1), in: text), let rate = Double(text[range])
+        else {
             throw ValidationError("rdkafka_performance printed no rate:\n\(text)")
         }
         return rate

@@ -22,7 +22,9 @@ enum MemoryBenchmark {
 
     /// A request of ~300 payload bytes, like a chat notification with a little data.
     static func request(_ token: String, _ index: Int) -> [UInt8] {
-        Array(#"{"to":"\#(token)","priority":"high","notification":{"title":"New message from Alice \#(index)","body":"Are we still on for lunch tomorrow at noon? Bring the slides for the review.","sound":"default","badge":"3","click_action":"REPLY"},"data":{"conversation_id":"c-88121-\#(index)","sender":"alice","thread":"t-2231-lunch-plans"}}"#.utf8)
+        Array(
+            #"{"to":"\#(token)","priority":"high","notification":{"title":"New message from Alice \#(index)","body":"Are we still on for lunch tomorrow at noon? Bring the slides for the review.","sound":"default","badge":"3","click_action":"REPLY"},"data":{"conversation_id":"c-88121-\#(index)","sender":"alice","thread":"t-2231-lunch-plans"}}"#
+                .utf8)
     }
 
     /// An FCM-like 163-character registration token.
@@ -43,11 +45,14 @@ enum MemoryBenchmark {
         var offset: Int64 = 0
         for round in 0..<perDevice {
             for device in 0..<devices {
-                let result = intake.admit(request(token(device), round), partition: Int32(device % 8), offset: offset, time: 1_700_000_000_000 + offset)
+                let result = intake.admit(
+                    request(token(device), round), partition: Int32(device % 8), offset: offset,
+                    time: 1_700_000_000_000 + offset)
                 offset += 1
                 for routed in result.accepted {
                     if case .send(let message) = routed.input,
-                       let payload = (try? JSONParser.parse(message.withAPNs { Array($0) }))?["payload"] {
+                        let payload = (try? JSONParser.parse(message.withAPNs { Array($0) }))?["payload"]
+                    {
                         payloadBytes += payload.jsonBytes.count
                     }
                     _ = states.handle(routed, in: Int32(device % 8), rules: rules)
@@ -66,7 +71,9 @@ enum MemoryBenchmark {
         for round in 0..<perDevice {
             for device in 0..<devices {
                 if case .success(let request) = RequestDecoder.decode(request(token(device), round)),
-                   case .success(let message) = translator.translate(request, messageID: "0:\(round):\(device)", sentAt: 1_700_000_000_000) {
+                    case .success(let message) = translator.translate(
+                        request, messageID: "0:\(round):\(device)", sentAt: 1_700_000_000_000)
+                {
                     held.append(Array(message.payloadJSON))
                 }
             }
@@ -89,7 +96,8 @@ enum MemoryBenchmark {
         print(String(format: "| APNs payload (average) | %.0f |", payloadPerMessage))
         print(String(format: "| baseline: RSS holding the payloads alone | %.0f |", payloads.resident / messages))
         print(String(format: "| bridge: RSS of device state | %.0f |", statePerMessage))
-        print(String(format: "| bridge beyond the payload (target <= 256) | %.0f |", statePerMessage - payloadPerMessage))
+        print(
+            String(format: "| bridge beyond the payload (target <= 256) | %.0f |", statePerMessage - payloadPerMessage))
         print(String(format: "| ratio bridge / baseline | %.2f |", state.resident / payloads.resident))
     }
 

@@ -27,7 +27,8 @@ enum ProcessingBenchmark {
         let topics = configuration.topics
         let processor = RecordProcessor(
             configuration: configuration, statePartitions: partitions,
-            colocatedTopics: [topics.send, topics.presence], logger: Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })
+            colocatedTopics: [topics.send, topics.presence],
+            logger: Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })
         )
         var states = DeviceStates()
         for partition in 0..<partitions { states.adopt(partition) }
@@ -36,11 +37,17 @@ enum ProcessingBenchmark {
         var inputs: [InMemoryRecord] = []
         inputs.reserveCapacity(devices / 2 + built)
         for device in 0..<devices / 2 {
-            inputs.append(record(topics.presence, token(device), #"{"token":"\#(token(device))","event":"connect"}"#, offset: Int64(device), time: time))
+            inputs.append(
+                record(
+                    topics.presence, token(device), #"{"token":"\#(token(device))","event":"connect"}"#,
+                    offset: Int64(device), time: time))
         }
         for index in 0..<built {
             let device = (index &* 7_919) % devices
-            inputs.append(record(topics.send, token(device), request(token(device), index), offset: Int64(index), time: time + Int64(index)))
+            inputs.append(
+                record(
+                    topics.send, token(device), request(token(device), index), offset: Int64(index),
+                    time: time + Int64(index)))
         }
 
         var produced = OutputRecords()
@@ -76,7 +83,8 @@ enum ProcessingBenchmark {
     }
 
     /// A record as the consumer would return it, on the partition the device's state lives in.
-    static func record(_ topic: String, _ token: String, _ value: String, offset: Int64, time: Int64) -> InMemoryRecord {
+    static func record(_ topic: String, _ token: String, _ value: String, offset: Int64, time: Int64) -> InMemoryRecord
+    {
         InMemoryRecord(
             topic: topic, partition: Murmur2Partitioner.partition(of: token.utf8, partitions: partitions),
             offset: offset, key: ByteBuffer(string: token), value: ByteBuffer(string: value), createTime: time

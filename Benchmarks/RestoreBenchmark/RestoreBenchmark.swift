@@ -1,7 +1,7 @@
-@_spi(Benchmarks) import BridgeWorker
 import ArgumentParser
 import BridgeConfig
 import BridgeCore
+@_spi(Benchmarks) import BridgeWorker
 import Foundation
 import Kafka
 import Logging
@@ -48,12 +48,16 @@ struct RestoreBenchmark: AsyncParsableCommand {
             try (try await producer.send(Array(records[chunk..<min(chunk + 10_000, records.count)]))).throwFirstError()
         }
         try await producer.close()
-        print("librdkafka \(Librdkafka.version): \(records.count) changelog records (\(devices) devices x \(messagesPerDevice) messages), \(partitions) partitions, best of \(runs) runs")
+        print(
+            "librdkafka \(Librdkafka.version): \(records.count) changelog records (\(devices) devices x \(messagesPerDevice) messages), \(partitions) partitions, best of \(runs) runs"
+        )
 
         var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
         consumer.fetchWaitMax = .milliseconds(10)
         consumer.isolationLevel = .readCommitted
-        let restorer = ChangelogRestorer(consumerConfiguration: consumer, changelogTopic: topic, repartitionTopic: topic + ".repartition", logger: logger)
+        let restorer = ChangelogRestorer(
+            consumerConfiguration: consumer, changelogTopic: topic, repartitionTopic: topic + ".repartition",
+            logger: logger)
         var best = (read: 0.0, restore: 0.0)
         for run in 1...runs {
             let read = try await plainRead(topic, consumer, logger: logger)
@@ -63,8 +67,14 @@ struct RestoreBenchmark: AsyncParsableCommand {
             try await restorer.restore(Array(0..<partitions), into: &states)
             let cpuPerRecord = Double(clock() - processorTime) / Double(CLOCKS_PER_SEC) / Double(records.count) * 1e6
             let restore = Double(records.count) / (ContinuousClock.now - started).seconds
-            guard states.deviceCount == devices else { throw ValidationError("restored \(states.deviceCount) devices, not \(devices)") }
-            print(String(format: "run %d: plain read %.0f records/s, restore %.0f records/s (%.2f µs of this process's CPU per record)", run, read, restore, cpuPerRecord))
+            guard states.deviceCount == devices else {
+                throw ValidationError("restored \(states.deviceCount) devices, not \(devices)")
+            }
+            print(
+                String(
+                    format:
+                        "run %d: plain read %.0f records/s, restore %.0f records/s (%.2f µs of this process's CPU per record)",
+                    run, read, restore, cpuPerRecord))
             best = (max(best.read, read), max(best.restore, restore))
         }
         print("")
@@ -78,7 +88,8 @@ struct RestoreBenchmark: AsyncParsableCommand {
     /// The changelog records the worker writes for offline devices receiving messages.
     func changelog(_ configuration: BridgeConfiguration, logger: Logger) -> [ProducerRecord] {
         let send = configuration.topics.send
-        let processor = RecordProcessor(configuration: configuration, statePartitions: partitions, colocatedTopics: [send], logger: logger)
+        let processor = RecordProcessor(
+            configuration: configuration, statePartitions: partitions, colocatedTopics: [send], logger: logger)
         var states = DeviceStates()
         for partition in 0..<partitions { states.adopt(partition) }
         var produced = OutputRecords()
@@ -86,7 +97,8 @@ struct RestoreBenchmark: AsyncParsableCommand {
         for round in 0..<messagesPerDevice {
             for device in 0..<devices {
                 let token = "fMEP0vJqS0:APA91bH" + String(repeating: "x", count: 140) + String(device, radix: 16)
-                let value = #"{"to":"\#(token)","notification":{"title":"New message \#(round)","body":"Are we still on for lunch tomorrow at noon?","sound":"default","badge":"3"},"data":{"conversation_id":"c-\#(device)","sender":"alice"}}"#
+                let value =
+                    #"{"to":"\#(token)","notification":{"title":"New message \#(round)","body":"Are we still on for lunch tomorrow at noon?","sound":"default","badge":"3"},"data":{"conversation_id":"c-\#(device)","sender":"alice"}}"#
                 let record = InMemoryRecord(
                     topic: send, partition: Murmur2Partitioner.partition(of: token.utf8, partitions: partitions),
                     offset: offset, key: ByteBuffer(string: token), value: ByteBuffer(string: value),
@@ -98,15 +110,18 @@ struct RestoreBenchmark: AsyncParsableCommand {
         }
         return produced.copies.filter { $0.topic == .changelog }.map { copy in
             ProducerRecord(
-                topic: configuration.changelogTopic, partition: copy.partition.map(ProducerRecord.Partition.explicit) ?? .byKey,
-                key: copy.key, value: copy.value, headers: copy.headers.map { KafkaHeader(key: $0.name, value: $0.value) },
+                topic: configuration.changelogTopic,
+                partition: copy.partition.map(ProducerRecord.Partition.explicit) ?? .byKey,
+                key: copy.key, value: copy.value,
+                headers: copy.headers.map { KafkaHeader(key: $0.name, value: $0.value) },
                 timestamp: copy.timestamp
             )
         }
     }
 
     /// Reads every partition of `topic` to its end; records per second.
-    func plainRead(_ topic: String, _ configuration: KafkaConsumerConfiguration, logger: Logger) async throws -> Double {
+    func plainRead(_ topic: String, _ configuration: KafkaConsumerConfiguration, logger: Logger) async throws -> Double
+    {
         var configuration = configuration
         configuration.reportsEndOfPartition = true
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)

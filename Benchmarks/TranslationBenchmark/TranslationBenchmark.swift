@@ -20,7 +20,9 @@ enum TranslationBenchmark {
             var sink = 0
             let rate = best(iterations) {
                 if case .success(let request) = RequestDecoder.decode(bytes),
-                   case .success(let message) = translator.translate(request, messageID: "0:1:2:0", sentAt: 1_700_000_000_000) {
+                    case .success(let message) = translator.translate(
+                        request, messageID: "0:1:2:0", sentAt: 1_700_000_000_000)
+                {
                     sink &+= message.jsonBytes.count
                 }
             }

@@ -38,8 +38,9 @@ enum ChangelogHarness {
         ]
         var outputs = OutputRecords()
         for (offset, (topic, value)) in inputs.enumerated() {
-            let input = InMemoryRecord(topic: topic, partition: 0, offset: Int64(offset), value: ByteBuffer(string: value),
-                                       createTime: 1_700_000_000_000 + Int64(offset))
+            let input = InMemoryRecord(
+                topic: topic, partition: 0, offset: Int64(offset), value: ByteBuffer(string: value),
+                createTime: 1_700_000_000_000 + Int64(offset))
             processor.process(input, states: &states, outputs: &outputs)
         }
     }

@@ -62,24 +62,25 @@ enum Fuzzing {
 }
 
 #if FUZZING
-/// libFuzzer's entry point.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    Fuzzing.run(ArraySlice(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
+    /// libFuzzer's entry point.
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        Fuzzing.run(ArraySlice(UnsafeBufferPointer(start: data, count: size)))
+        return 0
+    }
 
-/// SwiftPM links an executable's `main` to `<module>_main`: here that starts libFuzzer's driver.
-@_cdecl("BridgeFuzzer_main")
-public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return runFuzzerDriver(&argc, &argv, fuzzOneInput)
-}
+    /// SwiftPM links an executable's `main` to `<module>_main`: here that starts libFuzzer's driver.
+    @_cdecl("BridgeFuzzer_main")
+    public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var argc = argc
+        var argv = argv
+        return runFuzzerDriver(&argc, &argv, fuzzOneInput)
+    }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 #endif

@@ -39,13 +39,17 @@ enum ProcessorHarness {
             Fuzzing.expect(outputs.count <= maximumOutputsPerRecord, "\(outputs.count) outputs of one record")
             for output in outputs.copies {
                 offset += 1
-                let size = (output.key?.count ?? 0) + (output.value?.count ?? 0) + output.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.count }
+                let size =
+                    (output.key?.count ?? 0) + (output.value?.count ?? 0)
+                    + output.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.count }
                 Fuzzing.expect(size <= Fuzzing.limits.maxRecordBytes, "an output of \(size) bytes to \(output.topic)")
                 let consumed = InMemoryRecord(
                     topic: output.topic == .changelog ? configuration.changelogTopic : configuration.repartitionTopic,
                     partition: output.partition ?? 0, offset: offset, key: output.key.map { ByteBuffer(bytes: $0) },
                     value: output.value.map { ByteBuffer(bytes: $0) }, createTime: output.timestamp,
-                    headers: Dictionary(output.headers.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) }) { first, _ in first }
+                    headers: Dictionary(output.headers.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) }) {
+                        first, _ in first
+                    }
                 )
                 switch output.topic {
                 case .status, .inbox:
@@ -64,8 +68,9 @@ enum ProcessorHarness {
                 }
             }
         }
-        Fuzzing.expect(restored.deviceCount == states.deviceCount,
-                       "the changelog restores \(restored.deviceCount) devices of \(states.deviceCount)")
+        Fuzzing.expect(
+            restored.deviceCount == states.deviceCount,
+            "the changelog restores \(restored.deviceCount) devices of \(states.deviceCount)")
     }
 
     /// The records `input` describes, at most 64.
@@ -77,7 +82,8 @@ enum ProcessorHarness {
                 topic: control & 0b11 < 2 ? topics.send : topics.presence,
                 partition: Int32(control >> 5 & 1), offset: Int64(index),
                 key: control & 0x80 != 0 ? value : nil, value: control & 0x40 != 0 ? nil : value,
-                createTime: control >> 2 & 0b111 == 1 ? increasing + Int64(index) : timestamps[Int(control >> 2 & 0b111)]
+                createTime: control >> 2 & 0b111 == 1
+                    ? increasing + Int64(index) : timestamps[Int(control >> 2 & 0b111)]
             )
         }
     }

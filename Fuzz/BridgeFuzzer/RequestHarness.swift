@@ -19,8 +19,11 @@ enum RequestHarness {
         }
         guard case .success(let request) = RequestDecoder.decode(input) else { return }
         for index in request.tokens.indices.prefix(3) {
-            guard case .success(let message) = translator.translate(request, messageID: "0:0:\(index)", sentAt: time) else { continue }
-            Fuzzing.expect(message.payloadJSON.count <= translator.payloadLimit, "an APNs payload of \(message.payloadJSON.count) bytes")
+            guard case .success(let message) = translator.translate(request, messageID: "0:0:\(index)", sentAt: time)
+            else { continue }
+            Fuzzing.expect(
+                message.payloadJSON.count <= translator.payloadLimit,
+                "an APNs payload of \(message.payloadJSON.count) bytes")
             Fuzzing.expectJSONObject(message.jsonBytes, "a translated message")
         }
     }

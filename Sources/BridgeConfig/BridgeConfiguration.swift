@@ -104,7 +104,9 @@ public struct HTTPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads `host:port`; nil when it is not one.
     public init?(parsing text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65_535).contains(port)
+        else { return nil }
         var host = Substring(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else { return nil }

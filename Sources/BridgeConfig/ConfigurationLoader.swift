@@ -6,7 +6,9 @@ import Yams
 /// (see ``EnvironmentOverrides``). Every problem is a ``ConfigurationError`` naming the field.
 public enum ConfigurationLoader {
     /// Loads the YAML file at `path`.
-    public static func load(file path: String, environment: [String: String]) throws(ConfigurationError) -> BridgeConfiguration {
+    public static func load(file path: String, environment: [String: String]) throws(ConfigurationError)
+        -> BridgeConfiguration
+    {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -17,7 +19,9 @@ public enum ConfigurationLoader {
     }
 
     /// Loads YAML text.
-    public static func load(yaml: String, environment: [String: String]) throws(ConfigurationError) -> BridgeConfiguration {
+    public static func load(yaml: String, environment: [String: String]) throws(ConfigurationError)
+        -> BridgeConfiguration
+    {
         let node: Node?
         do {
             node = try Yams.compose(yaml: yaml)
@@ -48,16 +52,22 @@ public enum ConfigurationLoader {
 
         var apns = try root.section("apns")
         configuration.bundleID = try apns.nonEmptyString("bundle_id")
-        configuration.payloadLimit = try apns.integer("payload_limit", in: 256...1_000_000).map(Int.init) ?? configuration.payloadLimit
+        configuration.payloadLimit =
+            try apns.integer("payload_limit", in: 256...1_000_000).map(Int.init) ?? configuration.payloadLimit
         try apns.finish()
 
-        configuration.delivery = try root.choice("delivery", of: BridgeConfiguration.Delivery.self) ?? configuration.delivery
+        configuration.delivery =
+            try root.choice("delivery", of: BridgeConfiguration.Delivery.self) ?? configuration.delivery
         if configuration.delivery == .atLeastOnce { try refuseReportsOnlyOnError(configuration.kafka) }
-        configuration.commitIntervalMilliseconds = try root.integer("commit_interval_ms", in: 1...10_000).map(Int.init)
+        configuration.commitIntervalMilliseconds =
+            try root.integer("commit_interval_ms", in: 1...10_000).map(Int.init)
             ?? configuration.commitIntervalMilliseconds
-        configuration.maxBatchRecords = try root.integer("max_batch_records", in: 1...1_000_000).map(Int.init) ?? configuration.maxBatchRecords
-        configuration.maxBatchBytes = try root.integer("max_batch_bytes", in: 65_536...1_073_741_824).map(Int.init) ?? configuration.maxBatchBytes
-        configuration.shutdownTimeoutMilliseconds = try root.integer("shutdown_timeout_ms", in: 100...3_600_000).map(Int.init)
+        configuration.maxBatchRecords =
+            try root.integer("max_batch_records", in: 1...1_000_000).map(Int.init) ?? configuration.maxBatchRecords
+        configuration.maxBatchBytes =
+            try root.integer("max_batch_bytes", in: 65_536...1_073_741_824).map(Int.init) ?? configuration.maxBatchBytes
+        configuration.shutdownTimeoutMilliseconds =
+            try root.integer("shutdown_timeout_ms", in: 100...3_600_000).map(Int.init)
             ?? configuration.shutdownTimeoutMilliseconds
 
         var http = try root.section("http")
@@ -66,7 +76,9 @@ public enum ConfigurationLoader {
                 configuration.http = nil
             } else {
                 guard let address = HTTPAddress(parsing: listen) else {
-                    throw ConfigurationError(field: http.field("listen"), "must be host:port (e.g. 0.0.0.0:9090, [::]:9090) or off, got \"\(listen)\"")
+                    throw ConfigurationError(
+                        field: http.field("listen"),
+                        "must be host:port (e.g. 0.0.0.0:9090, [::]:9090) or off, got \"\(listen)\"")
                 }
                 configuration.http = address
             }
@@ -75,14 +87,17 @@ public enum ConfigurationLoader {
         return configuration
     }
 
-    private static func readKafka(_ section: inout ConfigurationSection, into kafka: inout BridgeConfiguration.Kafka) throws(ConfigurationError) {
+    private static func readKafka(_ section: inout ConfigurationSection, into kafka: inout BridgeConfiguration.Kafka)
+        throws(ConfigurationError)
+    {
         kafka.groupID = try section.nonEmptyString("group_id") ?? kafka.groupID
         kafka.clientID = try section.nonEmptyString("client_id") ?? kafka.clientID
         kafka.transactionalID = try section.nonEmptyString("transactional_id")
         kafka.properties = try section.freeFormStrings("properties")
         kafka.consumerProperties = try section.freeFormStrings("consumer_properties")
         kafka.producerProperties = try section.freeFormStrings("producer_properties")
-        kafka.statisticsIntervalMilliseconds = try section.integer("statistics_interval_ms", in: 0...86_400_000).map(Int.init)
+        kafka.statisticsIntervalMilliseconds =
+            try section.integer("statistics_interval_ms", in: 0...86_400_000).map(Int.init)
             ?? kafka.statisticsIntervalMilliseconds
         try section.finish()
     }
@@ -92,7 +107,8 @@ public enum ConfigurationLoader {
     /// producer gets it: `producer_properties` over `properties`.
     private static func refuseReportsOnlyOnError(_ kafka: BridgeConfiguration.Kafka) throws(ConfigurationError) {
         let property = "delivery.report.only.error"
-        let (section, value) = kafka.producerProperties[property].map { ("kafka.producer_properties", $0) }
+        let (section, value) =
+            kafka.producerProperties[property].map { ("kafka.producer_properties", $0) }
             ?? ("kafka.properties", kafka.properties[property] ?? "false")
         // librdkafka's true: "true", "t" or "1", in any case.
         if ["true", "t", "1"].contains(value.lowercased()) {
@@ -103,12 +119,20 @@ public enum ConfigurationLoader {
         }
     }
 
-    private static func readTopics(_ section: inout ConfigurationSection, into topics: inout BridgeConfiguration.Topics) throws(ConfigurationError) {
-        for (key, path) in [("send", \BridgeConfiguration.Topics.send), ("presence", \.presence), ("inbox", \.inbox),
-                            ("status", \.status), ("dead_letters", \.deadLetters)] {
+    private static func readTopics(_ section: inout ConfigurationSection, into topics: inout BridgeConfiguration.Topics)
+        throws(ConfigurationError)
+    {
+        for (key, path) in [
+            ("send", \BridgeConfiguration.Topics.send), ("presence", \.presence), ("inbox", \.inbox),
+            ("status", \.status), ("dead_letters", \.deadLetters),
+        ] {
             if let name = try section.nonEmptyString(key) {
-                guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }), name.count <= 249 else {
-                    throw ConfigurationError(field: section.field(key), "\"\(name)\" is not a valid topic name (letters, digits, '.', '_', '-'; at most 249)")
+                guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }),
+                    name.count <= 249
+                else {
+                    throw ConfigurationError(
+                        field: section.field(key),
+                        "\"\(name)\" is not a valid topic name (letters, digits, '.', '_', '-'; at most 249)")
                 }
                 topics[keyPath: path] = name
             }
@@ -122,9 +146,12 @@ public enum ConfigurationLoader {
         try section.finish()
     }
 
-    private static func readQueue(_ section: inout ConfigurationSection, into rules: inout QueueRules) throws(ConfigurationError) {
+    private static func readQueue(_ section: inout ConfigurationSection, into rules: inout QueueRules)
+        throws(ConfigurationError)
+    {
         rules.maxPending = try section.integer("max_pending", in: 1...100_000).map(Int.init) ?? rules.maxPending
-        rules.maxCollapseKeys = try section.integer("max_collapse_keys", in: 1...1000).map(Int.init) ?? rules.maxCollapseKeys
+        rules.maxCollapseKeys =
+            try section.integer("max_collapse_keys", in: 1...1000).map(Int.init) ?? rules.maxCollapseKeys
         if let seconds = try section.integer("default_time_to_live_seconds", in: 0...2_419_200) {
             rules.defaultTimeToLive = seconds * 1000
         }

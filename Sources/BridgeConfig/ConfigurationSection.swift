@@ -65,13 +65,15 @@ struct ConfigurationSection {
             throw ConfigurationError(field: field(key), "must be a whole number, got \"\(text)\"")
         }
         guard range.contains(value) else {
-            throw ConfigurationError(field: field(key), "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+            throw ConfigurationError(
+                field: field(key), "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
         }
         return value
     }
 
     /// A field that takes one of `Choice`'s raw values; nil when absent.
-    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of type: Choice.Type) throws(ConfigurationError) -> Choice?
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of type: Choice.Type)
+        throws(ConfigurationError) -> Choice?
     where Choice.RawValue == String {
         guard let text = try string(key) else { return nil }
         guard let value = Choice(rawValue: text) else {

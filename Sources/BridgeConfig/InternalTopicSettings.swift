@@ -14,8 +14,10 @@ public enum InternalTopicSettings {
     /// are replayed, however long that takes.
     public static let parking = ["cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1"]
     /// The configs the repartition topic is created with.
-    public static let repartition = ["cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1",
-                                     "message.timestamp.type": "CreateTime"]
+    public static let repartition = [
+        "cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1",
+        "message.timestamp.type": "CreateTime",
+    ]
 
     /// What is wrong with the reported configs of the changelog topic `name`, one line each;
     /// settings the cluster does not report are not judged.
@@ -23,7 +25,10 @@ public enum InternalTopicSettings {
         let policies = cleanupPolicies(configs)
         var problems: [String] = []
         if let policies, !policies.contains("compact") {
-            problems.append(problem(name, "cleanup.policy", configs, expected: "compact", why: "without compaction, retention deletes device state or restore replays all history"))
+            problems.append(
+                problem(
+                    name, "cleanup.policy", configs, expected: "compact",
+                    why: "without compaction, retention deletes device state or restore replays all history"))
         }
         if policies?.contains("delete") ?? false {
             problems += unboundedRetentionProblems(name, configs, why: "device state would be deleted by retention")
@@ -36,26 +41,37 @@ public enum InternalTopicSettings {
     public static func repartitionProblems(_ name: String, configs: [String: String]) -> [String] {
         var problems: [String] = []
         if let policies = cleanupPolicies(configs), policies != ["delete"] {
-            problems.append(problem(name, "cleanup.policy", configs, expected: "delete", why: "compaction would drop unread inputs of a device"))
+            problems.append(
+                problem(
+                    name, "cleanup.policy", configs, expected: "delete",
+                    why: "compaction would drop unread inputs of a device"))
         }
         if let type = configs["message.timestamp.type"], type != "CreateTime" {
-            problems.append(problem(name, "message.timestamp.type", configs, expected: "CreateTime", why: "the broker's clock would replace event times"))
+            problems.append(
+                problem(
+                    name, "message.timestamp.type", configs, expected: "CreateTime",
+                    why: "the broker's clock would replace event times"))
         }
-        return problems + unboundedRetentionProblems(name, configs, why: "inputs with old event times would be deleted before they are read")
+        return problems
+            + unboundedRetentionProblems(
+                name, configs, why: "inputs with old event times would be deleted before they are read")
     }
 
     private static func cleanupPolicies(_ configs: [String: String]) -> Set<String>? {
         configs["cleanup.policy"].map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
     }
 
-    private static func unboundedRetentionProblems(_ name: String, _ configs: [String: String], why: String) -> [String] {
+    private static func unboundedRetentionProblems(_ name: String, _ configs: [String: String], why: String) -> [String]
+    {
         ["retention.ms", "retention.bytes"].compactMap { setting in
             guard let value = configs[setting], value != "-1" else { return nil }
             return problem(name, setting, configs, expected: "-1", why: why)
         }
     }
 
-    private static func problem(_ name: String, _ setting: String, _ configs: [String: String], expected: String, why: String) -> String {
+    private static func problem(
+        _ name: String, _ setting: String, _ configs: [String: String], expected: String, why: String
+    ) -> String {
         "internal topic \(name) has \(setting)=\(configs[setting] ?? "") but needs \(expected): \(why); "
             + "change it (kafka-configs.sh --alter --entity-type topics --entity-name \(name) --add-config \(setting)=\(expected))"
     }

@@ -15,8 +15,8 @@ enum BridgeStatus: Sendable, Hashable {
     var time: Int64 {
         switch self {
         case .queue(.queued(_, let at)), .queue(.dispatched(_, let at)), .queue(.delivered(_, let at)),
-             .queue(.expired(_, let at)), .queue(.collapsed(_, _, _, let at)), .queue(.deletedMessages(_, _, _, let at)),
-             .rejected(_, _, let at), .validated(_, let at):
+            .queue(.expired(_, let at)), .queue(.collapsed(_, _, _, let at)), .queue(.deletedMessages(_, _, _, let at)),
+            .rejected(_, _, let at), .validated(_, let at):
             at
         }
     }

@@ -60,7 +60,8 @@ public struct ChangelogCodec: Sendable {
     ) throws(MalformedRecord) -> (token: String, change: StateChange) {
         let space = UInt8(ascii: " ")
         guard let key = record.key, key.count > 2, key[1] == space else {
-            throw MalformedRecord(description: "changelog record at \(record.position) has no key of the form \"<kind> ...\"")
+            throw MalformedRecord(
+                description: "changelog record at \(record.position) has no key of the form \"<kind> ...\"")
         }
         let rest = UnsafeRawBufferPointer(rebasing: key[2...])
         if key[0] == UInt8(ascii: "d") {
@@ -76,10 +77,14 @@ public struct ChangelogCodec: Sendable {
         case (UInt8(ascii: "m"), nil): return (token, .dequeued(messageID: id))
         case (UInt8(ascii: "m"), let value?):
             let stored = ChangelogMessageValue(value)
-            let fields = stored.fields ?? ChangelogMessageValue.Fields(
-                expiresAt: header("expires-at").flatMap { DecimalInteger.parse($0.assumingMemoryBound(to: UInt8.self)) }.map(Int64.init),
-                collapseKey: header("collapse-key").map { String(decoding: $0, as: UTF8.self) }
-            )
+            let fields =
+                stored.fields
+                ?? ChangelogMessageValue.Fields(
+                    expiresAt: header("expires-at").flatMap {
+                        DecimalInteger.parse($0.assumingMemoryBound(to: UInt8.self))
+                    }.map(Int64.init),
+                    collapseKey: header("collapse-key").map { String(decoding: $0, as: UTF8.self) }
+                )
             let message = QueuedMessage(
                 id: id, collapseKey: fields.collapseKey, sentAt: record.createTime ?? 0, expiresAt: fields.expiresAt,
                 apns: UnsafeRawBufferPointer(rebasing: value[stored.apns])
@@ -108,7 +113,8 @@ public struct ChangelogCodec: Sendable {
             return Result { () throws(MalformedRecord) in
                 try change(
                     of: ChangelogRecordView(
-                        topic: record.topic, partition: record.partition, offset: record.offset, key: lent[0], value: lent[1],
+                        topic: record.topic, partition: record.partition, offset: record.offset, key: lent[0],
+                        value: lent[1],
                         createTime: record.createTime
                     ),
                     header: { name in name == "collapse-key" ? lent[2] : name == "expires-at" ? lent[3] : nil }
@@ -117,15 +123,19 @@ public struct ChangelogCodec: Sendable {
         }.get()
     }
 
-    private func status(in value: UnsafeRawBufferPointer, at record: ChangelogRecordView) throws(MalformedRecord) -> DeviceStatus {
+    private func status(in value: UnsafeRawBufferPointer, at record: ChangelogRecordView) throws(MalformedRecord)
+        -> DeviceStatus
+    {
         guard let json = try? JSONParser.parse(value),
-              case .bool(let online)? = json["online"], let activity = json["last_activity"].flatMap(Self.integer) else {
+            case .bool(let online)? = json["online"], let activity = json["last_activity"].flatMap(Self.integer)
+        else {
             throw MalformedRecord(description: "changelog device status at \(record.position) is not readable")
         }
         var notice: DeletionNotice?
         if let value = json["notice"] {
             guard let reason = value["reason"]?.stringValue.flatMap(DeletionReason.init(rawValue:)),
-                  let count = value["count"].flatMap(Self.integer) else {
+                let count = value["count"].flatMap(Self.integer)
+            else {
                 throw MalformedRecord(description: "changelog notice at \(record.position) is not readable")
             }
             notice = DeletionNotice(reason: reason, count: Int(count))

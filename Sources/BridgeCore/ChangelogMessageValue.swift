@@ -46,7 +46,11 @@ struct ChangelogMessageValue {
         message.withAPNs { output.append($0) }
         output.append(InboxEncoding.messageKindMark)
         output.append(expiresAtName)
-        if let expiresAt = message.expiresAt { JSONOutput.writeInteger(expiresAt, to: &output) } else { output.append(null) }
+        if let expiresAt = message.expiresAt {
+            JSONOutput.writeInteger(expiresAt, to: &output)
+        } else {
+            output.append(null)
+        }
         output.append(collapseKeyName)
         if let collapseKey { JSONOutput.writeString(collapseKey, to: &output) } else { output.append(null) }
         output.append(UInt8(ascii: "}"))
@@ -57,13 +61,15 @@ struct ChangelogMessageValue {
     private static func fields(in rest: UnsafeRawBufferPointer) -> Fields? {
         let nameEnd = expiresAtName.utf8CodeUnitCount
         guard rest.count > nameEnd, rest.last == UInt8(ascii: "}"), rest.holds(expiresAtName, at: 0),
-              let comma = rest.firstIndex(of: UInt8(ascii: ","), from: nameEnd), rest.holds(collapseKeyName, at: comma) else {
+            let comma = rest.firstIndex(of: UInt8(ascii: ","), from: nameEnd), rest.holds(collapseKeyName, at: comma)
+        else {
             return nil
         }
         let keyStart = comma + collapseKeyName.utf8CodeUnitCount
         guard keyStart < rest.count,
-              let expiresAt = integerOrNull(UnsafeRawBufferPointer(rebasing: rest[nameEnd..<comma])),
-              let collapseKey = stringOrNull(UnsafeRawBufferPointer(rebasing: rest[keyStart..<(rest.count - 1)])) else {
+            let expiresAt = integerOrNull(UnsafeRawBufferPointer(rebasing: rest[nameEnd..<comma])),
+            let collapseKey = stringOrNull(UnsafeRawBufferPointer(rebasing: rest[keyStart..<(rest.count - 1)]))
+        else {
             return nil
         }
         return Fields(expiresAt: expiresAt, collapseKey: collapseKey)

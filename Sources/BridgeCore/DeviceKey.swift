@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A device token as a dictionary key: equal and hashed by its UTF-8 bytes. `String`'s own
@@ -22,7 +22,9 @@ public struct DeviceKey: Hashable, Sendable {
     public init(token: String) {
         self.token = token
         var hasher = Hasher()
-        let hashed: Void? = token.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashed: Void? = token.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
         if hashed == nil { Array(token.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
         bytesHash = hasher.finalize()
     }
@@ -38,7 +40,8 @@ public struct DeviceKey: Hashable, Sendable {
                 return memcmp(leftBase, rightBase, left.count) == 0
             }
         }
-        return (contiguous ?? nil) ?? (lhs.token.utf8.count == rhs.token.utf8.count && lhs.token.utf8.elementsEqual(rhs.token.utf8))
+        return (contiguous ?? nil)
+            ?? (lhs.token.utf8.count == rhs.token.utf8.count && lhs.token.utf8.elementsEqual(rhs.token.utf8))
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -41,19 +41,24 @@ public struct DeviceStates: Sendable {
 
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some
     /// (see ``IdleSweep``); returns the changes to record, per forgotten device.
-    mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(token: String, changes: [StateChange])] {
+    mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(
+        token: String, changes: [StateChange]
+    )] {
         guard let deviceCount = partitions[partition]?.count else { return [] }
         // Inputs reach adopted partitions only (``adopt(_:)`` makes the sweep; the processor asks
         // ``owns(_:)``): the default is a fallback for a partition made without adopting it. The
         // sweep is changed in place, never copied (its candidates are many), through the subscript
         // with a default, whose access is inlined: `sweeps[partition]?` allocated three times a change.
         if sweeps[partition, default: IdleSweep()].isScanDue(at: time, deviceCount: deviceCount) {
-            let idle = partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
+            let idle =
+                partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
             sweeps[partition, default: IdleSweep()].scanned(at: time, idle: idle)
         }
         var forgotten: [(token: String, changes: [StateChange])] = []
         var changeCount = 0
-        while changeCount < IdleSweep.changesPerInput, let (key, sweptAt) = sweeps[partition, default: IdleSweep()].nextCandidate() {
+        while changeCount < IdleSweep.changesPerInput,
+            let (key, sweptAt) = sweeps[partition, default: IdleSweep()].nextCandidate()
+        {
             // Checked again: the device may have been active since the scan.
             guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges
@@ -68,8 +73,10 @@ public struct DeviceStates: Sendable {
     public mutating func handle(_ routed: RoutedInput, in partition: Int32, rules: QueueRules) -> QueueOutput {
         var isNew = false
         // One lookup, and the queue changes in place: its storage is never shared meanwhile.
-        var output = partitions[partition, default: [:]][DeviceKey(token: routed.token), default: Self.newDevice(at: routed.time, &isNew)]
-            .handle(routed, rules: rules)
+        var output = partitions[partition, default: [:]][
+            DeviceKey(token: routed.token), default: Self.newDevice(at: routed.time, &isNew)
+        ]
+        .handle(routed, rules: rules)
         if isNew { output.changes.insert(.device(DeviceQueue(firstSeenAt: routed.time).status), at: 0) }
         return output
     }

@@ -14,7 +14,9 @@ enum EventTime {
 
     /// Why a record with an unusable time is rejected, naming the field, for the devices it names.
     static func rejection(_ time: Int64?, tokens: [String]) -> Rejection {
-        var rejection = Rejection(.invalidArgument, "the record's timestamp: a CreateTime of 0 or later is required, got \(time.map { String($0) } ?? "none")")
+        var rejection = Rejection(
+            .invalidArgument,
+            "the record's timestamp: a CreateTime of 0 or later is required, got \(time.map { String($0) } ?? "none")")
         rejection.tokens = tokens
         return rejection
     }

@@ -39,14 +39,20 @@ enum InboxEncoding {
     /// A forwarded message as the repartition topic holds it: its fields from the record's key
     /// and headers, and its `apns` object from `value`. (The changelog's values carry their
     /// fields: ``ChangelogMessageValue``.)
-    static func message(id: String, collapseKey: String?, sentAt: Int64, expiresAt: Int64?, stored value: UnsafeRawBufferPointer) -> QueuedMessage {
+    static func message(
+        id: String, collapseKey: String?, sentAt: Int64, expiresAt: Int64?, stored value: UnsafeRawBufferPointer
+    ) -> QueuedMessage {
         let apns = UnsafeRawBufferPointer(rebasing: value[apnsRange(stored: value)])
         return QueuedMessage(id: id, collapseKey: collapseKey, sentAt: sentAt, expiresAt: expiresAt, apns: apns)
     }
 
     /// ``message(id:collapseKey:sentAt:expiresAt:stored:)-(_,_,_,_,UnsafeRawBufferPointer)`` of a value held in a buffer.
-    static func message(id: String, collapseKey: String?, sentAt: Int64, expiresAt: Int64?, stored value: ByteBuffer?) -> QueuedMessage {
-        (value ?? ByteBuffer()).withUnsafeReadableBytes { message(id: id, collapseKey: collapseKey, sentAt: sentAt, expiresAt: expiresAt, stored: $0) }
+    static func message(id: String, collapseKey: String?, sentAt: Int64, expiresAt: Int64?, stored value: ByteBuffer?)
+        -> QueuedMessage
+    {
+        (value ?? ByteBuffer()).withUnsafeReadableBytes {
+            message(id: id, collapseKey: collapseKey, sentAt: sentAt, expiresAt: expiresAt, stored: $0)
+        }
     }
 
     /// Where the `apns` object is in a message value of the changelog or repartition topic. Such

@@ -13,7 +13,10 @@ enum MessageID {
         let utf8 = text.utf8
         guard utf8.count <= maximumBytes else { return false }
         let parts = utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-        return parts.count == 3 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+        return parts.count == 3
+            && parts.allSatisfy {
+                !$0.isEmpty && $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+            }
     }
 
     /// `<partition>:<offset>:<token index>` of the send record, e.g. `3:1207:0`. Written into

@@ -20,7 +20,9 @@ public enum Murmur2Partitioner {
         let blocks = bytes.count / 4
         for block in 0..<blocks {
             let index = block * 4
-            var k = UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24
+            var k =
+                UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16 | UInt32(
+                    bytes[index + 3]) << 24
             k &*= m
             k ^= k >> 24
             k &*= m

@@ -32,7 +32,8 @@ struct OutputEncoder: Sendable {
     /// `limits` when it is larger (see ``DeadLetterCut``).
     func deadLetter(_ record: some InputRecord, error: String, limits: OutputLimits, to outputs: inout OutputRecords) {
         outputs.begin(.deadLetters, timestamp: record.createTime)
-        let cut = DeadLetterCut(key: record.key?.readableBytes ?? 0, value: record.value?.readableBytes ?? 0, limits: limits)
+        let cut = DeadLetterCut(
+            key: record.key?.readableBytes ?? 0, value: record.value?.readableBytes ?? 0, limits: limits)
         if let key = record.key { outputs.key { $0.append(key, upTo: cut.keptKey) } }
         if let value = record.value { outputs.value { $0.append(value, upTo: cut.keptValue) } }
         outputs.header("error", text: Rejection.capped(error))
@@ -40,13 +41,22 @@ struct OutputEncoder: Sendable {
         outputs.header("source-partition", integer: Int64(record.partition))
         outputs.header("source-offset", integer: record.offset)
         if cut.cutsKey || cut.cutsValue {
-            outputs.header("truncated", text: [cut.cutsKey ? "key" : nil, cut.cutsValue ? "value" : nil].compactMap { $0 }.joined(separator: ","))
+            outputs.header(
+                "truncated",
+                text: [cut.cutsKey ? "key" : nil, cut.cutsValue ? "value" : nil].compactMap { $0 }.joined(
+                    separator: ","))
         }
-        if cut.cutsKey, let key = record.key { originalSizeAndHash(of: key, names: ("original-key-bytes", "original-key-sha256"), to: &outputs) }
-        if cut.cutsValue, let value = record.value { originalSizeAndHash(of: value, names: ("original-value-bytes", "original-value-sha256"), to: &outputs) }
+        if cut.cutsKey, let key = record.key {
+            originalSizeAndHash(of: key, names: ("original-key-bytes", "original-key-sha256"), to: &outputs)
+        }
+        if cut.cutsValue, let value = record.value {
+            originalSizeAndHash(of: value, names: ("original-value-bytes", "original-value-sha256"), to: &outputs)
+        }
     }
 
-    private func originalSizeAndHash(of bytes: ByteBuffer, names: (size: StaticString, hash: StaticString), to outputs: inout OutputRecords) {
+    private func originalSizeAndHash(
+        of bytes: ByteBuffer, names: (size: StaticString, hash: StaticString), to outputs: inout OutputRecords
+    ) {
         outputs.header(names.size, integer: Int64(bytes.readableBytes))
         let digest = bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) }
         outputs.header(names.hash) { writer in

@@ -41,18 +41,26 @@ public struct OutputLimits: Sendable, Hashable {
     /// Why `configuration` cannot keep its outputs within these limits, naming the field; nil
     /// when it can.
     public func problem(with configuration: BridgeConfiguration) -> ConfigurationError? {
-        let source = "output records may hold at most \(maxRecordBytes) bytes (the producer's message.max.bytes, "
+        let source =
+            "output records may hold at most \(maxRecordBytes) bytes (the producer's message.max.bytes, "
             + "or an output topic's max.message.bytes where lower)"
         guard maxRecordBytes >= Self.minimumRecordBytes else {
-            return ConfigurationError(field: "kafka.producer_properties.message.max.bytes", "\(source); the bridge needs at least \(Self.minimumRecordBytes)")
+            return ConfigurationError(
+                field: "kafka.producer_properties.message.max.bytes",
+                "\(source); the bridge needs at least \(Self.minimumRecordBytes)")
         }
         let payloadRoom = maxInboxRecordBytes - Self.inboxHeaderBytes
         guard configuration.payloadLimit <= payloadRoom else {
-            return ConfigurationError(field: "apns.payload_limit", "\(configuration.payloadLimit) does not fit: \(source), which leaves \(payloadRoom) for a payload")
+            return ConfigurationError(
+                field: "apns.payload_limit",
+                "\(configuration.payloadLimit) does not fit: \(source), which leaves \(payloadRoom) for a payload")
         }
         let notice = (configuration.queue.maxPending + 1) * Self.listedIDBytes + Self.envelopeBytes
         guard notice <= maxRecordBytes else {
-            return ConfigurationError(field: "queue.max_pending", "\(configuration.queue.maxPending) does not fit: \(source), and a deleted_messages status listing that many ids takes up to \(notice)")
+            return ConfigurationError(
+                field: "queue.max_pending",
+                "\(configuration.queue.maxPending) does not fit: \(source), and a deleted_messages status listing that many ids takes up to \(notice)"
+            )
         }
         return nil
     }

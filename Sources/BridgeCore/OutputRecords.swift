@@ -90,7 +90,10 @@ public struct OutputRecords: ~Copyable {
     /// Starts a record with no key, value or headers yet.
     mutating func begin(_ topic: OutputTopic, partition: Int32? = nil, timestamp: Int64?) {
         tally.wrote(topic)
-        records.append(Record(topic: topic, partition: partition, key: nil, value: nil, headers: headers.endIndex..<headers.endIndex, timestamp: timestamp))
+        records.append(
+            Record(
+                topic: topic, partition: partition, key: nil, value: nil, headers: headers.endIndex..<headers.endIndex,
+                timestamp: timestamp))
     }
 
     /// Writes the current record's key.
@@ -128,7 +131,9 @@ public struct OutputRecords: ~Copyable {
             for record in records where record.topic == topic {
                 other.begin(record.topic, partition: record.partition, timestamp: record.timestamp)
                 if let key = record.key { other.key { $0.append(UnsafeRawBufferPointer(rebasing: bytes[key])) } }
-                if let value = record.value { other.value { $0.append(UnsafeRawBufferPointer(rebasing: bytes[value])) } }
+                if let value = record.value {
+                    other.value { $0.append(UnsafeRawBufferPointer(rebasing: bytes[value])) }
+                }
                 for header in headers[record.headers] {
                     other.header(header.name) { $0.append(UnsafeRawBufferPointer(rebasing: bytes[header.value])) }
                 }

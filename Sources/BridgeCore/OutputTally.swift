@@ -40,7 +40,9 @@ public struct OutputTally: Sendable, Hashable {
 
     mutating func wrote(_ status: BridgeStatus) {
         statuses[status.type.rawValue] &+= 1
-        if case .rejected(_, let rejection, _) = status, let index = Rejection.Reason.allCases.firstIndex(of: rejection.reason) {
+        if case .rejected(_, let rejection, _) = status,
+            let index = Rejection.Reason.allCases.firstIndex(of: rejection.reason)
+        {
             rejections[index] &+= 1
         }
     }

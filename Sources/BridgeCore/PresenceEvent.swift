@@ -48,7 +48,8 @@ public struct PresenceEvent: Sendable, Hashable {
             // Bounds what one ack makes (forwarded records, `delivered` statuses); a device
             // remembers no more dispatched ids than that anyway.
             guard values.count <= Self.maximumAcknowledgedIDs else {
-                rejection.detail = "message_ids: at most \(Self.maximumAcknowledgedIDs) ids per ack, got \(values.count)"
+                rejection.detail =
+                    "message_ids: at most \(Self.maximumAcknowledgedIDs) ids per ack, got \(values.count)"
                 return .failure(rejection)
             }
             var ids = values.compactMap(\.stringValue)

@@ -30,11 +30,15 @@ public struct RecordProcessor: Sendable {
     /// A processor for `configuration`'s topics and rules, with device state split
     /// `statePartitions` ways, the given inputs partitioned like the state, and outputs within
     /// `limits` (check the configuration with ``OutputLimits/problem(with:)`` first).
-    public init(configuration: BridgeConfiguration, statePartitions: Int32, colocatedTopics: Set<String>, limits: OutputLimits = .librdkafkaDefault, logger: Logger) {
+    public init(
+        configuration: BridgeConfiguration, statePartitions: Int32, colocatedTopics: Set<String>,
+        limits: OutputLimits = .librdkafkaDefault, logger: Logger
+    ) {
         topics = configuration.topics
         rules = configuration.queue
-        intake = SendIntake(translator: APNsTranslator(bundleID: configuration.bundleID, payloadLimit: configuration.payloadLimit),
-                            limits: limits)
+        intake = SendIntake(
+            translator: APNsTranslator(bundleID: configuration.bundleID, payloadLimit: configuration.payloadLimit),
+            limits: limits)
         encoder = OutputEncoder()
         repartition = RepartitionCodec(topic: configuration.repartitionTopic)
         changelog = ChangelogCodec(topic: configuration.changelogTopic)
@@ -60,18 +64,24 @@ public struct RecordProcessor: Sendable {
                     handle(routed, in: record.partition, states: &states, outputs: &outputs)
                 } else {
                     // Only reachable if the assignor split a co-partitioned set; forwarding keeps it correct.
-                    logger.error("state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
+                    logger.error(
+                        "state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
                     forward(routed, source: source, to: record.partition, states: &states, outputs: &outputs)
                 }
             } catch {
-                outputs.tally.note(OutputTally.Note(source: record.position, reason: "undecodable forward",
-                                                    detail: Rejection.capped(error.description), deadLettered: true))
+                outputs.tally.note(
+                    OutputTally.Note(
+                        source: record.position, reason: "undecodable forward",
+                        detail: Rejection.capped(error.description), deadLettered: true))
                 encoder.deadLetter(record, error: error.description, limits: limits, to: &outputs)
             }
         case topics.send:
-            let result = intake.admit(buffer: record.value, partition: record.partition, offset: record.offset, time: record.createTime)
+            let result = intake.admit(
+                buffer: record.value, partition: record.partition, offset: record.offset, time: record.createTime)
             for status in result.statuses { encoder.status(status, to: &outputs) }
-            if let rejection = result.deadLetter ?? result.firstRejection { reject(record, rejection, outputs: &outputs) }
+            if let rejection = result.deadLetter ?? result.firstRejection {
+                reject(record, rejection, outputs: &outputs)
+            }
             for routed in result.accepted {
                 route(routed, from: record, colocated: sendIsColocated, states: &states, outputs: &outputs)
             }
@@ -83,10 +93,14 @@ public struct RecordProcessor: Sendable {
             }
             switch decoded {
             case .success(let event):
-                route(RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record,
-                      colocated: presenceIsColocated, states: &states, outputs: &outputs)
+                route(
+                    RoutedInput(token: event.token, input: .presence(event.kind), time: time), from: record,
+                    colocated: presenceIsColocated, states: &states, outputs: &outputs)
             case .failure(let rejection):
-                encoder.status(AddressedStatus(token: rejection.tokens.first, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
+                encoder.status(
+                    AddressedStatus(
+                        token: rejection.tokens.first, status: .rejected(messageID: nil, rejection, at: time)),
+                    to: &outputs)
                 reject(record, rejection, outputs: &outputs)
             }
         default:
@@ -102,24 +116,33 @@ public struct RecordProcessor: Sendable {
     /// Handles `routed` here when its record sits on the partition that owns its device (in a
     /// `colocated` topic), which this worker holds, and nothing for the device is on its way
     /// there through the repartition topic; else forwards it there, behind what is on its way.
-    private func route(_ routed: RoutedInput, from record: some InputRecord, colocated: Bool, states: inout DeviceStates,
-                       outputs: inout OutputRecords) {
+    private func route(
+        _ routed: RoutedInput, from record: some InputRecord, colocated: Bool, states: inout DeviceStates,
+        outputs: inout OutputRecords
+    ) {
         let partition = statePartition(of: routed.token)
         if colocated, record.partition == partition, states.owns(partition),
-           !states.forwards.contains(routed.token, in: partition) {
+            !states.forwards.contains(routed.token, in: partition)
+        {
             handle(routed, in: partition, states: &states, outputs: &outputs)
         } else {
-            forward(routed, source: RepartitionCodec.source(of: record), to: partition, states: &states, outputs: &outputs)
+            forward(
+                routed, source: RepartitionCodec.source(of: record), to: partition, states: &states, outputs: &outputs)
         }
     }
 
-    private func forward(_ routed: RoutedInput, source: String, to partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords) {
+    private func forward(
+        _ routed: RoutedInput, source: String, to partition: Int32, states: inout DeviceStates,
+        outputs: inout OutputRecords
+    ) {
         repartition.record(routed, source: source, partition: partition, to: &outputs)
         if states.owns(partition) { states.forwards.forwarded(routed.token, to: partition, source: source) }
     }
 
     /// Applies `routed` to its device in `partition`, which this worker holds.
-    private func handle(_ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords) {
+    private func handle(
+        _ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
+    ) {
         let output = states.handle(routed, in: partition, rules: rules)
         for change in output.changes {
             changelog.record(change, token: routed.token, partition: partition, to: &outputs)
@@ -138,8 +161,12 @@ public struct RecordProcessor: Sendable {
     /// Notes the rejected input for the log, and writes it to the dead letter topic when it
     /// could not be decoded. (Its `rejected` statuses are written by the caller.)
     private func reject(_ record: some InputRecord, _ rejection: Rejection, outputs: inout OutputRecords) {
-        outputs.tally.note(OutputTally.Note(source: record.position, reason: rejection.reason.rawValue, detail: rejection.detail,
-                                            deadLettered: rejection.isUndecodable))
-        if rejection.isUndecodable { encoder.deadLetter(record, error: rejection.description, limits: limits, to: &outputs) }
+        outputs.tally.note(
+            OutputTally.Note(
+                source: record.position, reason: rejection.reason.rawValue, detail: rejection.detail,
+                deadLettered: rejection.isUndecodable))
+        if rejection.isUndecodable {
+            encoder.deadLetter(record, error: rejection.description, limits: limits, to: &outputs)
+        }
     }
 }

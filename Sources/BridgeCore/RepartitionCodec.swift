@@ -57,21 +57,24 @@ struct RepartitionCodec: Sendable {
             guard let id = record.header("message-id") else {
                 throw MalformedRecord(description: "repartition message at \(record.position) has no message-id header")
             }
-            input = .send(InboxEncoding.message(
-                id: id, collapseKey: record.header("collapse-key"), sentAt: time,
-                expiresAt: record.integerHeader("expires-at"), stored: record.value
-            ))
+            input = .send(
+                InboxEncoding.message(
+                    id: id, collapseKey: record.header("collapse-key"), sentAt: time,
+                    expiresAt: record.integerHeader("expires-at"), stored: record.value
+                ))
         case "connect":
             input = .presence(.connect)
         case "disconnect":
             input = .presence(.disconnect)
         case "ack":
-            guard let bytes = RecordFields.bytes(record.value), case .array(let ids)? = try? JSONParser.parse(bytes) else {
+            guard let bytes = RecordFields.bytes(record.value), case .array(let ids)? = try? JSONParser.parse(bytes)
+            else {
                 throw MalformedRecord(description: "repartition ack at \(record.position) has no JSON array of ids")
             }
             input = .presence(.acknowledge(messageIDs: ids.compactMap(\.stringValue)))
         case let kind:
-            throw MalformedRecord(description: "repartition record at \(record.position) is of unknown kind \(kind ?? "nil")")
+            throw MalformedRecord(
+                description: "repartition record at \(record.position) is of unknown kind \(kind ?? "nil")")
         }
         return (RoutedInput(token: token, input: input, time: time), Self.forwardedSource(of: record))
     }

@@ -33,7 +33,9 @@ public struct SendIntake: Sendable {
 
     /// Handles the send record at `partition`/`offset` with CreateTime `time`.
     public func admit(_ value: [UInt8]?, partition: Int32, offset: Int64, time: Int64) -> Result {
-        admit(value.map(RequestDecoder.decode) ?? .failure(.recordWithoutValue), partition: partition, offset: offset, time: time)
+        admit(
+            value.map(RequestDecoder.decode) ?? .failure(.recordWithoutValue), partition: partition, offset: offset,
+            time: time)
     }
 
     /// Handles the send record at `partition`/`offset` with CreateTime `time` (nil when it has
@@ -43,7 +45,9 @@ public struct SendIntake: Sendable {
         return admit(decoded, partition: partition, offset: offset, time: time)
     }
 
-    private func admit(_ decoded: Swift.Result<SendRequest, Rejection>, partition: Int32, offset: Int64, time: Int64?) -> Result {
+    private func admit(_ decoded: Swift.Result<SendRequest, Rejection>, partition: Int32, offset: Int64, time: Int64?)
+        -> Result
+    {
         var result = Result()
         let request: SendRequest
         switch decoded {
@@ -55,7 +59,9 @@ public struct SendIntake: Sendable {
             return result
         }
         guard let time = EventTime.valid(time) else {
-            reject(EventTime.rejection(time, tokens: Array(request.tokens)), partition: partition, offset: offset, time: EventTime.reported(time), into: &result)
+            reject(
+                EventTime.rejection(time, tokens: Array(request.tokens)), partition: partition, offset: offset,
+                time: EventTime.reported(time), into: &result)
             return result
         }
         for (index, token) in request.tokens.enumerated() {
@@ -66,13 +72,15 @@ public struct SendIntake: Sendable {
             case .success(let message):
                 result.accepted.append(RoutedInput(token: token, input: .send(message), time: time))
             case .failure(let rejection):
-                result.statuses.append(AddressedStatus(token: token, status: .rejected(messageID: id, rejection, at: time)))
+                result.statuses.append(
+                    AddressedStatus(token: token, status: .rejected(messageID: id, rejection, at: time)))
             }
         }
         return result
     }
 
-    private func reject(_ rejection: Rejection, partition: Int32, offset: Int64, time: Int64, into result: inout Result) {
+    private func reject(_ rejection: Rejection, partition: Int32, offset: Int64, time: Int64, into result: inout Result)
+    {
         guard !rejection.tokens.isEmpty else {
             result.statuses.append(AddressedStatus(token: nil, status: .rejected(messageID: nil, rejection, at: time)))
             return
@@ -86,17 +94,27 @@ public struct SendIntake: Sendable {
     /// The message translated for one device, ready for its queue: the `apns` object of its
     /// inbox record, and the collapse key and expiry from the APNs headers (which already merged
     /// the request's own `apns-collapse-id` and `apns-expiration`).
-    private func queued(_ request: SendRequest, id: String, token: String, time: Int64) -> Swift.Result<QueuedMessage, Rejection> {
+    private func queued(_ request: SendRequest, id: String, token: String, time: Int64)
+        -> Swift.Result<QueuedMessage, Rejection>
+    {
         ByteWriter.withWritten { output in
             translator.translate(request, messageID: id, sentAt: time, into: &output)
         } read: { translated, apns in
             translated.flatMap { summary -> Swift.Result<QueuedMessage, Rejection> in
                 // The payload is within its limit; APNs headers passed through from the request are not.
-                let recordBytes = InboxEncoding.messageBytes(apnsBytes: apns.count, messageID: id, sentAt: time, token: token)
+                let recordBytes = InboxEncoding.messageBytes(
+                    apnsBytes: apns.count, messageID: id, sentAt: time, token: token)
                 guard recordBytes <= maxInboxRecordBytes else {
-                    return .failure(Rejection(.invalidArgument, "message.apns.headers: the message with its headers takes \(recordBytes) bytes, over the \(maxInboxRecordBytes) an output record holds"))
+                    return .failure(
+                        Rejection(
+                            .invalidArgument,
+                            "message.apns.headers: the message with its headers takes \(recordBytes) bytes, over the \(maxInboxRecordBytes) an output record holds"
+                        ))
                 }
-                return .success(QueuedMessage(id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: expiry(summary, sentAt: time), apns: apns))
+                return .success(
+                    QueuedMessage(
+                        id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: expiry(summary, sentAt: time),
+                        apns: apns))
             }
         }
     }

@@ -16,7 +16,9 @@ extension UnsafeRawBufferPointer {
         var position = Swift.max(start, 0)
         let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
         while count - position >= 8 {
-            if let found = Self.firstZeroByte(in: UInt64(littleEndian: loadUnaligned(fromByteOffset: position, as: UInt64.self)) ^ pattern) {
+            if let found = Self.firstZeroByte(
+                in: UInt64(littleEndian: loadUnaligned(fromByteOffset: position, as: UInt64.self)) ^ pattern)
+            {
                 return position + found
             }
             position += 8
@@ -46,7 +48,8 @@ extension UnsafeRawBufferPointer {
         var end = Swift.min(end, count)
         let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
         while end - start >= 8 {
-            let zeros = Self.zeroBytes(UInt64(littleEndian: loadUnaligned(fromByteOffset: end - 8, as: UInt64.self)) ^ pattern)
+            let zeros = Self.zeroBytes(
+                UInt64(littleEndian: loadUnaligned(fromByteOffset: end - 8, as: UInt64.self)) ^ pattern)
             if zeros != 0 { return end - 8 + (63 - zeros.leadingZeroBitCount) / 8 }
             end -= 8
         }

@@ -12,10 +12,14 @@ struct DemoClients: Sendable {
 
     init(settings: LiveDemo.Settings, run: String, logger: Logger) throws {
         sender = try FCMBridgeSender(kafka: settings.kafka, topic: settings.sendTopic, logger: logger)
-        statuses = try StatusEvents(kafka: settings.readers, topic: settings.statusTopic, groupID: "fcm-bridge-demo-\(run)-app-server", logger: logger)
+        statuses = try StatusEvents(
+            kafka: settings.readers, topic: settings.statusTopic, groupID: "fcm-bridge-demo-\(run)-app-server",
+            logger: logger)
         presence = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: settings.kafka), logger: logger)
         // A new group starts at the beginning (auto.offset.reset's default here: earliest).
-        inbox = try KafkaConsumer(configuration: KafkaConsumerConfiguration(kafka: settings.readers, groupID: "fcm-bridge-demo-\(run)-devices"), logger: logger)
+        inbox = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(
+                kafka: settings.readers, groupID: "fcm-bridge-demo-\(run)-devices"), logger: logger)
         try inbox.subscribe([settings.inboxTopic])
     }
 

@@ -68,7 +68,9 @@ public struct DemoScoreboard: Sendable {
         case .inbox(let record):
             if record.isDeletedMessagesNotice {
                 fullSyncs += 1
-                note("\(record.token) connected, found a deleted_messages notice (\(record.reason ?? "?"), \(record.count ?? 0) messages) and did a full sync")
+                note(
+                    "\(record.token) connected, found a deleted_messages notice (\(record.reason ?? "?"), \(record.count ?? 0) messages) and did a full sync"
+                )
             } else {
                 inboxMessages += 1
             }
@@ -92,7 +94,9 @@ public struct DemoScoreboard: Sendable {
             finish(status.messageID)
         case .deletedMessages:
             for id in status.messageIDs ?? [] { finish(id) }
-            note("\(status.token ?? "?"): \(status.count ?? 0) waiting messages deleted (\(status.reason ?? "?")): the app server's full-sync trigger")
+            note(
+                "\(status.token ?? "?"): \(status.count ?? 0) waiting messages deleted (\(status.reason ?? "?")): the app server's full-sync trigger"
+            )
         case .rejected:
             finish(status.messageID)
             // The mix rejects a few requests for the same reasons over and over: the first says it.

@@ -4,36 +4,49 @@ import FCMBridgeClient
 public enum DemoSummary {
     /// The live summary after `elapsed` of a run of `duration` (nil: until Ctrl-C), with rates
     /// since `previous`, one `interval` ago, in lines of at most `columns` characters (at least 12).
-    public static func lines(_ board: DemoScoreboard, previous: DemoScoreboard, interval: Duration, elapsed: Duration,
-                             duration: Duration?, devices: Int, columns: Int = .max) -> [String] {
+    public static func lines(
+        _ board: DemoScoreboard, previous: DemoScoreboard, interval: Duration, elapsed: Duration,
+        duration: Duration?, devices: Int, columns: Int = .max
+    ) -> [String] {
         let seconds = max(interval / .seconds(1), 0.001)
         func rate(_ value: KeyPath<DemoScoreboard, Int>) -> Int {
             Int((Double(board[keyPath: value] - previous[keyPath: value]) / seconds).rounded())
         }
         let statuses = DemoScoreboard.shownTypes.map { "\($0.name) \(board.statuses[$0, default: 0])" }
-        return LineLayout.wrap("fcm-bridge demo", progress(board, elapsed: elapsed, duration: duration), columns: columns)
-            + LineLayout.wrap("requests", [
-                "\(board.requestsSent) sent (\(rate(\.requestsSent))/s)", "inbox \(board.inboxMessages) messages (\(rate(\.inboxMessages))/s)",
-                "acks \(board.acknowledged)",
-            ], columns: columns)
+        return LineLayout.wrap(
+            "fcm-bridge demo", progress(board, elapsed: elapsed, duration: duration), columns: columns)
+            + LineLayout.wrap(
+                "requests",
+                [
+                    "\(board.requestsSent) sent (\(rate(\.requestsSent))/s)",
+                    "inbox \(board.inboxMessages) messages (\(rate(\.inboxMessages))/s)",
+                    "acks \(board.acknowledged)",
+                ], columns: columns)
             + LineLayout.wrap("statuses", statuses, columns: columns)
-            + LineLayout.wrap("devices", [
-                "\(board.online) of \(devices) online", "waiting \(board.waiting.count) messages", "full syncs \(board.fullSyncs)",
-            ], columns: columns, gap: "   ")
+            + LineLayout.wrap(
+                "devices",
+                [
+                    "\(board.online) of \(devices) online", "waiting \(board.waiting.count) messages",
+                    "full syncs \(board.fullSyncs)",
+                ], columns: columns, gap: "   ")
             + board.notable.flatMap { LineLayout.wrap("  >", [$0], columns: columns, gap: " ") }
     }
 
     /// The closing line: whether every request was accounted for, in lines of at most `columns`
     /// characters.
     public static func verdict(_ board: DemoScoreboard, elapsed: Duration, columns: Int = .max) -> [String] {
-        let figures = "\(board.outcomes) of \(board.expectedOutcomes) final statuses for \(board.requestsSent) requests, "
+        let figures =
+            "\(board.outcomes) of \(board.expectedOutcomes) final statuses for \(board.requestsSent) requests, "
             + "\(board.waiting.count) waiting, \(board.repeats) repeated"
         let after = "after \(clock(elapsed))"
         let verdict: String
         if board.stopped || !board.checksEachMessage {
             verdict = "demo stopped \(after)"
         } else {
-            verdict = board.accountedFor ? "demo finished \(after): every outcome accounted for" : "demo finished \(after): NOT every outcome accounted for"
+            verdict =
+                board.accountedFor
+                ? "demo finished \(after): every outcome accounted for"
+                : "demo finished \(after): NOT every outcome accounted for"
         }
         return LineLayout.wrap("", ["\(verdict) (\(figures))"], columns: columns, gap: "")
     }

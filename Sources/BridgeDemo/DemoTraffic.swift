@@ -31,17 +31,24 @@ public struct DemoTraffic: Sendable {
                 let device = plan.tokens.randomElement(using: &random) ?? ""
                 if !devices.contains(device) { devices.append(device) }
             }
-            return Item(request: .legacy(LegacyMessage(registrationIDs: devices, notification: .init(title: "To \(devices.count)", body: "request \(number)"))),
-                        outcomes: devices.count)
+            return Item(
+                request: .legacy(
+                    LegacyMessage(
+                        registrationIDs: devices,
+                        notification: .init(title: "To \(devices.count)", body: "request \(number)"))),
+                outcomes: devices.count)
         case 7:
             // A reserved data key: rejected (invalid_data_key).
             return Item(request: .v1(message(to: device, data: ["from": "the demo"])), outcomes: 1)
         case 13:
             // A dry run: validated, never delivered.
-            return Item(request: .v1(message(to: device, notification: .init(title: "Dry run")), validateOnly: true), outcomes: 1)
+            return Item(
+                request: .v1(message(to: device, notification: .init(title: "Dry run")), validateOnly: true),
+                outcomes: 1)
         case let n where n % 25 == 3:
             // Now or never: expires at once for an offline device.
-            var message = LegacyMessage(to: token, notification: .init(title: "Now or never", body: "request \(number)"))
+            var message = LegacyMessage(
+                to: token, notification: .init(title: "Now or never", body: "request \(number)"))
             message.timeToLive = 0
             return Item(request: .legacy(message), outcomes: 1)
         case let n where n % 5 == 1:
@@ -51,7 +58,10 @@ public struct DemoTraffic: Sendable {
             message.priority = .high
             return Item(request: .legacy(message), outcomes: 1)
         default:
-            return Item(request: .v1(message(to: device, notification: .init(title: "Message \(number)", body: "Hello from fcm-bridge"))), outcomes: 1)
+            return Item(
+                request: .v1(
+                    message(to: device, notification: .init(title: "Message \(number)", body: "Hello from fcm-bridge"))),
+                outcomes: 1)
         }
     }
 
@@ -66,7 +76,9 @@ public struct DemoTraffic: Sendable {
     }
 
     /// A v1 message to `device`, by FID or by token as the plan says.
-    private func message(to device: Int, data: [String: String]? = nil, notification: V1Message.Notification? = nil) -> V1Message {
+    private func message(to device: Int, data: [String: String]? = nil, notification: V1Message.Notification? = nil)
+        -> V1Message
+    {
         let id = plan.tokens.indices.contains(device) ? plan.tokens[device] : ""
         return plan.isAddressedByFID(device)
             ? V1Message(fid: id, data: data, notification: notification)

@@ -46,7 +46,9 @@ public struct DevicePlan: Sendable, Hashable {
     public func burstTarget(atSecond second: Int, offlineForAtLeast seconds: Int) -> Int? {
         let candidates = tokens.indices.filter { isSleeper($0) && !isOnline($0, atSecond: second) }
             .map { (device: $0, offline: offlineSeconds(of: $0, atSecond: second)) }
-            .filter { candidate in candidate.offline >= seconds && settlesAt.map { second + candidate.offline <= $0 } ?? true }
+            .filter { candidate in
+                candidate.offline >= seconds && settlesAt.map { second + candidate.offline <= $0 } ?? true
+            }
         return candidates.min { ($0.offline, $0.device) < ($1.offline, $1.device) }?.device
     }
 

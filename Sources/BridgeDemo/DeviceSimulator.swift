@@ -18,7 +18,9 @@ struct DeviceSimulator: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         func record(_ event: PresenceRecord) -> ProducerRecord {
-            ProducerRecord(topic: presenceTopic, key: Array(event.token.utf8), value: Array((try? encoder.encode(event)) ?? Data()))
+            ProducerRecord(
+                topic: presenceTopic, key: Array(event.token.utf8), value: Array((try? encoder.encode(event)) ?? Data())
+            )
         }
         // The bridge takes a device it has not heard of for offline.
         var online = [Bool](repeating: false, count: plan.tokens.count)
@@ -31,7 +33,10 @@ struct DeviceSimulator: Sendable {
                 var changes: [ProducerRecord] = []
                 for device in plan.tokens.indices where plan.isOnline(device, atSecond: now) != online[device] {
                     online[device].toggle()
-                    changes.append(record(PresenceRecord(token: plan.tokens[device], event: online[device] ? "connect" : "disconnect")))
+                    changes.append(
+                        record(
+                            PresenceRecord(token: plan.tokens[device], event: online[device] ? "connect" : "disconnect")
+                        ))
                 }
                 if !changes.isEmpty { try await presence.send(changes).throwFirstError() }
                 events.yield(.online(online.count { $0 }))
@@ -39,13 +44,17 @@ struct DeviceSimulator: Sendable {
             var received: [String: [String]] = [:]
             for case .record(let record) in try await inbox.poll(maxRecords: 2000, timeout: .milliseconds(100)) {
                 guard let value = record.value, let message = InboxRecord.decode(Array(value.readableBytesView)),
-                      plan.contains(message.token) else { continue }
+                    plan.contains(message.token)
+                else { continue }
                 events.yield(.inbox(message))
                 if let id = message.messageID { received[message.token, default: []].append(id) }
             }
             let acknowledgements = received.flatMap { token, ids in
                 stride(from: 0, to: ids.count, by: Self.acknowledgementsPerRecord).map {
-                    record(PresenceRecord(token: token, event: "ack", messageIDs: Array(ids[$0..<min($0 + Self.acknowledgementsPerRecord, ids.count)])))
+                    record(
+                        PresenceRecord(
+                            token: token, event: "ack",
+                            messageIDs: Array(ids[$0..<min($0 + Self.acknowledgementsPerRecord, ids.count)])))
                 }
             }
             if !acknowledgements.isEmpty {

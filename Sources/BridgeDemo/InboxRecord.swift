@@ -14,7 +14,9 @@ public struct InboxRecord: Sendable, Hashable, Decodable {
     public var isDeletedMessagesNotice: Bool { kind == "deleted_messages" }
 
     private enum CodingKeys: String, CodingKey {
-        case kind, token, messageID = "message_id", reason, count
+        case kind, token
+        case messageID = "message_id"
+        case reason, count
     }
 
     public init(kind: String, token: String, messageID: String? = nil, reason: String? = nil, count: Int? = nil) {

@@ -56,16 +56,23 @@ public struct LiveDemo: Sendable {
     /// Runs the demo; returns what it saw. Throws when a part of it failed.
     public func run() async throws -> DemoScoreboard {
         let run = String(UInt32.random(in: .min ... .max), radix: 16)
-        let plan = DevicePlan(run: run, devices: settings.devices, settlesAt: settings.duration.map { Int($0.components.seconds) })
+        let plan = DevicePlan(
+            run: run, devices: settings.devices, settlesAt: settings.duration.map { Int($0.components.seconds) })
         let clients = try DemoClients(settings: settings, run: run, logger: logger)
-        let generator = TrafficGenerator(traffic: DemoTraffic(plan: plan), sender: clients.sender, rate: max(settings.rate, 1),
-                                         maxPending: settings.maxPending, duration: settings.duration)
-        let simulator = DeviceSimulator(plan: plan, presenceTopic: settings.presenceTopic, presence: clients.presence, inbox: clients.inbox)
+        let generator = TrafficGenerator(
+            traffic: DemoTraffic(plan: plan), sender: clients.sender, rate: max(settings.rate, 1),
+            maxPending: settings.maxPending, duration: settings.duration)
+        let simulator = DeviceSimulator(
+            plan: plan, presenceTopic: settings.presenceTopic, presence: clients.presence, inbox: clients.inbox)
         let start = ContinuousClock.now
         let ending = await withTaskGroup(of: Void.self) { group in
             let sink = self.sink
-            group.addTask { await Self.reportingFailure(sink) { try await generator.run(from: start, reporting: sink) } }
-            group.addTask { await Self.reportingFailure(sink) { try await simulator.run(from: start, reporting: sink) } }
+            group.addTask {
+                await Self.reportingFailure(sink) { try await generator.run(from: start, reporting: sink) }
+            }
+            group.addTask {
+                await Self.reportingFailure(sink) { try await simulator.run(from: start, reporting: sink) }
+            }
             group.addTask {
                 await Self.reportingFailure(sink) {
                     for try await status in clients.statuses where status.token.map(plan.contains) ?? false {
@@ -84,15 +91,20 @@ public struct LiveDemo: Sendable {
         let board = ending.scoreboard
         // The closing summary gives rates over the whole run.
         let columns = display.lineWidth
-        display.finish(DemoSummary.lines(board, previous: DemoScoreboard(), interval: elapsed, elapsed: elapsed, duration: settings.duration,
-                                         devices: plan.tokens.count, columns: columns) + [""] + DemoSummary.verdict(board, elapsed: elapsed, columns: columns),
-                       replacing: ending.shown)
+        display.finish(
+            DemoSummary.lines(
+                board, previous: DemoScoreboard(), interval: elapsed, elapsed: elapsed, duration: settings.duration,
+                devices: plan.tokens.count, columns: columns) + [""]
+                + DemoSummary.verdict(board, elapsed: elapsed, columns: columns),
+            replacing: ending.shown)
         if let failure = ending.failure { throw DemoFailure(description: failure) }
         return board
     }
 
     /// Records every event and redraws each second, until the run is over.
-    private func summarize(plan: DevicePlan, from start: ContinuousClock.Instant) async -> (scoreboard: DemoScoreboard, failure: String?, shown: Int) {
+    private func summarize(plan: DevicePlan, from start: ContinuousClock.Instant) async -> (
+        scoreboard: DemoScoreboard, failure: String?, shown: Int
+    ) {
         var board = DemoScoreboard(checksEachMessage: settings.duration != nil, allowsRepeats: settings.allowsRepeats)
         var previous = board
         var previousTick = start
@@ -110,8 +122,9 @@ public struct LiveDemo: Sendable {
             case .tick:
                 let now = ContinuousClock.now
                 let elapsed = start.duration(to: now)
-                let lines = DemoSummary.lines(board, previous: previous, interval: previousTick.duration(to: now), elapsed: elapsed,
-                                              duration: settings.duration, devices: plan.tokens.count, columns: display.lineWidth)
+                let lines = DemoSummary.lines(
+                    board, previous: previous, interval: previousTick.duration(to: now), elapsed: elapsed,
+                    duration: settings.duration, devices: plan.tokens.count, columns: display.lineWidth)
                 let second = Int(elapsed.components.seconds)
                 if display.isTerminal || printed.map({ second >= $0 + display.pipedEvery }) ?? true {
                     shown = display.show(lines, replacing: shown)
@@ -120,7 +133,9 @@ public struct LiveDemo: Sendable {
                 previous = board
                 previousTick = now
                 accountedTicks = board.trafficStopped && board.accountedFor ? accountedTicks + 1 : 0
-                if accountedTicks > 2 || board.trafficStopped && elapsed > (settings.duration ?? .zero) + settings.settleTimeout {
+                if accountedTicks > 2
+                    || board.trafficStopped && elapsed > (settings.duration ?? .zero) + settings.settleTimeout
+                {
                     return (board, nil, shown)
                 }
             default:
@@ -131,7 +146,9 @@ public struct LiveDemo: Sendable {
     }
 
     /// Runs `body`; an error other than cancellation is reported as `.failed`.
-    private static func reportingFailure(_ sink: AsyncStream<DemoEvent>.Continuation, _ body: () async throws -> Void) async {
+    private static func reportingFailure(_ sink: AsyncStream<DemoEvent>.Continuation, _ body: () async throws -> Void)
+        async
+    {
         do { try await body() } catch is CancellationError {} catch { sink.yield(.failed("\(error)")) }
     }
 }

@@ -5,6 +5,7 @@ struct PresenceRecord: Encodable {
     var messageIDs: [String]?
 
     private enum CodingKeys: String, CodingKey {
-        case token, event, messageIDs = "message_ids"
+        case token, event
+        case messageIDs = "message_ids"
     }
 }

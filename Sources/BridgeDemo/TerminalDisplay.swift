@@ -51,7 +51,9 @@ public struct TerminalDisplay: Sendable {
         let width = lineWidth
         // Up to the first line shown last, then each line cleared before it is written.
         var text = replacing > 0 ? "\u{1B}[\(replacing)F" : ""
-        text += lines.map { "\u{1B}[2K" + ($0.count > width ? String($0.prefix(width)) : $0) }.joined(separator: "\n") + "\n"
+        text +=
+            lines.map { "\u{1B}[2K" + ($0.count > width ? String($0.prefix(width)) : $0) }.joined(separator: "\n")
+            + "\n"
         for _ in lines.count..<max(replacing, lines.count) { text += "\u{1B}[2K\n" }
         return (text, max(replacing, lines.count))
     }

@@ -29,7 +29,8 @@ struct TrafficGenerator: Sendable {
             var items = (0..<max(due, 0)).map { traffic.item(number: sent + $0, using: &random) }
             sent += items.count
             if second >= nextBurst, maxPending < Self.largestBurst,
-               let device = traffic.plan.burstTarget(atSecond: second, offlineForAtLeast: 5) {
+                let device = traffic.plan.burstTarget(atSecond: second, offlineForAtLeast: 5)
+            {
                 items += traffic.burst(to: device, count: maxPending + 1)
                 nextBurst = second + 10
             }

@@ -21,7 +21,10 @@ public struct OperationsEndpoints: Service {
     let logger: Logger
 
     /// Endpoints on `address`, configured as `field`, for `registry` and `health`.
-    public init(address: HTTPAddress, field: String = "http.listen", registry: PrometheusCollectorRegistry, health: WorkerHealth, logger: Logger) {
+    public init(
+        address: HTTPAddress, field: String = "http.listen", registry: PrometheusCollectorRegistry,
+        health: WorkerHealth, logger: Logger
+    ) {
         self.address = address
         self.field = field
         self.registry = registry
@@ -41,16 +44,19 @@ public struct OperationsEndpoints: Service {
             onServerRunning: { channel in
                 listening.store(true, ordering: .relaxed)
                 // The bound port, which differs from the configured one when that is 0.
-                logger.info("http endpoints listening", metadata: [
-                    "address": "\(HTTPAddress(host: address.host, port: channel.localAddress?.port ?? address.port))",
-                    "paths": "/metrics /healthz /readyz",
-                ])
+                logger.info(
+                    "http endpoints listening",
+                    metadata: [
+                        "address":
+                            "\(HTTPAddress(host: address.host, port: channel.localAddress?.port ?? address.port))",
+                        "paths": "/metrics /healthz /readyz",
+                    ])
             },
             logger: logger
         )
         do {
             try await application.run()
-        } catch where !listening.load(ordering: .relaxed) {
+        } catch  where !listening.load(ordering: .relaxed) {
             let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
             throw ConfigurationError(field: field, "cannot listen on \(address): \(reason)")
         }
@@ -61,8 +67,9 @@ public struct OperationsEndpoints: Service {
         let registry = self.registry
         let health = self.health
         router.get("metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
         router.get("healthz") { _, _ in
             let since = health.sinceLastTurn
@@ -79,5 +86,7 @@ public struct OperationsEndpoints: Service {
 }
 
 private func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
-    Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
+    Response(
+        status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+        body: .init(byteBuffer: ByteBuffer(string: body)))
 }

@@ -24,7 +24,9 @@ public struct EventDelivery: Sendable {
     static let longestSleep = Duration.seconds(5)
 
     /// Delivers to `webhook` by `policy`, recording `metrics`, turning `health`.
-    public init(webhook: Webhook, policy: DeliveryAttempts.Policy, metrics: WatchMetrics, health: WorkerHealth, logger: Logger) {
+    public init(
+        webhook: Webhook, policy: DeliveryAttempts.Policy, metrics: WatchMetrics, health: WorkerHealth, logger: Logger
+    ) {
         self.webhook = webhook
         self.policy = policy
         self.metrics = metrics
@@ -51,15 +53,21 @@ public struct EventDelivery: Sendable {
             switch attempts.answered(answer, jitter: Double.random(in: 0..<1)) {
             case .delivered:
                 metrics.delivered.increment()
-                logger.info("delivered", metadata: ["event": "\(id)", "token": "\(event.token ?? "none")", "attempts": "\(attempts.attempts)"])
+                logger.info(
+                    "delivered",
+                    metadata: [
+                        "event": "\(id)", "token": "\(event.token ?? "none")", "attempts": "\(attempts.attempts)",
+                    ])
                 return .delivered
             case .park:
                 return .refused(answer: answer, attempts: attempts.attempts)
             case .retry(let wait):
-                logger.warning("the webhook did not take the event; retrying", metadata: [
-                    "event": "\(id)", "answer": "\(answer.summary)", "attempt": "\(attempts.attempts)",
-                    "refusals": "\(attempts.refusals)", "retry_in": "\(wait)",
-                ])
+                logger.warning(
+                    "the webhook did not take the event; retrying",
+                    metadata: [
+                        "event": "\(id)", "answer": "\(answer.summary)", "attempt": "\(attempts.attempts)",
+                        "refusals": "\(attempts.refusals)", "retry_in": "\(wait)",
+                    ])
                 let until = ContinuousClock.now + wait
                 while ContinuousClock.now < until {
                     try await Task.sleep(for: min(until - .now, Self.longestSleep))

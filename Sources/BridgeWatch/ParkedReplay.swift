@@ -61,11 +61,16 @@ public struct ParkedReplay: Sendable {
                     atEnd.insert(partition)
                 case .record(let record):
                     atEnd.remove(record.topicPartition)
-                    let id = record.headers.first { $0.key == WebhookSignature.idHeader }?.value.map { String(decoding: $0, as: UTF8.self) }
+                    let id =
+                        record.headers.first { $0.key == WebhookSignature.idHeader }?.value.map {
+                            String(decoding: $0, as: UTF8.self)
+                        }
                         ?? StatusEvent.position(topic: record.topic, partition: record.partition, offset: record.offset)
                     let next = TopicPartitionOffset(record.topicPartition, offset: record.offset + 1)
-                    guard let value = record.value, let parked = try? StatusEvent.decode(Array(value.readableBytesView)) else {
-                        logger.warning("skipping a parked record that is not a status event", metadata: ["event": "\(id)"])
+                    guard let value = record.value, let parked = try? StatusEvent.decode(Array(value.readableBytesView))
+                    else {
+                        logger.warning(
+                            "skipping a parked record that is not a status event", metadata: ["event": "\(id)"])
                         try await consumer.commit([next])
                         continue
                     }
@@ -80,7 +85,10 @@ public struct ParkedReplay: Sendable {
             }
             if let assigned, !assigned.isEmpty, assigned.isSubset(of: atEnd) { return .delivered(delivered) }
             if assigned?.isEmpty ?? true, ContinuousClock.now > deadline {
-                throw ReplayError(description: "no partition of \(topic) was assigned within \(assignmentTimeout): does the topic exist, or does another replay hold it?")
+                throw ReplayError(
+                    description:
+                        "no partition of \(topic) was assigned within \(assignmentTimeout): does the topic exist, or does another replay hold it?"
+                )
             }
         }
     }

@@ -22,11 +22,15 @@ public struct ParkingTopic: Sendable {
 
     /// Writes `event` with the webhook's last `answer` after `attempts`, and returns once the
     /// broker has it.
-    public func park(_ event: StatusEvent, id: String, answer: WebhookAnswer, attempts: Int, at now: Date = Date()) async throws {
+    public func park(_ event: StatusEvent, id: String, answer: WebhookAnswer, attempts: Int, at now: Date = Date())
+        async throws
+    {
         let headers = [
-            (WebhookSignature.idHeader, id), ("status", answer.status.map(String.init) ?? "none"), ("answer", answer.detail),
+            (WebhookSignature.idHeader, id), ("status", answer.status.map(String.init) ?? "none"),
+            ("answer", answer.detail),
             ("attempts", String(attempts)), ("parked-at", String(Int64(now.timeIntervalSince1970 * 1000))),
         ].map { KafkaHeader(key: $0.0, value: Array($0.1.utf8)) }
-        try await producer.send([ProducerRecord(topic: name, key: event.key, value: event.json, headers: headers)]).throwFirstError()
+        try await producer.send([ProducerRecord(topic: name, key: event.key, value: event.json, headers: headers)])
+            .throwFirstError()
     }
 }

@@ -15,9 +15,10 @@ public struct WatchMetrics: Sendable {
         self.factory = factory
         delivered = Counter(label: "fcm_bridge_watch_events_delivered_total", factory: factory)
         parked = Counter(label: "fcm_bridge_watch_events_parked_total", factory: factory)
-        attempts = Dictionary(uniqueKeysWithValues: WebhookAnswer.metricLabels.map {
-            ($0, Counter(label: "fcm_bridge_watch_attempts_total", dimensions: [("answer", $0)], factory: factory))
-        })
+        attempts = Dictionary(
+            uniqueKeysWithValues: WebhookAnswer.metricLabels.map {
+                ($0, Counter(label: "fcm_bridge_watch_attempts_total", dimensions: [("answer", $0)], factory: factory))
+            })
     }
 
     /// An attempt was answered with `answer`.
@@ -28,6 +29,8 @@ public struct WatchMetrics: Sendable {
     /// The age of the oldest event waiting on `partition` (the one in delivery), in seconds; 0
     /// when none waits.
     func oldestWaiting(partition: Int32) -> Gauge {
-        Gauge(label: "fcm_bridge_watch_oldest_event_age_seconds", dimensions: [("partition", String(partition))], factory: factory)
+        Gauge(
+            label: "fcm_bridge_watch_oldest_event_age_seconds", dimensions: [("partition", String(partition))],
+            factory: factory)
     }
 }

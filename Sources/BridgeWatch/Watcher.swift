@@ -16,7 +16,10 @@ public struct Watcher: Service {
     let logger: Logger
 
     /// Delivers the events of `types` read from `statuses` by `delivery`, parking refused ones.
-    public init(statuses: StatusEvents, types: Set<StatusEvent.EventType>, delivery: EventDelivery, parking: ParkingTopic, logger: Logger) {
+    public init(
+        statuses: StatusEvents, types: Set<StatusEvent.EventType>, delivery: EventDelivery, parking: ParkingTopic,
+        logger: Logger
+    ) {
         self.statuses = statuses
         self.types = types
         self.delivery = delivery
@@ -32,17 +35,23 @@ public struct Watcher: Service {
             try await cancelWhenGracefulShutdown {
                 for try await event in statuses where types.contains(event.type) {
                     let id = event.position
-                    guard case .refused(let answer, let attempts) = try await delivery.deliver(event, id: id) else { continue }
+                    guard case .refused(let answer, let attempts) = try await delivery.deliver(event, id: id) else {
+                        continue
+                    }
                     try await parking.park(event, id: id, answer: answer, attempts: attempts)
                     delivery.metrics.parked.increment()
-                    logger.error("the webhook refused the event; parked it and moved on (fcm-bridge watch --replay-parked sends it again)", metadata: [
-                        "event": "\(id)", "token": "\(event.token ?? "none")", "answer": "\(answer.summary)",
-                        "attempts": "\(attempts)", "parking_topic": "\(parking.name)",
-                    ])
+                    logger.error(
+                        "the webhook refused the event; parked it and moved on (fcm-bridge watch --replay-parked sends it again)",
+                        metadata: [
+                            "event": "\(id)", "token": "\(event.token ?? "none")", "answer": "\(answer.summary)",
+                            "attempts": "\(attempts)", "parking_topic": "\(parking.name)",
+                        ])
                 }
             }
         } catch is CancellationError {
-            logger.notice("stopping: what was delivered or parked is committed; the event in delivery, if any, is delivered by the next watcher")
+            logger.notice(
+                "stopping: what was delivered or parked is committed; the event in delivery, if any, is delivered by the next watcher"
+            )
         }
     }
 }

@@ -57,7 +57,9 @@ public struct Webhook: Sendable {
         if secrets.isEmpty {
             request.headers.add(name: WebhookSignature.idHeader, value: id)
         } else {
-            for header in WebhookSignature.headers(id: id, timestamp: Int64(now.timeIntervalSince1970), body: body, secrets: secrets) {
+            for header in WebhookSignature.headers(
+                id: id, timestamp: Int64(now.timeIntervalSince1970), body: body, secrets: secrets)
+            {
                 request.headers.add(name: header.name, value: header.value)
             }
         }

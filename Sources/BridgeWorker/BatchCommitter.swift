@@ -192,7 +192,8 @@ struct BatchCommitter: Sendable {
             do {
                 return try await producer.commitTransaction()
             } catch let error as KafkaError where error.isRetriable && attempt < attempts {
-                logger.warning("retrying the transaction commit", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
+                logger.warning(
+                    "retrying the transaction commit", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
             }
         }
     }

@@ -9,7 +9,8 @@ extension BridgeConfiguration {
         KafkaConfiguration(
             bootstrapServers: kafka.bootstrapServers,
             clientID: kafka.clientID,
-            properties: ["statistics.interval.ms": "\(kafka.statisticsIntervalMilliseconds)"].merging(kafka.properties) { $1 }
+            properties: ["statistics.interval.ms": "\(kafka.statisticsIntervalMilliseconds)"].merging(kafka.properties)
+            { $1 }
         )
     }
 
@@ -59,7 +60,8 @@ extension BridgeConfiguration {
             producer.linger = .milliseconds(min(commitIntervalMilliseconds, Self.longestTransactionalLinger))
             // Outputs are produced without a report of their own (the commit is their report):
             // librdkafka then hands successful records back to nobody.
-            producer.kafka.properties["delivery.report.only.error"] = producer.kafka.properties["delivery.report.only.error"] ?? "true"
+            producer.kafka.properties["delivery.report.only.error"] =
+                producer.kafka.properties["delivery.report.only.error"] ?? "true"
         }
         return producer
     }

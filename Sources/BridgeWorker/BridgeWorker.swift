@@ -21,8 +21,10 @@ public struct BridgeWorker: Service, CustomStringConvertible {
 
     /// Creates a worker; nothing connects until ``run()``. Its metrics go to `metrics` (none
     /// by default).
-    public init(configuration: BridgeConfiguration, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
-                health: WorkerHealth = WorkerHealth(), logger: Logger) {
+    public init(
+        configuration: BridgeConfiguration, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        health: WorkerHealth = WorkerHealth(), logger: Logger
+    ) {
         self.configuration = configuration
         self.metricsFactory = metrics
         self.health = health
@@ -37,10 +39,12 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     public func run() async throws {
         try Librdkafka.requireMinimumVersion()
         let kafka = configuration.kafkaClients
-        logger.info("starting fcm-bridge worker", metadata: [
-            "librdkafka": "\(Librdkafka.version)", "kafka": "\(kafka)", "group": "\(configuration.kafka.groupID)",
-            "delivery": "\(configuration.delivery.rawValue)",
-        ])
+        logger.info(
+            "starting fcm-bridge worker",
+            metadata: [
+                "librdkafka": "\(Librdkafka.version)", "kafka": "\(kafka)", "group": "\(configuration.kafka.groupID)",
+                "delivery": "\(configuration.delivery.rawValue)",
+            ])
 
         // One admin client serves start-up (topics) and then trimming, for the worker's life.
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)
@@ -55,13 +59,17 @@ public struct BridgeWorker: Service, CustomStringConvertible {
 
     private func run(admin: KafkaAdmin) async throws {
         let layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
-        logger.info("topics ready", metadata: [
-            "state_partitions": "\(layout.statePartitions)", "colocated_inputs": "\(layout.colocatedTopics.sorted())",
-        ])
+        logger.info(
+            "topics ready",
+            metadata: [
+                "state_partitions": "\(layout.statePartitions)",
+                "colocated_inputs": "\(layout.colocatedTopics.sorted())",
+            ])
 
         let metrics = workerMetrics
-        let producer = try KafkaProducer(configuration: configuration.workerProducer(topicRecordLimit: layout.maxRecordBytes),
-                                         statistics: metrics.librdkafka.record, logger: logger)
+        let producer = try KafkaProducer(
+            configuration: configuration.workerProducer(topicRecordLimit: layout.maxRecordBytes),
+            statistics: metrics.librdkafka.record, logger: logger)
         let limits = outputLimits(producer: producer, layout: layout)
         if let problem = limits.problem(with: configuration) {
             try? await producer.close()
@@ -70,14 +78,19 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let consumer: KafkaConsumer
         do {
             if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
-            consumer = try KafkaConsumer(configuration: configuration.workerConsumer, statistics: metrics.librdkafka.record, logger: logger)
+            consumer = try KafkaConsumer(
+                configuration: configuration.workerConsumer, statistics: metrics.librdkafka.record, logger: logger)
         } catch {
             try? await producer.close()
             throw error
         }
         do {
-            try consumer.subscribe([configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic])
-            try await consume(consumer, producer: producer, admin: admin, processor: processor(layout, limits: limits), metrics: metrics)
+            try consumer.subscribe([
+                configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic,
+            ])
+            try await consume(
+                consumer, producer: producer, admin: admin, processor: processor(layout, limits: limits),
+                metrics: metrics)
         } catch {
             logger.error("stopping: \(error)")
             try? await consumer.close()
@@ -90,8 +103,10 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     }
 
     /// Runs the loop with its committer and restorer, and the trimmer beside it.
-    private func consume(_ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor,
-                         metrics: WorkerMetrics) async throws {
+    private func consume(
+        _ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor,
+        metrics: WorkerMetrics
+    ) async throws {
         var committer = BatchCommitter(
             delivery: configuration.delivery, producer: producer,
             outputs: try OutputProducer(producer: producer, topicNames: processor.outputTopicNames),
@@ -101,13 +116,15 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
         committer.trimmer = trimmer
         committer.metrics = metrics
-        var restorer = ChangelogRestorer(consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
-                                          repartitionTopic: configuration.repartitionTopic, logger: logger)
+        var restorer = ChangelogRestorer(
+            consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
+            repartitionTopic: configuration.repartitionTopic, logger: logger)
         restorer.health = health
         restorer.metrics = metrics
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer,
-            stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health, logger: logger
+            stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health,
+            logger: logger
         )
         async let trimming: Void = trimmer.run(admin: admin)
         var failure: (any Error)?
@@ -123,13 +140,16 @@ public struct BridgeWorker: Service, CustomStringConvertible {
 
     /// The worker's metrics, labelled with the topics it reads and writes.
     private var workerMetrics: WorkerMetrics {
-        WorkerMetrics(inputTopics: [configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic],
-                      outputTopics: OutputTopic.allCases.map { $0.name(in: configuration) }, factory: metricsFactory)
+        WorkerMetrics(
+            inputTopics: [configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic],
+            outputTopics: OutputTopic.allCases.map { $0.name(in: configuration) }, factory: metricsFactory)
     }
 
     private func processor(_ layout: TopicLayout, limits: OutputLimits) -> RecordProcessor {
-        RecordProcessor(configuration: configuration, statePartitions: layout.statePartitions, colocatedTopics: layout.colocatedTopics,
-                        limits: limits, logger: logger)
+        RecordProcessor(
+            configuration: configuration, statePartitions: layout.statePartitions,
+            colocatedTopics: layout.colocatedTopics,
+            limits: limits, logger: logger)
     }
 
     /// What one output may hold: what the producer accepts, and less where the topics it writes

@@ -28,7 +28,10 @@ import NIOCore
     let logger: Logger
 
     /// A restorer reading `changelogTopic` with consumers configured like `consumerConfiguration`.
-    public init(consumerConfiguration: KafkaConsumerConfiguration, changelogTopic: String, repartitionTopic: String, logger: Logger) {
+    public init(
+        consumerConfiguration: KafkaConsumerConfiguration, changelogTopic: String, repartitionTopic: String,
+        logger: Logger
+    ) {
         self.consumerConfiguration = consumerConfiguration
         self.codec = ChangelogCodec(topic: changelogTopic)
         self.repartitionTopic = repartitionTopic
@@ -37,29 +40,37 @@ import NIOCore
 
     /// Restores `partitions` into `states`; `forwards` are the repartition partitions' committed
     /// offsets (none: nothing is on its way).
-    public func restore(_ partitions: [Int32], forwards: [TopicPartitionOffset] = [], into states: inout DeviceStates) async throws {
+    public func restore(_ partitions: [Int32], forwards: [TopicPartitionOffset] = [], into states: inout DeviceStates)
+        async throws
+    {
         guard !partitions.isEmpty else { return }
         let started = ContinuousClock.now
         var attempts = 1
         while true {
             do {
-                let replayed = try await attempt(partitions, forwards: forwards, into: &states, deadline: started + timeout)
+                let replayed = try await attempt(
+                    partitions, forwards: forwards, into: &states, deadline: started + timeout)
                 metrics.restoreDuration.recordInterval(since: started, now: ContinuousClock.now)
                 metrics.restoredChanges.increment(by: replayed)
-                logger.info("restored device state", metadata: [
-                    "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
-                    "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
-                    "took": "\(ContinuousClock.now - started)", "attempts": "\(attempts)",
-                ])
+                logger.info(
+                    "restored device state",
+                    metadata: [
+                        "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
+                        "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
+                        "took": "\(ContinuousClock.now - started)", "attempts": "\(attempts)",
+                    ])
                 return
             } catch let stall as RestoreStall {
                 // An attempt that could not run for a stall timeout would only report less.
                 guard ContinuousClock.now - started + stallTimeout < timeout else {
-                    throw RestoreTimeout(remaining: stall.remaining, standing: stall.standing, timeout: timeout, attempts: attempts)
+                    throw RestoreTimeout(
+                        remaining: stall.remaining, standing: stall.standing, timeout: timeout, attempts: attempts)
                 }
-                logger.warning("restoring device state made no progress; starting over with a new consumer", metadata: [
-                    "for": "\(stallTimeout)", "standing": "\(stall.standing)", "attempt": "\(attempts)",
-                ])
+                logger.warning(
+                    "restoring device state made no progress; starting over with a new consumer",
+                    metadata: [
+                        "for": "\(stallTimeout)", "standing": "\(stall.standing)", "attempt": "\(attempts)",
+                    ])
                 for partition in partitions { states.drop(partition) }
                 attempts += 1
             }
@@ -68,8 +79,10 @@ import NIOCore
 
     /// One attempt with a consumer of its own: returns the count of changes replayed, or throws
     /// ``RestoreStall`` when it stalls or reaches `deadline`.
-    private func attempt(_ partitions: [Int32], forwards: [TopicPartitionOffset], into states: inout DeviceStates,
-                         deadline: ContinuousClock.Instant) async throws -> Int {
+    private func attempt(
+        _ partitions: [Int32], forwards: [TopicPartitionOffset], into states: inout DeviceStates,
+        deadline: ContinuousClock.Instant
+    ) async throws -> Int {
         var configuration = consumerConfiguration
         configuration.groupID = nil
         configuration.reportsEndOfPartition = true
@@ -78,7 +91,8 @@ import NIOCore
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
         let replayed: Int
         do {
-            replayed = try await replay(partitions, forwards: forwards, with: consumer, into: &states, deadline: deadline)
+            replayed = try await replay(
+                partitions, forwards: forwards, with: consumer, into: &states, deadline: deadline)
         } catch {
             try? await consumer.close()
             throw error
@@ -91,17 +105,23 @@ import NIOCore
     /// `forwards` until each is read to its high watermark (see ``RestoreProgress``); returns the
     /// count of changes.
     private func replay(
-        _ partitions: [Int32], forwards: [TopicPartitionOffset], with consumer: KafkaConsumer, into states: inout DeviceStates,
+        _ partitions: [Int32], forwards: [TopicPartitionOffset], with consumer: KafkaConsumer,
+        into states: inout DeviceStates,
         deadline: ContinuousClock.Instant
     ) async throws -> Int {
-        let forwards = forwards.filter { $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition) }
-            .map { $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning) }
-        try await consumer.assign(partitions.map { TopicPartitionOffset(TopicPartition(codec.topic, $0), offset: KafkaOffset.beginning) } + forwards)
+        let forwards = forwards.filter {
+            $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition)
+        }
+        .map { $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning) }
+        try await consumer.assign(
+            partitions.map { TopicPartitionOffset(TopicPartition(codec.topic, $0), offset: KafkaOffset.beginning) }
+                + forwards)
         for partition in partitions { states.adopt(partition) }
         // Every worker forwards to the repartition topic: what it holds past its stable end is
         // other workers' open transactions, which their own order covers; read what is committed.
-        var progress = RestoreProgress(partitions: partitions.map { TopicPartition(codec.topic, $0) } + forwards.map(\.topicPartition),
-                                       readableEndOnly: forwards.map(\.topicPartition))
+        var progress = RestoreProgress(
+            partitions: partitions.map { TopicPartition(codec.topic, $0) } + forwards.map(\.topicPartition),
+            readableEndOnly: forwards.map(\.topicPartition))
         var replayed = 0
         var lastReport = ContinuousClock.now
         var lastAdvance = lastReport
@@ -112,12 +132,15 @@ import NIOCore
             health?.turned()
             let remaining = progress.remaining.count
             for end in batch.endsOfPartition {
-                progress.reachedEnd(of: end.topicPartition, position: end.offset, highWatermark: consumer.highWatermark(of: end.topicPartition))
+                progress.reachedEnd(
+                    of: end.topicPartition, position: end.offset,
+                    highWatermark: consumer.highWatermark(of: end.topicPartition))
             }
             if batch.recordCount == 0 && batch.endsOfPartition.isEmpty {
                 // An end that did not move is reported once: look at the positions instead.
                 for (partition, position) in try consumer.positions(Array(progress.remaining)) {
-                    progress.reachedEnd(of: partition, position: position, highWatermark: consumer.highWatermark(of: partition))
+                    progress.reachedEnd(
+                        of: partition, position: position, highWatermark: consumer.highWatermark(of: partition))
                 }
             }
             let now = ContinuousClock.now
@@ -126,13 +149,16 @@ import NIOCore
             }
             if progress.isComplete { return replayed + batch.apply(to: &states) }
             guard now < deadline, now - lastAdvance < stallTimeout else {
-                throw RestoreStall(remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
+                throw RestoreStall(
+                    remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
             }
             if now - lastReport >= Self.reportInterval {
                 lastReport = now
-                logger.notice("restoring device state", metadata: [
-                    "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
-                ])
+                logger.notice(
+                    "restoring device state",
+                    metadata: [
+                        "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
+                    ])
             }
             // While these changes are applied, the next poll already runs and decodes on the consumer's thread.
             async let next = consumer.poll(reading: decode)
@@ -156,7 +182,8 @@ import NIOCore
             do {
                 let (token, change) = try codec.change(
                     of: ChangelogRecordView(
-                        topic: record.topic, partition: record.partition, offset: record.offset, key: record.key, value: record.value,
+                        topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
+                        value: record.value,
                         createTime: record.createTime
                     ),
                     header: { record.header($0) }
@@ -187,7 +214,9 @@ import NIOCore
     private func standing(of partitions: Set<TopicPartition>, in consumer: KafkaConsumer) -> String {
         let positions = (try? consumer.positions(Array(partitions))) ?? [:]
         return partitions.sorted().map { partition in
-            guard let highWatermark = consumer.highWatermark(of: partition) else { return "\(partition) (no fetch answered)" }
+            guard let highWatermark = consumer.highWatermark(of: partition) else {
+                return "\(partition) (no fetch answered)"
+            }
             return "\(partition) read to \(positions[partition].map { String($0) } ?? "its start") of \(highWatermark)"
         }.joined(separator: ", ")
     }

@@ -41,14 +41,20 @@ struct OutputProducer: Sendable {
     }
 
     /// Hands records to librdkafka from `start` on; returns where it stopped for a full queue.
-    private func enqueue(_ outputs: borrowing OutputRecords, from start: Int, deliveries: PendingDeliveries?) throws(KafkaError) -> Int {
+    private func enqueue(_ outputs: borrowing OutputRecords, from start: Int, deliveries: PendingDeliveries?)
+        throws(KafkaError) -> Int
+    {
         try outputs.withUnsafeBytes { (bytes) throws(KafkaError) -> Int in
             for index in start..<outputs.count {
                 let record = outputs.records[index]
-                let stopped = try withUnsafeTemporaryAllocation(of: ProducerRecordView.Header.self, capacity: record.headers.count) {
+                let stopped = try withUnsafeTemporaryAllocation(
+                    of: ProducerRecordView.Header.self, capacity: record.headers.count
+                ) {
                     (headerViews) throws(KafkaError) -> Int? in
                     for (slot, header) in outputs.headers[record.headers].enumerated() {
-                        headerViews.initializeElement(at: slot, to: .init(name: header.name, value: UnsafeRawBufferPointer(rebasing: bytes[header.value])))
+                        headerViews.initializeElement(
+                            at: slot,
+                            to: .init(name: header.name, value: UnsafeRawBufferPointer(rebasing: bytes[header.value])))
                     }
                     let view = ProducerRecordView(
                         partition: record.partition,
@@ -59,16 +65,19 @@ struct OutputProducer: Sendable {
                     )
                     do throws(KafkaError) {
                         if let deliveries {
-                            try producer.produce(view, to: handles[record.topic.rawValue], deliveries: deliveries, index: index)
+                            try producer.produce(
+                                view, to: handles[record.topic.rawValue], deliveries: deliveries, index: index)
                         } else {
                             try producer.produceInTransaction(view, to: handles[record.topic.rawValue])
                         }
-                    } catch where error.isQueueFull {
+                    } catch  where error.isQueueFull {
                         return index
                     } catch {
                         // An output refused (too large, a fatal error) must not be committed past:
                         // the rest get the same error, and it ends the batch.
-                        for rest in index..<outputs.count { deliveries?.complete(rest, partition: -1, offset: -1, error: error) }
+                        for rest in index..<outputs.count {
+                            deliveries?.complete(rest, partition: -1, offset: -1, error: error)
+                        }
                         throw error
                     }
                     return nil

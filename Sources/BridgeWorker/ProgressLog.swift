@@ -19,7 +19,9 @@ struct ProgressLog {
     mutating func record(inputs: Int) {
         self.inputs += inputs
         guard ContinuousClock.now - since >= interval else { return }
-        logger.info("progress", metadata: ["records_in": "\(self.inputs)", "records_out": "\(self.outputs)", "over": "\(interval)"])
+        logger.info(
+            "progress",
+            metadata: ["records_in": "\(self.inputs)", "records_out": "\(self.outputs)", "over": "\(interval)"])
         self.inputs = 0
         self.outputs = 0
         since = ContinuousClock.now

@@ -39,10 +39,14 @@ struct RepartitionTrimmer: Sendable {
         var lastTrim = ContinuousClock.now
         var failures = 0
         for await offsets in commits {
-            for offset in offsets { committed[offset.topicPartition] = max(committed[offset.topicPartition] ?? 0, offset.offset) }
+            for offset in offsets {
+                committed[offset.topicPartition] = max(committed[offset.topicPartition] ?? 0, offset.offset)
+            }
             guard failures < Self.failuresBeforeGivingUp, ContinuousClock.now - lastTrim >= interval else { continue }
             lastTrim = .now
-            let due = committed.filter { trimmed[$0.key] != $0.value }.map { TopicPartitionOffset($0.key, offset: $0.value) }
+            let due = committed.filter { trimmed[$0.key] != $0.value }.map {
+                TopicPartitionOffset($0.key, offset: $0.value)
+            }
             guard !due.isEmpty else { continue }
             do {
                 try await admin.deleteRecords(before: due)
@@ -50,11 +54,14 @@ struct RepartitionTrimmer: Sendable {
                 for offset in due { trimmed[offset.topicPartition] = offset.offset }
                 logger.debug("trimmed the repartition topic", metadata: ["before": "\(due)"])
             } catch {
-                failures = (error as? KafkaError)?.isRefusedByCluster == true ? Self.failuresBeforeGivingUp : failures + 1
+                failures =
+                    (error as? KafkaError)?.isRefusedByCluster == true ? Self.failuresBeforeGivingUp : failures + 1
                 guard failures >= Self.failuresBeforeGivingUp else { continue }
-                logger.notice("not trimming the repartition topic: the cluster refused DeleteRecords; it grows until trimmed by hand", metadata: [
-                    "topic": "\(topic)", "error": "\(error)",
-                ])
+                logger.notice(
+                    "not trimming the repartition topic: the cluster refused DeleteRecords; it grows until trimmed by hand",
+                    metadata: [
+                        "topic": "\(topic)", "error": "\(error)",
+                    ])
             }
         }
     }

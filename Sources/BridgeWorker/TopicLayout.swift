@@ -15,20 +15,27 @@ struct TopicLayout: Sendable {
     var maxRecordBytes: Int?
 
     /// Creates missing topics and checks that the internal ones are partitioned alike.
-    static func prepare(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws -> TopicLayout {
+    static func prepare(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws
+        -> TopicLayout
+    {
         let topics = configuration.topics
         var existing = Dictionary(try await admin.topics().map { ($0.name, Int32($0.partitions.count)) }) { $1 }
         let external = [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters]
         let missing = external.filter { existing[$0] == nil }
         if !missing.isEmpty {
-            logger.notice("creating missing topics", metadata: ["topics": "\(missing)", "partitions": "\(topics.partitions)"])
+            logger.notice(
+                "creating missing topics", metadata: ["topics": "\(missing)", "partitions": "\(topics.partitions)"])
             try await admin.createTopics(missing.map { NewTopic(name: $0, partitions: topics.partitions) })
             for name in missing { existing[name] = topics.partitions }
         }
         let statePartitions = Self.statePartitions(of: configuration, existing: existing)
         let internalTopics = [
-            NewTopic(name: configuration.changelogTopic, partitions: statePartitions, configs: InternalTopicSettings.changelog),
-            NewTopic(name: configuration.repartitionTopic, partitions: statePartitions, configs: InternalTopicSettings.repartition),
+            NewTopic(
+                name: configuration.changelogTopic, partitions: statePartitions,
+                configs: InternalTopicSettings.changelog),
+            NewTopic(
+                name: configuration.repartitionTopic, partitions: statePartitions,
+                configs: InternalTopicSettings.repartition),
         ]
         for topic in internalTopics {
             if let count = existing[topic.name] {
@@ -40,7 +47,8 @@ struct TopicLayout: Sendable {
                     )
                 }
             } else {
-                logger.notice("creating internal topic", metadata: ["topic": "\(topic.name)", "partitions": "\(statePartitions)"])
+                logger.notice(
+                    "creating internal topic", metadata: ["topic": "\(topic.name)", "partitions": "\(statePartitions)"])
                 try await admin.createTopics([topic])
             }
         }
@@ -59,7 +67,9 @@ struct TopicLayout: Sendable {
     /// Refuses internal topics whose settings would lose state or event time (they may have been
     /// created by hand, or by an older version), and returns the lowest `max.message.bytes` of
     /// the topics the bridge writes. A cluster that cannot describe configs is trusted.
-    private static func checkSettings(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws -> Int? {
+    private static func checkSettings(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger)
+        async throws -> Int?
+    {
         let topics = configuration.topics
         let changelog = configuration.changelogTopic
         let repartition = configuration.repartitionTopic
@@ -68,10 +78,13 @@ struct TopicLayout: Sendable {
         do {
             configs = try await admin.topicConfigs(outputs)
         } catch {
-            logger.warning("cannot check the topics' settings; make sure the internal ones are as the README says", metadata: ["error": "\(error)"])
+            logger.warning(
+                "cannot check the topics' settings; make sure the internal ones are as the README says",
+                metadata: ["error": "\(error)"])
             return nil
         }
-        let problems = InternalTopicSettings.changelogProblems(changelog, configs: configs[changelog] ?? [:])
+        let problems =
+            InternalTopicSettings.changelogProblems(changelog, configs: configs[changelog] ?? [:])
             + InternalTopicSettings.repartitionProblems(repartition, configs: configs[repartition] ?? [:])
         guard problems.isEmpty else { throw ConfigurationError(field: "", problems.joined(separator: "; and ")) }
         return outputs.compactMap { configs[$0]?["max.message.bytes"].flatMap { Int($0) } }.min()

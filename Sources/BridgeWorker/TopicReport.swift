@@ -40,24 +40,36 @@ public struct TopicReport: Sendable, CustomStringConvertible {
             Entry(name: topics.inbox, role: "output: device inboxes", partitions: partitions[topics.inbox]),
             Entry(name: topics.status, role: "output: status events", partitions: partitions[topics.status]),
             Entry(name: topics.deadLetters, role: "output: dead letters", partitions: partitions[topics.deadLetters]),
-            Entry(name: configuration.changelogTopic, role: "internal: device state changelog", partitions: partitions[configuration.changelogTopic]),
-            Entry(name: configuration.repartitionTopic, role: "internal: repartition", partitions: partitions[configuration.repartitionTopic]),
+            Entry(
+                name: configuration.changelogTopic, role: "internal: device state changelog",
+                partitions: partitions[configuration.changelogTopic]),
+            Entry(
+                name: configuration.repartitionTopic, role: "internal: repartition",
+                partitions: partitions[configuration.repartitionTopic]),
         ]
         for index in entries.indices {
             let name = entries[index].name
             guard let count = entries[index].partitions else {
-                entries[index].problems.append("missing (`fcm-bridge topics --create` creates it, with \(index < 5 ? topics.partitions : state) partitions)")
+                entries[index].problems.append(
+                    "missing (`fcm-bridge topics --create` creates it, with \(index < 5 ? topics.partitions : state) partitions)"
+                )
                 continue
             }
             if index < 2, count != state {
-                entries[index].notes.append("split \(count) ways, the state \(state): not co-partitioned, so every record takes one extra hop through \(configuration.repartitionTopic); give it \(state) partitions to handle records where they land")
+                entries[index].notes.append(
+                    "split \(count) ways, the state \(state): not co-partitioned, so every record takes one extra hop through \(configuration.repartitionTopic); give it \(state) partitions to handle records where they land"
+                )
             }
             if index >= 5 {
                 if count != state {
-                    entries[index].problems.append("has \(count) partitions but device state is split \(state) ways (topics.state_partitions); it cannot change once state exists")
+                    entries[index].problems.append(
+                        "has \(count) partitions but device state is split \(state) ways (topics.state_partitions); it cannot change once state exists"
+                    )
                 }
                 let reported = configs?[name] ?? [:]
-                entries[index].problems += index == 5 ? InternalTopicSettings.changelogProblems(name, configs: reported)
+                entries[index].problems +=
+                    index == 5
+                    ? InternalTopicSettings.changelogProblems(name, configs: reported)
                     : InternalTopicSettings.repartitionProblems(name, configs: reported)
             }
         }
@@ -80,13 +92,17 @@ public struct TopicReport: Sendable, CustomStringConvertible {
     /// Reads the cluster's topics and reports on them.
     public static func survey(_ configuration: BridgeConfiguration, admin: KafkaAdmin) async throws -> TopicReport {
         let partitions = Dictionary(try await admin.topics().map { ($0.name, Int32($0.partitions.count)) }) { $1 }
-        let internalTopics = [configuration.changelogTopic, configuration.repartitionTopic].filter { partitions[$0] != nil }
+        let internalTopics = [configuration.changelogTopic, configuration.repartitionTopic].filter {
+            partitions[$0] != nil
+        }
         let configs = internalTopics.isEmpty ? [:] : try? await admin.topicConfigs(internalTopics)
         return TopicReport(configuration: configuration, partitions: partitions, configs: configs)
     }
 
     /// Creates what is missing as a starting worker does, then reports.
-    public static func create(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws -> TopicReport {
+    public static func create(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws
+        -> TopicReport
+    {
         _ = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
         return try await survey(configuration, admin: admin)
     }

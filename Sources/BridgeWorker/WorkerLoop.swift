@@ -25,8 +25,10 @@ struct WorkerLoop: ~Copyable {
     private var rejections: RejectionLog
     private var stateGauges: StateGauges
 
-    init(consumer: KafkaConsumer, processor: RecordProcessor, committer: BatchCommitter, restorer: ChangelogRestorer,
-         stateTopic: String, maxBatchRecords: Int, health: WorkerHealth, logger: Logger) {
+    init(
+        consumer: KafkaConsumer, processor: RecordProcessor, committer: BatchCommitter, restorer: ChangelogRestorer,
+        stateTopic: String, maxBatchRecords: Int, health: WorkerHealth, logger: Logger
+    ) {
         self.consumer = consumer
         self.processor = processor
         self.committer = committer
@@ -91,7 +93,10 @@ struct WorkerLoop: ~Copyable {
         var next: [ConsumerEvent] = []
         await withTaskGroup(of: CommitStep.self) { group in
             group.addTask {
-                do { try await committer.settle(seal); return .settled(.success(())) } catch { return .settled(.failure(error)) }
+                do {
+                    try await committer.settle(seal)
+                    return .settled(.success(()))
+                } catch { return .settled(.failure(error)) }
             }
             var taken: [ConsumerEvent]? = polled
             while true {
@@ -103,7 +108,10 @@ struct WorkerLoop: ~Copyable {
                         if hasRoom {
                             let maxRecords = pollLimits().maxRecords
                             group.addTask {
-                                do { return .polled(.success(try await consumer.poll(maxRecords: maxRecords, timeout: pollTimeout))) } catch { return .polled(.failure(error)) }
+                                do {
+                                    return .polled(
+                                        .success(try await consumer.poll(maxRecords: maxRecords, timeout: pollTimeout)))
+                                } catch { return .polled(.failure(error)) }
                             }
                         }
                     } else {
@@ -133,7 +141,8 @@ struct WorkerLoop: ~Copyable {
     /// room for in it, once `pending` records not yet in the batch are.
     private func pollLimits(after pending: Int = 0) -> (maxRecords: Int, timeout: Duration) {
         let room = max(1, maxBatchRecords - batch.records - pending)
-        let timeout = committer.timeUntilDue(batch, now: .now) ?? (pending > 0 ? committer.interval : .milliseconds(100))
+        let timeout =
+            committer.timeUntilDue(batch, now: .now) ?? (pending > 0 ? committer.interval : .milliseconds(100))
         return (min(room, 1_000), timeout)
     }
 
@@ -172,7 +181,9 @@ struct WorkerLoop: ~Copyable {
             case .partitionsRevoked(let partitions, lost: true):
                 // Taken already: the batch cannot commit. Its changes to any partition's state
                 // are undone with it, so all state goes; an assignment restores it.
-                logger.warning("partitions lost; dropping the open batch and the device state", metadata: ["partitions": "\(partitions)"])
+                logger.warning(
+                    "partitions lost; dropping the open batch and the device state",
+                    metadata: ["partitions": "\(partitions)"])
                 produced.removeAll()
                 await committer.abandon(&batch)
                 states = DeviceStates()

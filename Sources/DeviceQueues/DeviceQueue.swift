@@ -57,11 +57,14 @@ public struct DeviceQueue: Sendable, Hashable {
             // most one message waiting: counting keyed messages counts keys.
             if let index = waiting.firstIndex(where: { $0.hasCollapseKey(key) }) {
                 let replaced = remove(at: index, into: &output)
-                output.statuses.append(.collapsed(messageID: replaced.id, reason: .collapseKey, replacedBy: id, at: time))
+                output.statuses.append(
+                    .collapsed(messageID: replaced.id, reason: .collapseKey, replacedBy: id, at: time))
             } else if waiting.count(where: \.isCollapsible) >= rules.maxCollapseKeys,
-                      let oldest = waiting.firstIndex(where: \.isCollapsible) {
+                let oldest = waiting.firstIndex(where: \.isCollapsible)
+            {
                 let evicted = remove(at: oldest, into: &output)
-                output.statuses.append(.collapsed(messageID: evicted.id, reason: .collapseKeyLimit, replacedBy: id, at: time))
+                output.statuses.append(
+                    .collapsed(messageID: evicted.id, reason: .collapseKeyLimit, replacedBy: id, at: time))
             }
         } else if waiting.hasPlain(atLeast: rules.maxPending) {
             discardAll(plus: [id], reason: .tooManyPending, at: time, into: &output)
@@ -152,7 +155,9 @@ public struct DeviceQueue: Sendable, Hashable {
         }
     }
 
-    private mutating func dispatch(_ message: QueuedMessage, at time: Int64, rules: QueueRules, into output: inout QueueOutput) {
+    private mutating func dispatch(
+        _ message: QueuedMessage, at time: Int64, rules: QueueRules, into output: inout QueueOutput
+    ) {
         let id = message.id
         output.inbox.append(.message(message))
         output.statuses.append(.dispatched(messageID: id, at: time))
@@ -178,7 +183,9 @@ public struct DeviceQueue: Sendable, Hashable {
         }
     }
 
-    private mutating func discardAll(plus extra: [String], reason: DeletionReason, at time: Int64, into output: inout QueueOutput) {
+    private mutating func discardAll(
+        plus extra: [String], reason: DeletionReason, at time: Int64, into output: inout QueueOutput
+    ) {
         var ids: [String] = []
         for message in waiting.removeAll() {
             let id = message.id

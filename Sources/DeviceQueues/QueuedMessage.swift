@@ -39,14 +39,18 @@ public struct QueuedMessage: @unchecked Sendable {
             // Each part is copied as far as its count in the header says: never past the storage.
             var next = UnsafeMutableRawPointer(start)
             id.withUTF8 { next = Self.append(UnsafeRawBufferPointer($0), upTo: header.idCount, at: next) }
-            collapseKey?.withUTF8 { next = Self.append(UnsafeRawBufferPointer($0), upTo: header.collapseKeyCount, at: next) }
+            collapseKey?.withUTF8 {
+                next = Self.append(UnsafeRawBufferPointer($0), upTo: header.collapseKeyCount, at: next)
+            }
             _ = Self.append(apns, upTo: header.apnsCount, at: next)
         }
     }
 
     /// Creates a message whose `apns` object is `apns`.
     public init(id: String, collapseKey: String?, sentAt: Int64, expiresAt: Int64?, apns: [UInt8]) {
-        self = apns.withUnsafeBytes { QueuedMessage(id: id, collapseKey: collapseKey, sentAt: sentAt, expiresAt: expiresAt, apns: $0) }
+        self = apns.withUnsafeBytes {
+            QueuedMessage(id: id, collapseKey: collapseKey, sentAt: sentAt, expiresAt: expiresAt, apns: $0)
+        }
     }
 
     /// The message's id.
@@ -104,7 +108,8 @@ public struct QueuedMessage: @unchecked Sendable {
 
     /// Calls `body` with the bytes of the id, the collapse key and the `apns` object.
     private func withParts<R>(
-        _ body: (_ id: UnsafeRawBufferPointer, _ collapseKey: UnsafeRawBufferPointer, _ apns: UnsafeRawBufferPointer) throws -> R
+        _ body: (_ id: UnsafeRawBufferPointer, _ collapseKey: UnsafeRawBufferPointer, _ apns: UnsafeRawBufferPointer)
+            throws -> R
     ) rethrows -> R {
         try withAllBytes { header, bytes in
             let idEnd = Int(header.idCount)
@@ -124,7 +129,9 @@ public struct QueuedMessage: @unchecked Sendable {
         }
     }
 
-    private static func append(_ part: UnsafeRawBufferPointer, upTo count: UInt32, at destination: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+    private static func append(
+        _ part: UnsafeRawBufferPointer, upTo count: UInt32, at destination: UnsafeMutableRawPointer
+    ) -> UnsafeMutableRawPointer {
         let kept = UnsafeRawBufferPointer(rebasing: part.prefix(Int(count)))
         if let source = kept.baseAddress { destination.copyMemory(from: source, byteCount: kept.count) }
         return destination + kept.count
@@ -132,7 +139,9 @@ public struct QueuedMessage: @unchecked Sendable {
 
     private static func duplicate(_ storage: ManagedBuffer<Header, UInt8>) -> ManagedBuffer<Header, UInt8> {
         storage.withUnsafeMutablePointers { header, start in
-            let copy = ManagedBuffer<Header, UInt8>.create(minimumCapacity: header.pointee.byteCount) { _ in header.pointee }
+            let copy = ManagedBuffer<Header, UInt8>.create(minimumCapacity: header.pointee.byteCount) { _ in
+                header.pointee
+            }
             copy.withUnsafeMutablePointerToElements { $0.initialize(from: start, count: header.pointee.byteCount) }
             return copy
         }
@@ -146,7 +155,8 @@ extension QueuedMessage: Hashable {
             rhs.withAllBytes { rightHeader, right in
                 leftHeader.sentAt == rightHeader.sentAt && lhs.expiresAt == rhs.expiresAt
                     && leftHeader.hasCollapseKey == rightHeader.hasCollapseKey
-                    && leftHeader.idCount == rightHeader.idCount && leftHeader.collapseKeyCount == rightHeader.collapseKeyCount
+                    && leftHeader.idCount == rightHeader.idCount
+                    && leftHeader.collapseKeyCount == rightHeader.collapseKeyCount
                     && left.elementsEqual(right)
             }
         }

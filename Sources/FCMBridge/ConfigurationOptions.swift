@@ -5,7 +5,8 @@ import Logging
 
 /// `--config FILE`, and loading it with the environment's overrides.
 struct ConfigurationOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "The YAML configuration file; without one, only FCM_BRIDGE_ variables configure.")
+    @Option(
+        name: .shortAndLong, help: "The YAML configuration file; without one, only FCM_BRIDGE_ variables configure.")
     var config: String?
 
     /// The configuration, or exit status 2 after logging the field and the problem.

@@ -14,13 +14,13 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run simulated devices and an app server against a running bridge, with a live summary.",
         discussion: """
-        Start a worker first (scripts/demo.sh does both). The devices follow a fixed cycle: most are \
-        online 7 s of every 10, every tenth only 4 s of every 20; every 10 s one of those gets more \
-        messages than queue.max_pending allows while it sleeps, so its queue is discarded \
-        (deleted_messages) and it does a full sync when it connects. Ctrl-C or SIGTERM ends the \
-        run with a final summary, a second one at once. A bounded run exits 1 when a request did \
-        not end in its final statuses, each once, within --settle-timeout.
-        """
+            Start a worker first (scripts/demo.sh does both). The devices follow a fixed cycle: most are \
+            online 7 s of every 10, every tenth only 4 s of every 20; every 10 s one of those gets more \
+            messages than queue.max_pending allows while it sleeps, so its queue is discarded \
+            (deleted_messages) and it does a full sync when it connects. Ctrl-C or SIGTERM ends the \
+            run with a final summary, a second one at once. A bounded run exits 1 when a request did \
+            not end in its final statuses, each once, within --settle-timeout.
+            """
     )
 
     @OptionGroup var options: ConfigurationOptions
@@ -39,10 +39,16 @@ struct DemoCommand: AsyncParsableCommand {
     var settleTimeout = 60
 
     func validate() throws {
-        guard (1...100_000).contains(devices) else { throw ValidationError("--devices must be 1 to 100000, got \(devices)") }
+        guard (1...100_000).contains(devices) else {
+            throw ValidationError("--devices must be 1 to 100000, got \(devices)")
+        }
         guard (1...100_000).contains(rate) else { throw ValidationError("--rate must be 1 to 100000, got \(rate)") }
-        if let duration, !(1...86_400).contains(duration) { throw ValidationError("--duration must be 1 to 86400 seconds, got \(duration)") }
-        guard (1...3600).contains(settleTimeout) else { throw ValidationError("--settle-timeout must be 1 to 3600 seconds, got \(settleTimeout)") }
+        if let duration, !(1...86_400).contains(duration) {
+            throw ValidationError("--duration must be 1 to 86400 seconds, got \(duration)")
+        }
+        guard (1...3600).contains(settleTimeout) else {
+            throw ValidationError("--settle-timeout must be 1 to 3600 seconds, got \(settleTimeout)")
+        }
     }
 
     func run() async throws {

@@ -16,10 +16,11 @@ struct LoggingOptions: ParsableArguments {
 
     /// The root logger, writing to standard error; every component logs through a copy of it.
     func logger(label: String) -> Logger {
-        var logger = switch logFormat {
-        case .text: Logger(label: label) { StreamLogHandler.standardError(label: $0) }
-        case .json: Logger(label: label) { JSONLogHandler(label: $0) }
-        }
+        var logger =
+            switch logFormat {
+            case .text: Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+            case .json: Logger(label: label) { JSONLogHandler(label: $0) }
+            }
         logger.logLevel = logLevel
         return logger
     }

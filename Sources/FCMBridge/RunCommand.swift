@@ -14,15 +14,15 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a bridge worker.",
         discussion: """
-        Start as many workers as the input topics have partitions, with the same kafka.group_id. \
-        Each serves /metrics, /healthz and /readyz on http.listen (default 0.0.0.0:9090).
+            Start as many workers as the input topics have partitions, with the same kafka.group_id. \
+            Each serves /metrics, /healthz and /readyz on http.listen (default 0.0.0.0:9090).
 
-        Every configuration field can be overridden by an environment variable: FCM_BRIDGE_ and the \
-        field's path in capitals with dots as underscores (queue.max_pending is \
-        FCM_BRIDGE_QUEUE_MAX_PENDING; kafka.properties entries are FCM_BRIDGE_KAFKA_PROPERTIES_<NAME>). \
-        `fcm-bridge validate-config` shows the result. A bad configuration exits with status 2, \
-        naming the field.
-        """
+            Every configuration field can be overridden by an environment variable: FCM_BRIDGE_ and the \
+            field's path in capitals with dots as underscores (queue.max_pending is \
+            FCM_BRIDGE_QUEUE_MAX_PENDING; kafka.properties entries are FCM_BRIDGE_KAFKA_PROPERTIES_<NAME>). \
+            `fcm-bridge validate-config` shows the result. A bad configuration exits with status 2, \
+            naming the field.
+            """
     )
 
     @OptionGroup var options: ConfigurationOptions
@@ -32,11 +32,13 @@ struct RunCommand: AsyncParsableCommand {
         let logger = logging.logger(label: "fcm-bridge")
         let configuration = try options.load(logger: logger)
         let registry = PrometheusCollectorRegistry()
-        let worker = BridgeWorker(configuration: configuration, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
+        let worker = BridgeWorker(
+            configuration: configuration, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         var services: [any Service] = [worker]
         if let address = configuration.http {
             // First in the list, so that it is shut down last: it answers until the worker is done.
-            services.insert(OperationsEndpoints(address: address, registry: registry, health: worker.health, logger: logger), at: 0)
+            services.insert(
+                OperationsEndpoints(address: address, registry: registry, health: worker.health, logger: logger), at: 0)
         } else {
             logger.notice("http endpoints off (http.listen: off): no /metrics, /healthz or /readyz")
         }

@@ -15,22 +15,28 @@ enum ShutdownSignals {
             var shuttingDown = false
             for await signal in signals {
                 guard !shuttingDown else {
-                    logger.warning("second signal: exiting at once; whatever was not committed is processed again", metadata: [
-                        "signal": "\(signal)",
-                    ])
+                    logger.warning(
+                        "second signal: exiting at once; whatever was not committed is processed again",
+                        metadata: [
+                            "signal": "\(signal)"
+                        ])
                     exit(128 + signal.rawValue)
                 }
                 shuttingDown = true
-                logger.notice("shutting down: finishing the batch at hand; a second signal exits at once", metadata: [
-                    "signal": "\(signal)", "deadline": "\(deadline)",
-                ])
+                logger.notice(
+                    "shutting down: finishing the batch at hand; a second signal exits at once",
+                    metadata: [
+                        "signal": "\(signal)", "deadline": "\(deadline)",
+                    ])
                 await group.triggerGracefulShutdown()
                 deadlineTask.addTask {
                     // Cancelled when the group finished in time.
                     guard (try? await Task.sleep(for: deadline)) != nil else { return }
-                    logger.critical("the shutdown did not finish within its deadline (shutdown_timeout_ms): exiting; whatever was not committed is processed again", metadata: [
-                        "deadline": "\(deadline)",
-                    ])
+                    logger.critical(
+                        "the shutdown did not finish within its deadline (shutdown_timeout_ms): exiting; whatever was not committed is processed again",
+                        metadata: [
+                            "deadline": "\(deadline)"
+                        ])
                     exit(1)
                 }
             }

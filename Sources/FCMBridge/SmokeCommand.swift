@@ -1,8 +1,8 @@
-import NIOCore
 import ArgumentParser
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 
 /// `fcm-bridge smoke`: sends records through the Kafka layer and reads them back, printing each.
 /// A newcomer's first look at the Kafka layer working against a broker.
@@ -57,7 +57,9 @@ struct SmokeCommand: AsyncParsableCommand {
                     received += 1
                     let key = record.key.map { String(buffer: $0) } ?? "null"
                     let value = record.value.map { String(buffer: $0) } ?? "null"
-                    print("\(record.topicPartition)@\(record.offset) key=\(key) value=\(value) headers=\(record.headers.map(\.key))")
+                    print(
+                        "\(record.topicPartition)@\(record.offset) key=\(key) value=\(value) headers=\(record.headers.map(\.key))"
+                    )
                 case .endOfPartition where received >= count:
                     break reading
                 case .endOfPartition, .partitionsAssigned, .partitionsRevoked:

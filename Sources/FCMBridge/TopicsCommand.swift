@@ -11,17 +11,18 @@ struct TopicsCommand: AsyncParsableCommand {
         commandName: "topics",
         abstract: "Verify, or create, every topic a configuration names.",
         discussion: """
-        Reports each topic's partitions, what would break (internal topics split differently from \
-        the device state, settings that would lose state or event time, missing topics) and what \
-        costs throughput (inputs not co-partitioned with the state). Exits 0 when a worker can run \
-        on them, 1 when not, 2 for a bad configuration.
-        """
+            Reports each topic's partitions, what would break (internal topics split differently from \
+            the device state, settings that would lose state or event time, missing topics) and what \
+            costs throughput (inputs not co-partitioned with the state). Exits 0 when a worker can run \
+            on them, 1 when not, 2 for a bad configuration.
+            """
     )
 
     @OptionGroup var options: ConfigurationOptions
     @OptionGroup var logging: LoggingOptions
 
-    @Flag(help: "Create missing topics (inputs and outputs with topics.partitions, internal ones split like the state).")
+    @Flag(
+        help: "Create missing topics (inputs and outputs with topics.partitions, internal ones split like the state).")
     var create = false
 
     func run() async throws {
@@ -30,7 +31,10 @@ struct TopicsCommand: AsyncParsableCommand {
         let admin = try KafkaAdmin(configuration: configuration.kafkaClients, logger: logger)
         let report: TopicReport
         do {
-            report = try await create ? TopicReport.create(configuration, admin: admin, logger: logger) : TopicReport.survey(configuration, admin: admin)
+            report =
+                try await create
+                ? TopicReport.create(configuration, admin: admin, logger: logger)
+                : TopicReport.survey(configuration, admin: admin)
         } catch let error as ConfigurationError {
             await admin.close()
             printError("\(error)")

@@ -40,7 +40,9 @@ struct TranslateCommand: ParsableCommand {
     func run() throws {
         let input: Data
         do {
-            input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
+            input =
+                try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+                ?? FileHandle.standardInput.readDataToEndOfFile()
         } catch {
             throw ValidationError("cannot read \(file ?? "standard input"): \(error.localizedDescription)")
         }

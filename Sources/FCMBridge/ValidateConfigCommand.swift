@@ -8,7 +8,8 @@ struct ValidateConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate-config",
         abstract: "Check a configuration and print the effective one, secrets redacted.",
-        discussion: "Exits 0 when valid, 2 naming the field and the problem when not. Reads the FCM_BRIDGE_ variables as `run` does."
+        discussion:
+            "Exits 0 when valid, 2 naming the field and the problem when not. Reads the FCM_BRIDGE_ variables as `run` does."
     )
 
     @OptionGroup var options: ConfigurationOptions

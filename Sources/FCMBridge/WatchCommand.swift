@@ -20,19 +20,19 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "POST status events (deleted_messages by default) to an app server's webhook, signed.",
         discussion: """
-        Runs until SIGTERM or SIGINT. Start several with the same --group to share the status \
-        topic's partitions. Each POST carries webhook-id (the event's id, topic:partition:offset), \
-        webhook-timestamp and webhook-signature (Standard Webhooks: v1,<base64 HMAC-SHA256> of \
-        id.timestamp.body per secret). Secrets (whsec_<base64>, separated by spaces, commas or \
-        lines; several while one is rotated) come from the environment variable \
-        FCM_BRIDGE_WEBHOOK_SECRETS or from --secrets-file, never from the YAML file.
+            Runs until SIGTERM or SIGINT. Start several with the same --group to share the status \
+            topic's partitions. Each POST carries webhook-id (the event's id, topic:partition:offset), \
+            webhook-timestamp and webhook-signature (Standard Webhooks: v1,<base64 HMAC-SHA256> of \
+            id.timestamp.body per secret). Secrets (whsec_<base64>, separated by spaces, commas or \
+            lines; several while one is rotated) come from the environment variable \
+            FCM_BRIDGE_WEBHOOK_SECRETS or from --secrets-file, never from the YAML file.
 
-        A webhook that answers 5xx, 408 or 429 (after its Retry-After), or cannot be reached, is \
-        retried with exponential backoff and jitter from 0.5 s up to 30 s, for as long as it takes: \
-        later events wait, so their order holds. Any other 4xx refuses the event: after \
-        --park-after refusals it is written to the parking topic <group>.parked and the watcher \
-        moves on; --replay-parked sends the parked events again once the app server is fixed.
-        """
+            A webhook that answers 5xx, 408 or 429 (after its Retry-After), or cannot be reached, is \
+            retried with exponential backoff and jitter from 0.5 s up to 30 s, for as long as it takes: \
+            later events wait, so their order holds. Any other 4xx refuses the event: after \
+            --park-after refusals it is written to the parking topic <group>.parked and the watcher \
+            moves on; --replay-parked sends the parked events again once the app server is fixed.
+            """
     )
 
     /// The environment variable holding the webhook secrets.
@@ -44,7 +44,8 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "The webhook each event is POSTed to, as JSON.")
     var onDeletedMessages: String
 
-    @Option(help: "The status types to POST, separated by commas (deleted_messages, rejected, expired, fanned_out, ...).")
+    @Option(
+        help: "The status types to POST, separated by commas (deleted_messages, rejected, expired, fanned_out, ...).")
     var types = "deleted_messages"
 
     @Flag(help: "POST rejected events too (the same as adding rejected to --types).")
@@ -69,14 +70,20 @@ struct WatchCommand: AsyncParsableCommand {
     var replayParked = false
 
     func validate() throws {
-        guard let url = URL(string: onDeletedMessages), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            throw ValidationError("--on-deleted-messages must be an http:// or https:// URL, got \"\(onDeletedMessages)\"")
+        guard let url = URL(string: onDeletedMessages), ["http", "https"].contains(url.scheme ?? ""), url.host != nil
+        else {
+            throw ValidationError(
+                "--on-deleted-messages must be an http:// or https:// URL, got \"\(onDeletedMessages)\"")
         }
         guard parkAfter >= 1 else { throw ValidationError("--park-after must be at least 1, got \(parkAfter)") }
         // The parking topic is named after the group: a topic name of at most 249 letters, digits, . _ -.
         let parking = ParkingTopic.name(forGroup: group)
-        guard parking.count <= 249, parking.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
-            throw ValidationError("--group must be letters, digits, '.', '_' or '-', at most 242 of them (its parking topic is <group>.parked), got \"\(group)\"")
+        guard parking.count <= 249,
+            parking.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        else {
+            throw ValidationError(
+                "--group must be letters, digits, '.', '_' or '-', at most 242 of them (its parking topic is <group>.parked), got \"\(group)\""
+            )
         }
         guard httpListen == "off" || HTTPAddress(parsing: httpListen) != nil else {
             throw ValidationError("--http-listen must be host:port or off, got \"\(httpListen)\"")
@@ -90,7 +97,9 @@ struct WatchCommand: AsyncParsableCommand {
         if rejected { names.append("rejected") }
         let chosen = names.map { name in StatusEvent.EventType.known.first { $0.name == name } }
         guard !chosen.isEmpty, !chosen.contains(nil) else {
-            throw ValidationError("--types must name status types (\(StatusEvent.EventType.known.map(\.name).joined(separator: ", "))), got \"\(types)\"")
+            throw ValidationError(
+                "--types must name status types (\(StatusEvent.EventType.known.map(\.name).joined(separator: ", "))), got \"\(types)\""
+            )
         }
         return Set(chosen.compactMap { $0 })
     }
@@ -107,7 +116,9 @@ struct WatchCommand: AsyncParsableCommand {
             }
             let secrets = try WebhookSecret.list(text)
             if secrets.isEmpty && !unsigned {
-                logger.critical("cannot start: no webhook secret in \(source); give one (whsec_<base64>), or --unsigned for a webhook that checks none")
+                logger.critical(
+                    "cannot start: no webhook secret in \(source); give one (whsec_<base64>), or --unsigned for a webhook that checks none"
+                )
                 throw ExitCode(2)
             }
             return unsigned ? [] : secrets
@@ -132,7 +143,8 @@ struct WatchCommand: AsyncParsableCommand {
         policy.refusalsBeforeParking = parkAfter
         let webhook = Webhook(url: onDeletedMessages, secrets: secrets)
         do {
-            try await watch(configuration, webhook: webhook, health: health, registry: registry, policy: policy, logger: logger)
+            try await watch(
+                configuration, webhook: webhook, health: health, registry: registry, policy: policy, logger: logger)
         } catch {
             try? await webhook.shutdown()
             throw error
@@ -141,10 +153,15 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     /// Watches, or with `--replay-parked` replays, through `webhook`.
-    private func watch(_ configuration: BridgeConfiguration, webhook: Webhook, health: WorkerHealth, registry: PrometheusCollectorRegistry,
-                       policy: DeliveryAttempts.Policy, logger: Logger) async throws {
-        let delivery = EventDelivery(webhook: webhook, policy: policy,
-                                     metrics: WatchMetrics(factory: PrometheusMetricsFactory(registry: registry)), health: health, logger: logger)
+    private func watch(
+        _ configuration: BridgeConfiguration, webhook: Webhook, health: WorkerHealth,
+        registry: PrometheusCollectorRegistry,
+        policy: DeliveryAttempts.Policy, logger: Logger
+    ) async throws {
+        let delivery = EventDelivery(
+            webhook: webhook, policy: policy,
+            metrics: WatchMetrics(factory: PrometheusMetricsFactory(registry: registry)), health: health, logger: logger
+        )
         var kafka = configuration.kafkaConsumers
         kafka.clientID += "-watch"
         // The watcher holds its partitions while a webhook is down, for as long as that takes,
@@ -154,25 +171,36 @@ struct WatchCommand: AsyncParsableCommand {
         let parkingTopic = ParkingTopic.name(forGroup: group)
         var services: [any Service] = []
         if let address = HTTPAddress(parsing: httpListen) {
-            services.append(OperationsEndpoints(address: address, field: "--http-listen", registry: registry, health: health, logger: logger))
+            services.append(
+                OperationsEndpoints(
+                    address: address, field: "--http-listen", registry: registry, health: health, logger: logger))
         }
         if replayParked {
-            try await replay(parkingTopic, kafka: kafka, delivery: delivery, services: services, webhook: webhook, logger: logger)
+            try await replay(
+                parkingTopic, kafka: kafka, delivery: delivery, services: services, webhook: webhook, logger: logger)
             return
         }
         try await createParkingTopic(parkingTopic, configuration: configuration, logger: logger)
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: configuration.kafkaClients), logger: logger)
-        let statuses = try StatusEvents(kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger,
-                                        polled: { health.turned() }, commitsEachEvent: true)
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(kafka: configuration.kafkaClients), logger: logger)
+        let statuses = try StatusEvents(
+            kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger,
+            polled: { health.turned() }, commitsEachEvent: true)
         let watchedTypes = try eventTypes()
-        logger.info("watching status events", metadata: [
-            "topic": "\(configuration.topics.status)", "group": "\(group)", "webhook": "\(webhook.redactedURL)",
-            "types": "\(watchedTypes.map(\.name).sorted().joined(separator: ","))", "signed_with": "\(webhook.secretCount) secret(s)",
-            "parking_topic": "\(parkingTopic)", "park_after": "\(parkAfter)",
-        ])
-        let watcher = Watcher(statuses: statuses, types: watchedTypes, delivery: delivery,
-                              parking: ParkingTopic(name: parkingTopic, producer: producer), logger: logger)
-        let group = ServiceGroup(configuration: .init(services: services + [watcher], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        logger.info(
+            "watching status events",
+            metadata: [
+                "topic": "\(configuration.topics.status)", "group": "\(group)", "webhook": "\(webhook.redactedURL)",
+                "types": "\(watchedTypes.map(\.name).sorted().joined(separator: ","))",
+                "signed_with": "\(webhook.secretCount) secret(s)",
+                "parking_topic": "\(parkingTopic)", "park_after": "\(parkAfter)",
+            ])
+        let watcher = Watcher(
+            statuses: statuses, types: watchedTypes, delivery: delivery,
+            parking: ParkingTopic(name: parkingTopic, producer: producer), logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services + [watcher], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {
@@ -198,18 +226,27 @@ struct WatchCommand: AsyncParsableCommand {
 
     /// Replays the parking topic: exit 0 once every parked event was delivered, 1 when the
     /// webhook still refuses one, 3 when no partition of the topic could be read.
-    private func replay(_ topic: String, kafka: KafkaConfiguration, delivery: EventDelivery, services: [any Service], webhook: Webhook,
-                        logger: Logger) async throws {
+    private func replay(
+        _ topic: String, kafka: KafkaConfiguration, delivery: EventDelivery, services: [any Service], webhook: Webhook,
+        logger: Logger
+    ) async throws {
         var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: "\(group).replay")
         consumer.reportsEndOfPartition = true
         consumer.autoOffsetReset = .earliest
-        let replay = ParkedReplay(consumer: try KafkaConsumer(configuration: consumer, logger: logger), topic: topic, delivery: delivery, logger: logger)
+        let replay = ParkedReplay(
+            consumer: try KafkaConsumer(configuration: consumer, logger: logger), topic: topic, delivery: delivery,
+            logger: logger)
         logger.info("replaying parked events", metadata: ["topic": "\(topic)", "webhook": "\(webhook.redactedURL)"])
         let outcome: ParkedReplay.Outcome
         do {
             outcome = try await withThrowingTaskGroup(of: ParkedReplay.Outcome?.self) { tasks in
                 let endpoints = ServiceGroup(configuration: .init(services: services, logger: logger))
-                if !services.isEmpty { tasks.addTask { try await endpoints.run(); return nil } }
+                if !services.isEmpty {
+                    tasks.addTask {
+                        try await endpoints.run()
+                        return nil
+                    }
+                }
                 defer { tasks.cancelAll() }
                 return try await replay.run()
             }
@@ -221,9 +258,11 @@ struct WatchCommand: AsyncParsableCommand {
         case .delivered(let count):
             logger.notice("replayed every parked event", metadata: ["delivered": "\(count)"])
         case .stillRefused(let id, let answer, let count):
-            logger.error("the webhook still refuses a parked event; it stays parked, with those after it", metadata: [
-                "event": "\(id)", "answer": "\(answer.summary)", "delivered": "\(count)",
-            ])
+            logger.error(
+                "the webhook still refuses a parked event; it stays parked, with those after it",
+                metadata: [
+                    "event": "\(id)", "answer": "\(answer.summary)", "delivered": "\(count)",
+                ])
             throw ExitCode(1)
         }
     }

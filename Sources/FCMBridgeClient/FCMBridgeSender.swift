@@ -19,7 +19,8 @@ public final class FCMBridgeSender: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let records = try requests.map { request in
-            ProducerRecord(topic: topic, key: request.token.map { Array($0.utf8) }, value: Array(try encoder.encode(request)))
+            ProducerRecord(
+                topic: topic, key: request.token.map { Array($0.utf8) }, value: Array(try encoder.encode(request)))
         }
         try await producer.send(records).throwFirstError()
     }

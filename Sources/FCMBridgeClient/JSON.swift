@@ -1,6 +1,7 @@
 /// Any JSON value, for the parts of a request the contract leaves open (`apns.payload`).
 public indirect enum JSON: Sendable, Hashable, Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral
+{
     case string(String)
     case integer(Int64)
     case number(Double)

@@ -10,12 +10,15 @@ public enum SendRequest: Sendable, Hashable, Encodable {
     public var token: String? {
         switch self {
         case .v1(let message, _): message.fid ?? message.token
-        case .legacy(let message): message.to.flatMap { $0.hasPrefix("/topics/") ? nil : $0 } ?? message.registrationIDs.flatMap { $0.count == 1 ? $0[0] : nil }
+        case .legacy(let message):
+            message.to.flatMap { $0.hasPrefix("/topics/") ? nil : $0 }
+                ?? message.registrationIDs.flatMap { $0.count == 1 ? $0[0] : nil }
         }
     }
 
     private enum CodingKeys: String, CodingKey {
-        case message, validateOnly = "validate_only"
+        case message
+        case validateOnly = "validate_only"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -100,8 +103,11 @@ public struct LegacyMessage: Sendable, Hashable, Encodable {
         public var badge: String?
         public var clickAction: String?
 
-        public init(title: String? = nil, body: String? = nil, subtitle: String? = nil, sound: String? = nil, badge: String? = nil,
-                    clickAction: String? = nil) {
+        public init(
+            title: String? = nil, body: String? = nil, subtitle: String? = nil, sound: String? = nil,
+            badge: String? = nil,
+            clickAction: String? = nil
+        ) {
             self.title = title
             self.body = body
             self.subtitle = subtitle
@@ -111,7 +117,8 @@ public struct LegacyMessage: Sendable, Hashable, Encodable {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case title, body, subtitle, sound, badge, clickAction = "click_action"
+            case title, body, subtitle, sound, badge
+            case clickAction = "click_action"
         }
     }
 
@@ -148,7 +155,13 @@ public struct LegacyMessage: Sendable, Hashable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case to, registrationIDs = "registration_ids", condition, notification, data, priority, collapseKey = "collapse_key"
-        case timeToLive = "time_to_live", contentAvailable = "content_available", mutableContent = "mutable_content", dryRun = "dry_run"
+        case to
+        case registrationIDs = "registration_ids"
+        case condition, notification, data, priority
+        case collapseKey = "collapse_key"
+        case timeToLive = "time_to_live"
+        case contentAvailable = "content_available"
+        case mutableContent = "mutable_content"
+        case dryRun = "dry_run"
     }
 }

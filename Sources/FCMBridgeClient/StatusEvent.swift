@@ -72,11 +72,18 @@ public struct StatusEvent: Sendable, Hashable, Decodable {
     public internal(set) var recordTimestamp: Int64?
 
     private enum CodingKeys: String, CodingKey {
-        case type, messageID = "message_id", token, at, reason, detail, count, messageIDs = "message_ids", replacedBy = "replaced_by", topic
+        case type
+        case messageID = "message_id"
+        case token, at, reason, detail, count
+        case messageIDs = "message_ids"
+        case replacedBy = "replaced_by"
+        case topic
     }
 
     /// The id of the record at `offset` of `topic`'s `partition`: `topic:partition:offset`.
-    public static func position(topic: String, partition: Int32, offset: Int64) -> String { "\(topic):\(partition):\(offset)" }
+    public static func position(topic: String, partition: Int32, offset: Int64) -> String {
+        "\(topic):\(partition):\(offset)"
+    }
 
     /// Decodes a status record's value.
     public static func decode(_ json: [UInt8]) throws -> StatusEvent {

@@ -25,8 +25,10 @@ public final class StatusEvents: AsyncSequence, Sendable {
     /// called after each poll of the topic, also when it returned nothing: a sign of life. With
     /// `commitsEachEvent`, an event's offset is committed as soon as the next one is asked for,
     /// not before the next poll (a commit per event, for callers that handle few, slowly).
-    public init(kafka: KafkaConfiguration, topic: String = "fcm.status", groupID: String, logger: Logger,
-                polled: (@Sendable () -> Void)? = nil, commitsEachEvent: Bool = false) throws {
+    public init(
+        kafka: KafkaConfiguration, topic: String = "fcm.status", groupID: String, logger: Logger,
+        polled: (@Sendable () -> Void)? = nil, commitsEachEvent: Bool = false
+    ) throws {
         var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: groupID)
         configuration.autoOffsetReset = .earliest
         configuration.isolationLevel = .readCommitted
@@ -77,13 +79,17 @@ public final class StatusEvents: AsyncSequence, Sendable {
                 while next < buffered.count {
                     let record = buffered[next]
                     next += 1
-                    guard let value = record.value, var event = try? StatusEvent.decode(Array(value.readableBytesView)) else {
+                    guard let value = record.value, var event = try? StatusEvent.decode(Array(value.readableBytesView))
+                    else {
                         // Not a status this library can read: nothing to hand over, nothing to wait for.
-                        logger.warning("skipping an unreadable status record", metadata: ["position": "\(record.topic)[\(record.partition)]@\(record.offset)"])
+                        logger.warning(
+                            "skipping an unreadable status record",
+                            metadata: ["position": "\(record.topic)[\(record.partition)]@\(record.offset)"])
                         handled[record.topicPartition] = record.offset + 1
                         continue
                     }
-                    event.position = StatusEvent.position(topic: record.topic, partition: record.partition, offset: record.offset)
+                    event.position = StatusEvent.position(
+                        topic: record.topic, partition: record.partition, offset: record.offset)
                     event.partition = record.partition
                     event.key = record.key.map { Array($0.readableBytesView) }
                     event.recordTimestamp = record.timestamp?.milliseconds

@@ -41,7 +41,9 @@ public final class ConsumedBatch: @unchecked Sendable {
 
     /// Takes what has arrived in `client`'s consumer queue, up to `maxRecords` messages, waiting
     /// up to `timeoutMilliseconds` for the first. Blocks: call it on a client thread.
-    init(consumingFrom client: KafkaClient, maxRecords: Int, timeoutMilliseconds: Int32, logger: Logger) throws(KafkaError) {
+    init(consumingFrom client: KafkaClient, maxRecords: Int, timeoutMilliseconds: Int32, logger: Logger)
+        throws(KafkaError)
+    {
         let handle = client.handle
         let queue = rd_kafka_queue_get_consumer(handle)
         defer { rd_kafka_queue_destroy(queue) }
@@ -73,10 +75,14 @@ public final class ConsumedBatch: @unchecked Sendable {
             case RD_KAFKA_RESP_ERR_NO_ERROR:
                 records += 1
             case RD_KAFKA_RESP_ERR__PARTITION_EOF:
-                ends.append(TopicPartitionOffset(TopicPartition(Self.name(of: m.rkt, in: names), m.partition), offset: m.offset))
+                ends.append(
+                    TopicPartitionOffset(TopicPartition(Self.name(of: m.rkt, in: names), m.partition), offset: m.offset)
+                )
             default:
                 let partition = TopicPartition(Self.name(of: m.rkt, in: names), m.partition)
-                let text = m.payload.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? String(cString: rd_kafka_err2str(m.err))
+                let text =
+                    m.payload.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+                    ?? String(cString: rd_kafka_err2str(m.err))
                 let error = KafkaError(m.err, message: "\(partition): \(text)")
                 if error.code == .fatal { fatal = error } else { logger.warning("consumer: \(error)") }
             }
@@ -86,7 +92,8 @@ public final class ConsumedBatch: @unchecked Sendable {
         topicNames = names
         fatalError = fatal.map { fatal in
             let cause = KafkaClient.fatalError(of: handle)
-            return KafkaError(code: cause?.code ?? fatal.code, message: "\(fatal.message): \(cause?.message ?? "")", isFatal: true)
+            return KafkaError(
+                code: cause?.code ?? fatal.code, message: "\(fatal.message): \(cause?.message ?? "")", isFatal: true)
         }
     }
 

@@ -38,7 +38,9 @@ public struct ConsumerRecordView: ~Copyable {
         guard rd_kafka_message_headers(message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR, let headers else { return nil }
         var value: UnsafeRawPointer?
         var size = 0
-        guard rd_kafka_header_get(headers, 0, name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR, let value else { return nil }
+        guard rd_kafka_header_get(headers, 0, name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR, let value else {
+            return nil
+        }
         return UnsafeRawBufferPointer(start: value, count: size)
     }
 }

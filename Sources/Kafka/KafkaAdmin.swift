@@ -36,40 +36,55 @@ public final class KafkaAdmin: Sendable {
     /// Creates an admin client.
     public init(configuration: KafkaConfiguration, logger: Logger) throws {
         let properties = configuration.commonProperties.merging(configuration.properties) { $1 }
-        client = try KafkaClient(type: RD_KAFKA_PRODUCER, properties: properties, context: ClientContext(logger: logger, properties: properties))
+        client = try KafkaClient(
+            type: RD_KAFKA_PRODUCER, properties: properties,
+            context: ClientContext(logger: logger, properties: properties))
     }
 
     /// Creates topics. Topics that exist already are left as they are when `ignoreExisting`;
     /// otherwise they fail with ``KafkaError/topicAlreadyExists``.
-    public func createTopics(_ topics: [NewTopic], ignoreExisting: Bool = true, timeout: Duration = .seconds(30)) async throws {
+    public func createTopics(_ topics: [NewTopic], ignoreExisting: Bool = true, timeout: Duration = .seconds(30))
+        async throws
+    {
         let ms = Int32(timeout.milliseconds)
         try await client.blocking { handle in
             var errorText = [CChar](repeating: 0, count: 512)
             var natives: [OpaquePointer?] = []
-            defer { natives.forEach { rd_kafka_NewTopic_destroy($0) } }
+            defer { for native in natives { rd_kafka_NewTopic_destroy(native) } }
             for topic in topics {
-                guard let native = rd_kafka_NewTopic_new(topic.name, topic.partitions, topic.replicationFactor, &errorText, errorText.count) else {
+                guard
+                    let native = rd_kafka_NewTopic_new(
+                        topic.name, topic.partitions, topic.replicationFactor, &errorText, errorText.count)
+                else {
                     throw KafkaError.invalidArgument("topic \(topic.name): \(String(cBuffer: errorText))")
                 }
                 natives.append(native)
                 for (name, value) in topic.configs.sorted(by: { $0.key < $1.key }) {
-                    try KafkaError.check(rd_kafka_NewTopic_set_config(native, name, value), "topic \(topic.name) config \(name)")
+                    try KafkaError.check(
+                        rd_kafka_NewTopic_set_config(native, name, value), "topic \(topic.name) config \(name)")
                 }
             }
-            try Self.request(RD_KAFKA_ADMIN_OP_CREATETOPICS, "create topics", handle: handle, timeout: ms) { options, queue in
+            try Self.request(RD_KAFKA_ADMIN_OP_CREATETOPICS, "create topics", handle: handle, timeout: ms) {
+                options, queue in
                 natives.withUnsafeMutableBufferPointer {
                     rd_kafka_CreateTopics(handle, $0.baseAddress, $0.count, options, queue)
                 }
             } read: { answer in
                 var count = 0
                 guard let result = rd_kafka_event_CreateTopics_result(answer),
-                      let results = rd_kafka_CreateTopics_result_topics(result, &count) else { return }
+                    let results = rd_kafka_CreateTopics_result_topics(result, &count)
+                else { return }
                 for index in 0..<count {
                     let err = rd_kafka_topic_result_error(results[index])
-                    if err == RD_KAFKA_RESP_ERR_NO_ERROR || (ignoreExisting && err == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) { continue }
+                    if err == RD_KAFKA_RESP_ERR_NO_ERROR
+                        || (ignoreExisting && err == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+                    {
+                        continue
+                    }
                     let name = String(cString: rd_kafka_topic_result_name(results[index]))
                     let text = rd_kafka_topic_result_error_string(results[index]).map { String(cString: $0) }
-                    throw KafkaError(err, message: "create topic \(name): \(text ?? String(cString: rd_kafka_err2str(err)))")
+                    throw KafkaError(
+                        err, message: "create topic \(name): \(text ?? String(cString: rd_kafka_err2str(err)))")
                 }
             }
         }

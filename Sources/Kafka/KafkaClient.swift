@@ -78,7 +78,8 @@ final class KafkaClient: @unchecked Sendable {
         }
         if context.statistics != nil {
             rd_kafka_conf_set_stats_cb(conf) { rk, json, length, _ in
-                guard let context = ClientContext.from(rd_kafka_opaque(rk)), let json, let report = context.statistics else { return 0 }
+                guard let context = ClientContext.from(rd_kafka_opaque(rk)), let json, let report = context.statistics
+                else { return 0 }
                 do {
                     report(try KafkaStatistics.decode(UnsafeRawBufferPointer(start: json, count: length)))
                 } catch {
@@ -164,7 +165,8 @@ extension Logger.Level {
     init(clientError code: rd_kafka_resp_err_t) {
         switch code {
         case RD_KAFKA_RESP_ERR__FATAL: self = .critical
-        case RD_KAFKA_RESP_ERR__AUTHENTICATION, RD_KAFKA_RESP_ERR__SSL, RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED: self = .error
+        case RD_KAFKA_RESP_ERR__AUTHENTICATION, RD_KAFKA_RESP_ERR__SSL, RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
+            self = .error
         default: self = .warning
         }
     }

@@ -14,7 +14,9 @@ extension KafkaConsumer {
     }
 
     /// The group's committed offsets for the partitions (``KafkaOffset/committed`` where none).
-    public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws -> [TopicPartitionOffset] {
+    public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws
+        -> [TopicPartitionOffset]
+    {
         let list = NativePartitionList(partitions)
         let ms = Int32(timeout.milliseconds)
         return try await client.blocking { handle in

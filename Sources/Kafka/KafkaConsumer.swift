@@ -65,12 +65,14 @@ public final class KafkaConsumer: Sendable {
         try await client.blocking { handle in
             // The topics stay known to librdkafka until the assignment holds them.
             let topicHandles = topics.compactMap { rd_kafka_topic_new(handle, $0, nil) }
-            defer { topicHandles.forEach { rd_kafka_topic_destroy($0) } }
+            defer { for topicHandle in topicHandles { rd_kafka_topic_destroy(topicHandle) } }
             let deadline = ContinuousClock.now + metadataTimeout
             for topicHandle in topicHandles {
                 let remaining = Int32(clamping: max(0, (deadline - .now).milliseconds))
                 var metadata: UnsafePointer<rd_kafka_metadata>?
-                if rd_kafka_metadata(handle, 0, topicHandle, &metadata, remaining) == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata {
+                if rd_kafka_metadata(handle, 0, topicHandle, &metadata, remaining) == RD_KAFKA_RESP_ERR_NO_ERROR,
+                    let metadata
+                {
                     rd_kafka_metadata_destroy(metadata)
                 }
             }
@@ -94,7 +96,9 @@ public final class KafkaConsumer: Sendable {
     /// records are read in place (``ConsumedBatch/readRecords(_:)``), with no copy of their
     /// bytes and no value per record. A rebalance is returned alone, as the batch's
     /// ``ConsumedBatch/rebalance``.
-    public func pollInPlace(maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100)) async throws -> ConsumedBatch {
+    public func pollInPlace(maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100)) async throws
+        -> ConsumedBatch
+    {
         try await poll(maxRecords: maxRecords, timeout: timeout) { $0 }
     }
 
@@ -102,7 +106,8 @@ public final class KafkaConsumer: Sendable {
     /// on the consumer's own thread (a rebalance, on the caller's); returns what `read` returns.
     /// For a reader that decodes records where they are while its caller works on the ones before.
     public func poll<Output: Sendable>(
-        maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100), reading read: @escaping @Sendable (ConsumedBatch) -> Output
+        maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100),
+        reading read: @escaping @Sendable (ConsumedBatch) -> Output
     ) async throws -> Output {
         if listener != nil {
             try await handlePendingRebalances()
@@ -112,7 +117,8 @@ public final class KafkaConsumer: Sendable {
         let ms = Int32(clamping: timeout.milliseconds)
         let (client, logger) = (self.client, client.logger)
         return try await client.blocking { _ in
-            let batch = try ConsumedBatch(consumingFrom: client, maxRecords: maxRecords, timeoutMilliseconds: ms, logger: logger)
+            let batch = try ConsumedBatch(
+                consumingFrom: client, maxRecords: maxRecords, timeoutMilliseconds: ms, logger: logger)
             if let fatal = batch.fatalError { throw fatal }
             return read(batch)
         }
@@ -124,10 +130,12 @@ public final class KafkaConsumer: Sendable {
             try await client.blocking { try revocation.apply(to: $0) }
         }
         let reported = context.takePendingRebalances()
-        guard let event = rebalancesToReturn.withLock({ queued -> RebalanceEvent? in
-            queued.append(contentsOf: reported)
-            return queued.isEmpty ? nil : queued.removeFirst()
-        }) else { return nil }
+        guard
+            let event = rebalancesToReturn.withLock({ queued -> RebalanceEvent? in
+                queued.append(contentsOf: reported)
+                return queued.isEmpty ? nil : queued.removeFirst()
+            })
+        else { return nil }
         let partitions = event.partitions.partitions
         switch event.kind {
         case .assign:
@@ -168,13 +176,17 @@ public final class KafkaConsumer: Sendable {
             do { try await listener?.partitionsAssigned(partitions, consumer: self) } catch { listenerError = error }
         case .revoke:
             client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
-            do { try await listener?.partitionsRevoked(partitions, lost: event.lost, consumer: self) } catch { listenerError = error }
+            do { try await listener?.partitionsRevoked(partitions, lost: event.lost, consumer: self) } catch {
+                listenerError = error
+            }
             try await client.blocking { try event.apply(to: $0) }
         case .failure(let error):
             client.logger.warning("rebalance failed: \(error); dropping the assignment")
             let current = try assignment()
             if !current.isEmpty {
-                do { try await listener?.partitionsRevoked(current, lost: true, consumer: self) } catch { listenerError = error }
+                do { try await listener?.partitionsRevoked(current, lost: true, consumer: self) } catch {
+                    listenerError = error
+                }
             }
             try await client.blocking { try event.apply(to: $0) }
         }
@@ -208,7 +220,11 @@ public final class KafkaConsumer: Sendable {
     /// returned: what a consumer that stops polling must still answer, in order.
     private func takeUnansweredEvents() -> [RebalanceEvent] {
         let revocation = revocationToApply.withLock { $0.take() }
-        return (revocation.map { [$0] } ?? []) + rebalancesToReturn.withLock { queued in defer { queued = [] }; return queued }
+        return (revocation.map { [$0] } ?? [])
+            + rebalancesToReturn.withLock { queued in
+                defer { queued = [] }
+                return queued
+            }
     }
 
     /// Released without ``close()``: librdkafka's destroy closes the consumer itself, and that

@@ -46,7 +46,10 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The cluster will not do what was asked, however often: it does not support the request
     /// (version or feature), does not authorize it, or a policy forbids it.
     public var isRefusedByCluster: Bool {
-        [Code.unsupportedVersion, .unsupportedFeature, .topicAuthorizationFailed, .clusterAuthorizationFailed, .policyViolation].contains(code)
+        [
+            Code.unsupportedVersion, .unsupportedFeature, .topicAuthorizationFailed, .clusterAuthorizationFailed,
+            .policyViolation,
+        ].contains(code)
     }
 
     /// Takes ownership of an `rd_kafka_error_t` and destroys it.

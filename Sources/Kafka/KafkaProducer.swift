@@ -11,7 +11,10 @@ public final class KafkaProducer: Sendable {
 
     /// Creates a producer. Throws for an invalid configuration, naming the property.
     /// `statistics` is told of librdkafka's statistics every `statistics.interval.ms`.
-    public init(configuration: KafkaProducerConfiguration, statistics: (@Sendable (KafkaStatistics) -> Void)? = nil, logger: Logger) throws {
+    public init(
+        configuration: KafkaProducerConfiguration, statistics: (@Sendable (KafkaStatistics) -> Void)? = nil,
+        logger: Logger
+    ) throws {
         let properties = configuration.librdkafkaProperties
         client = try KafkaClient(
             type: RD_KAFKA_PRODUCER,
@@ -63,7 +66,8 @@ public final class KafkaProducer: Sendable {
                 continue
             }
             do {
-                let topic = try lastTopic.flatMap { $0.name == records[index].topic ? $0 : nil }
+                let topic =
+                    try lastTopic.flatMap { $0.name == records[index].topic ? $0 : nil }
                     ?? topics.handle(for: records[index].topic, producer: client.handle)
                 lastTopic = topic
                 while let error = produce(records[index], topic: topic, opaque: pending.opaque(for: index)) {
@@ -117,16 +121,21 @@ public final class KafkaProducer: Sendable {
         return withOptionalBytes(record.key) { key in
             withOptionalBytes(record.value) { value in
                 scratch.withUnsafeBytes { scratch in
-                    withUnsafeTemporaryAllocation(of: ProducerRecordView.Header.self, capacity: record.headers.count) { headers -> KafkaError? in
+                    withUnsafeTemporaryAllocation(of: ProducerRecordView.Header.self, capacity: record.headers.count) {
+                        headers -> KafkaError? in
                         var offset = 0
                         for (index, header) in record.headers.enumerated() {
                             let name = scratch.baseAddress.unsafelyUnwrapped + offset
                             offset += header.key.utf8.count + 1
                             let count = header.value?.count ?? 0
-                            headers.initializeElement(at: index, to: ProducerRecordView.Header(
-                                name: name.assumingMemoryBound(to: CChar.self),
-                                value: header.value.map { _ in UnsafeRawBufferPointer(rebasing: scratch[offset..<offset + count]) }
-                            ))
+                            headers.initializeElement(
+                                at: index,
+                                to: ProducerRecordView.Header(
+                                    name: name.assumingMemoryBound(to: CChar.self),
+                                    value: header.value.map { _ in
+                                        UnsafeRawBufferPointer(rebasing: scratch[offset..<offset + count])
+                                    }
+                                ))
                             offset += count
                         }
                         let view = ProducerRecordView(

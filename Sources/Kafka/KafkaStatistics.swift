@@ -17,7 +17,10 @@ public struct KafkaStatistics: Sendable, Decodable {
         public var roundTrip: Window?
 
         enum CodingKeys: String, CodingKey {
-            case name, state, outbufCount = "outbuf_cnt", waitingResponseCount = "waitresp_cnt", roundTrip = "rtt"
+            case name, state
+            case outbufCount = "outbuf_cnt"
+            case waitingResponseCount = "waitresp_cnt"
+            case roundTrip = "rtt"
         }
     }
 
@@ -49,12 +52,17 @@ public struct KafkaStatistics: Sendable, Decodable {
         /// committed through a producer's transaction never learns.
         public var readingLag: Int64? {
             guard let read = applicationOffset, read >= 0 else { return nil }
-            guard let end = [lastStableOffset, highWatermark].lazy.compactMap({ $0 }).first(where: { $0 >= 0 }) else { return nil }
+            guard let end = [lastStableOffset, highWatermark].lazy.compactMap({ $0 }).first(where: { $0 >= 0 }) else {
+                return nil
+            }
             return max(end - read, 0)
         }
 
         enum CodingKeys: String, CodingKey {
-            case partition, consumerLag = "consumer_lag", applicationOffset = "app_offset", highWatermark = "hi_offset"
+            case partition
+            case consumerLag = "consumer_lag"
+            case applicationOffset = "app_offset"
+            case highWatermark = "hi_offset"
             case lastStableOffset = "ls_offset"
         }
     }
@@ -79,7 +87,10 @@ public struct KafkaStatistics: Sendable, Decodable {
     public var topics: [String: Topic]
 
     enum CodingKeys: String, CodingKey {
-        case name, type, messageCount = "msg_cnt", replyQueue = "replyq", brokers, topics
+        case name, type
+        case messageCount = "msg_cnt"
+        case replyQueue = "replyq"
+        case brokers, topics
     }
 
     /// Decodes librdkafka's statistics JSON.

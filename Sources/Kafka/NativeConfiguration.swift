@@ -12,7 +12,8 @@ enum NativeConfiguration {
             throw KafkaError.invalidArgument("rd_kafka_conf_new failed")
         }
         var errorText = [CChar](repeating: 0, count: 512)
-        let settings = defaults.filter { properties[$0.key] == nil }.sorted { $0.key < $1.key }.map { ($0, true) }
+        let settings =
+            defaults.filter { properties[$0.key] == nil }.sorted { $0.key < $1.key }.map { ($0, true) }
             + properties.sorted { $0.key < $1.key }.map { ($0, false) }
         for ((key, value), isDefault) in settings {
             let result = rd_kafka_conf_set(conf, key, value, &errorText, errorText.count)

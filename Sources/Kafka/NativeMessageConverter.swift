@@ -13,7 +13,9 @@ enum NativeMessageConverter {
         if let rebalance = batch.rebalance { return [rebalance] }
         var total = 0
         batch.forEachMessage { message, _ in
-            if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR { total += message.pointee.key_len + message.pointee.len }
+            if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                total += message.pointee.key_len + message.pointee.len
+            }
         }
         // Every byte is written before the first slice is taken: a write to a shared buffer copies it.
         var buffer = ByteBufferAllocator().buffer(capacity: total)
@@ -36,14 +38,16 @@ enum NativeMessageConverter {
             case RD_KAFKA_RESP_ERR_NO_ERROR:
                 let start = starts[recordIndex]
                 recordIndex += 1
-                events.append(.record(ConsumerRecord(
-                    topicPartition: TopicPartition(topic, m.partition),
-                    offset: m.offset,
-                    key: m.key == nil ? nil : buffer.getSlice(at: start.key, length: m.key_len),
-                    value: m.payload == nil ? nil : buffer.getSlice(at: start.value, length: m.len),
-                    headers: headers(of: message),
-                    timestamp: KafkaTimestamp(of: message)
-                )))
+                events.append(
+                    .record(
+                        ConsumerRecord(
+                            topicPartition: TopicPartition(topic, m.partition),
+                            offset: m.offset,
+                            key: m.key == nil ? nil : buffer.getSlice(at: start.key, length: m.key_len),
+                            value: m.payload == nil ? nil : buffer.getSlice(at: start.value, length: m.len),
+                            headers: headers(of: message),
+                            timestamp: KafkaTimestamp(of: message)
+                        )))
             case RD_KAFKA_RESP_ERR__PARTITION_EOF:
                 events.append(.endOfPartition(TopicPartition(topic, m.partition), offset: m.offset))
             default:

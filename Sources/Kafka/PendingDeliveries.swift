@@ -65,7 +65,8 @@ public final class PendingDeliveries: Sendable {
 
     /// Completes a record from librdkafka's delivery report.
     static func complete(opaque: UnsafeMutableRawPointer, message: UnsafePointer<rd_kafka_message_t>) {
-        let owner = Unmanaged<PendingDeliveries>.fromOpaque(opaque.load(as: UnsafeMutableRawPointer.self)).takeUnretainedValue()
+        let owner = Unmanaged<PendingDeliveries>.fromOpaque(opaque.load(as: UnsafeMutableRawPointer.self))
+            .takeUnretainedValue()
         let m = message.pointee
         owner.complete(
             owner.slots.index(of: opaque),
@@ -88,7 +89,9 @@ private final class SlotArray: @unchecked Sendable {
 
     func fill(with owner: UnsafeMutableRawPointer) { base.initialize(repeating: owner, count: count) }
     func slot(_ index: Int) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(base + index) }
-    func index(of slot: UnsafeMutableRawPointer) -> Int { slot.assumingMemoryBound(to: UnsafeMutableRawPointer?.self) - base }
+    func index(of slot: UnsafeMutableRawPointer) -> Int {
+        slot.assumingMemoryBound(to: UnsafeMutableRawPointer?.self) - base
+    }
 
     deinit { base.deallocate() }
 }

@@ -3,7 +3,10 @@ import Synchronization
 
 /// A rebalance as librdkafka's callback reported it, waiting for the caller's listener.
 struct RebalanceEvent: Sendable {
-    enum Kind: Sendable { case assign, revoke, failure(KafkaError) }
+    enum Kind: Sendable {
+        case assign, revoke
+        case failure(KafkaError)
+    }
 
     let kind: Kind
     let partitions: NativePartitionList
@@ -50,34 +53,39 @@ final class ConsumerContext: ClientContext, @unchecked Sendable {
     }
 
     /// The `rebalance_cb`. It runs inside librdkafka's poll on the consumer's thread.
-    static let rebalanceCallback: @convention(c) (
-        OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?
-    ) -> Void = { handle, err, partitions, opaque in
-        guard let handle, let partitions, let context = ClientContext.from(opaque) as? ConsumerContext else { return }
-        let kind: RebalanceEvent.Kind = switch err {
-        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS: .assign
-        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS: .revoke
-        default: .failure(KafkaError(err))
-        }
-        let event = RebalanceEvent(
-            kind: kind,
-            partitions: NativePartitionList.copy(of: partitions),
-            lost: rd_kafka_assignment_lost(handle) != 0,
-            cooperative: String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
-        )
-        let closing = context.state.withLock { state in
-            if !state.closing { state.pending.append(event) }
-            return state.closing
-        }
-        if closing {
-            do { try event.apply(to: handle) } catch {
-                context.logger.error("rebalance while closing failed: \(error)")
+    static let rebalanceCallback:
+        @convention(c) (
+            OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+            UnsafeMutableRawPointer?
+        ) -> Void = { handle, err, partitions, opaque in
+            guard let handle, let partitions, let context = ClientContext.from(opaque) as? ConsumerContext else {
+                return
             }
-            return
+            let kind: RebalanceEvent.Kind =
+                switch err {
+                case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS: .assign
+                case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS: .revoke
+                default: .failure(KafkaError(err))
+                }
+            let event = RebalanceEvent(
+                kind: kind,
+                partitions: NativePartitionList.copy(of: partitions),
+                lost: rd_kafka_assignment_lost(handle) != 0,
+                cooperative: String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+            )
+            let closing = context.state.withLock { state in
+                if !state.closing { state.pending.append(event) }
+                return state.closing
+            }
+            if closing {
+                do { try event.apply(to: handle) } catch {
+                    context.logger.error("rebalance while closing failed: \(error)")
+                }
+                return
+            }
+            // Make the batch poll in progress return, so the caller sees the rebalance promptly.
+            let queue = rd_kafka_queue_get_consumer(handle)
+            rd_kafka_queue_yield(queue)
+            rd_kafka_queue_destroy(queue)
         }
-        // Make the batch poll in progress return, so the caller sees the rebalance promptly.
-        let queue = rd_kafka_queue_get_consumer(handle)
-        rd_kafka_queue_yield(queue)
-        rd_kafka_queue_destroy(queue)
-    }
 }

@@ -27,7 +27,7 @@ final class TopicHandles: Sendable {
     /// Destroys the handles; call before the client itself is destroyed.
     func destroyAll() {
         handles.withLock { handles in
-            handles.values.forEach { rd_kafka_topic_destroy($0.pointer) }
+            for handle in handles.values { rd_kafka_topic_destroy(handle.pointer) }
             handles.removeAll()
         }
     }

@@ -6,7 +6,8 @@ import Testing
 struct ConfigurationLoaderTests {
     @Test("a minimal file gets the contract's defaults")
     func defaults() throws {
-        let configuration = try ConfigurationLoader.load(yaml: "kafka:\n  bootstrap_servers: broker:9092\n", environment: [:])
+        let configuration = try ConfigurationLoader.load(
+            yaml: "kafka:\n  bootstrap_servers: broker:9092\n", environment: [:])
         #expect(configuration.kafka.bootstrapServers == "broker:9092")
         #expect(configuration.kafka.groupID == "fcm-bridge")
         #expect(configuration.topics.send == "fcm.send" && configuration.topics.deadLetters == "fcm.dlq")
@@ -19,26 +20,26 @@ struct ConfigurationLoaderTests {
     @Test("every field is read from the file")
     func everyField() throws {
         let yaml = """
-        kafka:
-          bootstrap_servers: a:1,b:2
-          group_id: push
-          client_id: push-worker
-          transactional_id: push-1
-          properties:
-            security.protocol: ssl
-            linger.ms: 20
-          consumer_properties: {fetch.wait.max.ms: 10}
-          producer_properties: {batch.size: 100000}
-          statistics_interval_ms: 0
-        topics: {send: s, presence: p, inbox: i, status: st, dead_letters: d, partitions: 8, state_partitions: 16}
-        queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600}
-        apns: {bundle_id: com.example.app, payload_limit: 5120}
-        delivery: at_least_once
-        commit_interval_ms: 250
-        max_batch_records: 50
-        max_batch_bytes: 1048576
-        http: {listen: "[::1]:9191"}
-        """
+            kafka:
+              bootstrap_servers: a:1,b:2
+              group_id: push
+              client_id: push-worker
+              transactional_id: push-1
+              properties:
+                security.protocol: ssl
+                linger.ms: 20
+              consumer_properties: {fetch.wait.max.ms: 10}
+              producer_properties: {batch.size: 100000}
+              statistics_interval_ms: 0
+            topics: {send: s, presence: p, inbox: i, status: st, dead_letters: d, partitions: 8, state_partitions: 16}
+            queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600}
+            apns: {bundle_id: com.example.app, payload_limit: 5120}
+            delivery: at_least_once
+            commit_interval_ms: 250
+            max_batch_records: 50
+            max_batch_bytes: 1048576
+            http: {listen: "[::1]:9191"}
+            """
         let configuration = try ConfigurationLoader.load(yaml: yaml, environment: [:])
         #expect(configuration.http == HTTPAddress(host: "::1", port: 9191))
         #expect(configuration.kafka.groupID == "push" && configuration.kafka.clientID == "push-worker")
@@ -47,8 +48,11 @@ struct ConfigurationLoaderTests {
         #expect(configuration.kafka.consumerProperties == ["fetch.wait.max.ms": "10"])
         #expect(configuration.kafka.producerProperties == ["batch.size": "100000"])
         #expect(configuration.kafka.statisticsIntervalMilliseconds == 0)
-        #expect([configuration.topics.send, configuration.topics.presence, configuration.topics.inbox,
-                 configuration.topics.status, configuration.topics.deadLetters] == ["s", "p", "i", "st", "d"])
+        #expect(
+            [
+                configuration.topics.send, configuration.topics.presence, configuration.topics.inbox,
+                configuration.topics.status, configuration.topics.deadLetters,
+            ] == ["s", "p", "i", "st", "d"])
         #expect(configuration.topics.partitions == 8 && configuration.topics.statePartitions == 16)
         #expect(configuration.queue.maxPending == 10 && configuration.queue.maxCollapseKeys == 2)
         #expect(configuration.queue.defaultTimeToLive == 60_000 && configuration.queue.inactiveAfter == 3_600_000)
@@ -59,16 +63,19 @@ struct ConfigurationLoaderTests {
 
     @Test("environment variables override the file, including librdkafka properties")
     func environmentOverrides() throws {
-        let yaml = "kafka:\n  bootstrap_servers: file:1\n  properties:\n    sasl.password: from-file\nqueue:\n  max_pending: 5\n"
-        let configuration = try ConfigurationLoader.load(yaml: yaml, environment: [
-            "FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": "env:2",
-            "FCM_BRIDGE_QUEUE_MAX_PENDING": "7",
-            "FCM_BRIDGE_DELIVERY": "at_least_once",
-            "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": "from-env",
-            "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.env",
-            "FCM_BRIDGE_HTTP_LISTEN": "off",
-            "HOME": "/root",
-        ])
+        let yaml =
+            "kafka:\n  bootstrap_servers: file:1\n  properties:\n    sasl.password: from-file\nqueue:\n  max_pending: 5\n"
+        let configuration = try ConfigurationLoader.load(
+            yaml: yaml,
+            environment: [
+                "FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": "env:2",
+                "FCM_BRIDGE_QUEUE_MAX_PENDING": "7",
+                "FCM_BRIDGE_DELIVERY": "at_least_once",
+                "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": "from-env",
+                "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.env",
+                "FCM_BRIDGE_HTTP_LISTEN": "off",
+                "HOME": "/root",
+            ])
         #expect(configuration.http == nil)
         #expect(configuration.kafka.bootstrapServers == "env:2")
         #expect(configuration.queue.maxPending == 7)
@@ -79,36 +86,67 @@ struct ConfigurationLoaderTests {
 
     @Test("the environment alone is enough")
     func environmentOnly() throws {
-        let configuration = try ConfigurationLoader.load(yaml: "", environment: ["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": "env:2"])
+        let configuration = try ConfigurationLoader.load(
+            yaml: "", environment: ["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": "env:2"])
         #expect(configuration.kafka.bootstrapServers == "env:2")
     }
 
-    @Test("bad configurations stop with the field and what is wrong", arguments: [
-        ("kafka: {}", [:], "kafka.bootstrap_servers", "is required"),
-        ("kafka: {bootstrap_servers: ''}", [:], "kafka.bootstrap_servers", "must not be empty"),
-        ("kafka: {bootstrap_servers: b:1, grup_id: x}", [:], "kafka.grup_id", "unknown key"),
-        ("kafka: {bootstrap_servers: b:1}\nqueues: {}", [:], "queues", "unknown key"),
-        ("kafka: {bootstrap_servers: b:1}\nqueue: {max_pending: lots}", [:], "queue.max_pending", "whole number"),
-        ("kafka: {bootstrap_servers: b:1}\nqueue: {max_pending: 0}", [:], "queue.max_pending", "between 1 and"),
-        ("kafka: {bootstrap_servers: b:1}\nqueue: {default_time_to_live_seconds: 2419201}", [:], "queue.default_time_to_live_seconds", "between 0 and 2419200"),
-        ("kafka: {bootstrap_servers: b:1}\nqueue: [1, 2]", [:], "queue", "must be a mapping"),
-        ("kafka: {bootstrap_servers: b:1}\ndelivery: twice", [:], "delivery", "\"exactly_once\" or \"at_least_once\""),
-        ("kafka: {bootstrap_servers: b:1}\ntopics: {inbox: 'my inbox'}", [:], "topics.inbox", "not a valid topic name"),
-        ("kafka: {bootstrap_servers: b:1}\ntopics: {inbox: fcm.send}", [:], "topics", "its own name"),
-        ("kafka: {bootstrap_servers: [a, b]}", [:], "kafka.bootstrap_servers", "single value"),
-        ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_QUEUE_MAX_PENDIN": "3"], "", "FCM_BRIDGE_QUEUE_MAX_PENDIN overrides no configuration field"),
-        ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_QUEUE_MAX_PENDING": "-3"], "queue.max_pending", "between 1 and"),
-        ("kafka: [", [:], "", "not valid YAML"),
-        ("kafka: {bootstrap_servers: b:1}\ncommit_interval_ms: 30000", [:], "commit_interval_ms", "between 1 and 10000"),
-        ("kafka: {bootstrap_servers: b:1}\nmax_batch_bytes: 1000", [:], "max_batch_bytes", "between 65536 and"),
-        ("kafka: {bootstrap_servers: b:1}\nhttp: {listen: 9090}", [:], "http.listen", "must be host:port"),
-        ("kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_HTTP_LISTEN": "0.0.0.0:99999"], "http.listen", "must be host:port"),
-        ("kafka: {bootstrap_servers: b:1}\nhttp: {port: 1}", [:], "http.port", "unknown key"),
-        ("kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'true'}}\ndelivery: at_least_once", [:],
-         "kafka.producer_properties.delivery.report.only.error", "at least once waits for every output's delivery report"),
-        ("kafka: {bootstrap_servers: b:1, properties: {delivery.report.only.error: 'T'}}\ndelivery: at_least_once", [:],
-         "kafka.properties.delivery.report.only.error", "at least once waits for every output's delivery report"),
-    ] as [(String, [String: String], String, String)])
+    @Test(
+        "bad configurations stop with the field and what is wrong",
+        arguments: [
+            ("kafka: {}", [:], "kafka.bootstrap_servers", "is required"),
+            ("kafka: {bootstrap_servers: ''}", [:], "kafka.bootstrap_servers", "must not be empty"),
+            ("kafka: {bootstrap_servers: b:1, grup_id: x}", [:], "kafka.grup_id", "unknown key"),
+            ("kafka: {bootstrap_servers: b:1}\nqueues: {}", [:], "queues", "unknown key"),
+            ("kafka: {bootstrap_servers: b:1}\nqueue: {max_pending: lots}", [:], "queue.max_pending", "whole number"),
+            ("kafka: {bootstrap_servers: b:1}\nqueue: {max_pending: 0}", [:], "queue.max_pending", "between 1 and"),
+            (
+                "kafka: {bootstrap_servers: b:1}\nqueue: {default_time_to_live_seconds: 2419201}", [:],
+                "queue.default_time_to_live_seconds", "between 0 and 2419200"
+            ),
+            ("kafka: {bootstrap_servers: b:1}\nqueue: [1, 2]", [:], "queue", "must be a mapping"),
+            (
+                "kafka: {bootstrap_servers: b:1}\ndelivery: twice", [:], "delivery",
+                "\"exactly_once\" or \"at_least_once\""
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1}\ntopics: {inbox: 'my inbox'}", [:], "topics.inbox",
+                "not a valid topic name"
+            ),
+            ("kafka: {bootstrap_servers: b:1}\ntopics: {inbox: fcm.send}", [:], "topics", "its own name"),
+            ("kafka: {bootstrap_servers: [a, b]}", [:], "kafka.bootstrap_servers", "single value"),
+            (
+                "kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_QUEUE_MAX_PENDIN": "3"], "",
+                "FCM_BRIDGE_QUEUE_MAX_PENDIN overrides no configuration field"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_QUEUE_MAX_PENDING": "-3"], "queue.max_pending",
+                "between 1 and"
+            ),
+            ("kafka: [", [:], "", "not valid YAML"),
+            (
+                "kafka: {bootstrap_servers: b:1}\ncommit_interval_ms: 30000", [:], "commit_interval_ms",
+                "between 1 and 10000"
+            ),
+            ("kafka: {bootstrap_servers: b:1}\nmax_batch_bytes: 1000", [:], "max_batch_bytes", "between 65536 and"),
+            ("kafka: {bootstrap_servers: b:1}\nhttp: {listen: 9090}", [:], "http.listen", "must be host:port"),
+            (
+                "kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_HTTP_LISTEN": "0.0.0.0:99999"], "http.listen",
+                "must be host:port"
+            ),
+            ("kafka: {bootstrap_servers: b:1}\nhttp: {port: 1}", [:], "http.port", "unknown key"),
+            (
+                "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'true'}}\ndelivery: at_least_once",
+                [:],
+                "kafka.producer_properties.delivery.report.only.error",
+                "at least once waits for every output's delivery report"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1, properties: {delivery.report.only.error: 'T'}}\ndelivery: at_least_once",
+                [:],
+                "kafka.properties.delivery.report.only.error", "at least once waits for every output's delivery report"
+            ),
+        ] as [(String, [String: String], String, String)])
     func badConfigurations(yaml: String, environment: [String: String], field: String, problem: String) {
         #expect {
             _ = try ConfigurationLoader.load(yaml: yaml, environment: environment)
@@ -121,14 +159,18 @@ struct ConfigurationLoaderTests {
     @Test("the watcher's webhook secrets may share the worker's environment: not a field, and not an error")
     func webhookSecretsAreNotAField() throws {
         let environment = ["FCM_BRIDGE_WEBHOOK_SECRETS": "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ="]
-        #expect(throws: Never.self) { try ConfigurationLoader.load(yaml: "kafka: {bootstrap_servers: b:1}", environment: environment) }
+        #expect(throws: Never.self) {
+            try ConfigurationLoader.load(yaml: "kafka: {bootstrap_servers: b:1}", environment: environment)
+        }
     }
 
-    @Test("delivery.report.only.error is taken where it cannot stop a commit", arguments: [
-        "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'true'}}",
-        "kafka: {bootstrap_servers: b:1, properties: {delivery.report.only.error: 'true'}, producer_properties: {delivery.report.only.error: 'false'}}\ndelivery: at_least_once",
-        "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'false'}}\ndelivery: at_least_once",
-    ])
+    @Test(
+        "delivery.report.only.error is taken where it cannot stop a commit",
+        arguments: [
+            "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'true'}}",
+            "kafka: {bootstrap_servers: b:1, properties: {delivery.report.only.error: 'true'}, producer_properties: {delivery.report.only.error: 'false'}}\ndelivery: at_least_once",
+            "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'false'}}\ndelivery: at_least_once",
+        ])
     func reportsOnlyOnErrorAccepted(yaml: String) throws {
         _ = try ConfigurationLoader.load(yaml: yaml, environment: [:])
     }

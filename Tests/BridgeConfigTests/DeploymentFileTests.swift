@@ -7,7 +7,8 @@ import Yams
 /// run on the development machines, so this is what can be checked of them here.
 @Suite("Deployment files")
 struct DeploymentFileTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static func text(_ path: String) throws -> String {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
@@ -19,7 +20,10 @@ struct DeploymentFileTests {
 
     /// The production configuration, as the image and the manifests ship it.
     static var production: BridgeConfiguration {
-        get throws { try ConfigurationLoader.load(file: root.appendingPathComponent("config/production.yaml").path, environment: [:]) }
+        get throws {
+            try ConfigurationLoader.load(
+                file: root.appendingPathComponent("config/production.yaml").path, environment: [:])
+        }
     }
 
     @Test("every Kubernetes manifest parses and the kustomization lists each file it names")
@@ -40,16 +44,20 @@ struct DeploymentFileTests {
         #expect(data["fcm-bridge.yaml"] == (try Self.text("config/production.yaml")))
     }
 
-    @Test("the Deployment runs the image's command on the ConfigMap, probes the endpoints' port, and outlasts the shutdown deadline")
+    @Test(
+        "the Deployment runs the image's command on the ConfigMap, probes the endpoints' port, and outlasts the shutdown deadline"
+    )
     func deploymentAgrees() throws {
         let production = try Self.production
         let port = try #require(production.http?.port)
         let deployment = try Self.yaml("deploy/kubernetes/deployment.yaml")
-        let pod = try #require(((deployment["spec"] as? [String: Any])?["template"] as? [String: Any])?["spec"] as? [String: Any])
+        let pod = try #require(
+            ((deployment["spec"] as? [String: Any])?["template"] as? [String: Any])?["spec"] as? [String: Any])
         let container = try #require((pod["containers"] as? [[String: Any]])?.first)
         let args = try #require(container["args"] as? [String])
         #expect(args.starts(with: ["run", "--config"]))
-        let mount = try #require((container["volumeMounts"] as? [[String: Any]])?.first { $0["name"] as? String == "config" })
+        let mount = try #require(
+            (container["volumeMounts"] as? [[String: Any]])?.first { $0["name"] as? String == "config" })
         #expect(args[2] == "\(mount["mountPath"] as? String ?? "")/fcm-bridge.yaml")
         let ports = try #require(container["ports"] as? [[String: Any]])
         #expect(ports.contains { $0["name"] as? String == "metrics" && $0["containerPort"] as? Int == port })
@@ -64,10 +72,13 @@ struct DeploymentFileTests {
         let environment = try #require(container["env"] as? [[String: Any]])
         let names = environment.compactMap { $0["name"] as? String }
         #expect(throws: Never.self) {
-            try ConfigurationLoader.load(yaml: Self.text("config/production.yaml"), environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
+            try ConfigurationLoader.load(
+                yaml: Self.text("config/production.yaml"),
+                environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
         }
         let transactionalID = environment.first { $0["name"] as? String == "FCM_BRIDGE_KAFKA_TRANSACTIONAL_ID" }
-        let fieldPath = ((transactionalID?["valueFrom"] as? [String: Any])?["fieldRef"] as? [String: Any])?["fieldPath"] as? String
+        let fieldPath =
+            ((transactionalID?["valueFrom"] as? [String: Any])?["fieldRef"] as? [String: Any])?["fieldPath"] as? String
         #expect(fieldPath == "metadata.name")
 
         let service = try Self.yaml("deploy/kubernetes/service.yaml")
@@ -76,7 +87,9 @@ struct DeploymentFileTests {
     }
 
     /// The pod spec and first container of the Deployment in `path`.
-    static func container(of path: String) throws -> (pod: [String: Any], container: [String: Any], labels: [String: String]) {
+    static func container(of path: String) throws -> (
+        pod: [String: Any], container: [String: Any], labels: [String: String]
+    ) {
         let deployment = try yaml(path)
         let template = try #require((deployment["spec"] as? [String: Any])?["template"] as? [String: Any])
         let pod = try #require(template["spec"] as? [String: Any])
@@ -84,15 +97,20 @@ struct DeploymentFileTests {
         return (pod, try #require((pod["containers"] as? [[String: Any]])?.first), labels)
     }
 
-    @Test("the watcher's Deployment runs watch on the ConfigMap, probes its own port, reads its secrets from a Secret, and is not selected as a worker")
+    @Test(
+        "the watcher's Deployment runs watch on the ConfigMap, probes its own port, reads its secrets from a Secret, and is not selected as a worker"
+    )
     func watchDeploymentAgrees() throws {
         let (pod, container, labels) = try Self.container(of: "deploy/kubernetes/watch-deployment.yaml")
         let args = try #require(container["args"] as? [String])
         #expect(args.starts(with: ["watch", "--config", "/etc/fcm-bridge/fcm-bridge.yaml", "--on-deleted-messages"]))
-        let listen = try #require(args.firstIndex(of: "--http-listen").map { HTTPAddress(parsing: args[$0 + 1]) } ?? nil)
+        let listen = try #require(
+            args.firstIndex(of: "--http-listen").map { HTTPAddress(parsing: args[$0 + 1]) } ?? nil)
         let ports = try #require(container["ports"] as? [[String: Any]])
         #expect(ports.contains { $0["name"] as? String == "metrics" && $0["containerPort"] as? Int == listen.port })
-        #expect(listen.port != (try Self.production.http?.port), "the watcher's port differs from the workers' (one host may run both)")
+        #expect(
+            listen.port != (try Self.production.http?.port),
+            "the watcher's port differs from the workers' (one host may run both)")
         for (probe, path) in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")] {
             let get = try #require((container[probe] as? [String: Any])?["httpGet"] as? [String: Any], "\(probe)")
             #expect(get["path"] as? String == path && get["port"] as? String == "metrics", "\(probe)")
@@ -107,7 +125,9 @@ struct DeploymentFileTests {
         // Every variable is a configuration field or the secrets, which the loader lets through.
         let names = environment.compactMap { $0["name"] as? String }
         #expect(throws: Never.self) {
-            try ConfigurationLoader.load(yaml: Self.text("config/production.yaml"), environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
+            try ConfigurationLoader.load(
+                yaml: Self.text("config/production.yaml"),
+                environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
         }
         let workers = try Self.container(of: "deploy/kubernetes/deployment.yaml").labels
         #expect(labels["app.kubernetes.io/name"] != workers["app.kubernetes.io/name"])
@@ -117,21 +137,30 @@ struct DeploymentFileTests {
         #expect((spec["ports"] as? [[String: Any]])?.contains { $0["port"] as? Int == listen.port } == true)
     }
 
-    @Test("the watcher's systemd unit runs watch on the production path, is not restarted after exit 2, and its environment file loads")
+    @Test(
+        "the watcher's systemd unit runs watch on the production path, is not restarted after exit 2, and its environment file loads"
+    )
     func watchSystemdAgrees() throws {
         let unit = try Self.text("deploy/systemd/fcm-bridge-watch.service")
-        #expect(unit.contains("ExecStart=/usr/local/bin/fcm-bridge watch --config /etc/fcm-bridge/fcm-bridge.yaml --on-deleted-messages "))
+        #expect(
+            unit.contains(
+                "ExecStart=/usr/local/bin/fcm-bridge watch --config /etc/fcm-bridge/fcm-bridge.yaml --on-deleted-messages "
+            ))
         #expect(unit.contains("RestartPreventExitStatus=2"))
         #expect(unit.contains("EnvironmentFile=-/etc/fcm-bridge/fcm-bridge-watch.env"))
         let variables = try Self.text("deploy/systemd/fcm-bridge-watch.env.example").split(separator: "\n")
             .filter { !$0.hasPrefix("#") && $0.contains("=") }.map { String($0.split(separator: "=")[0]) }
         #expect(variables.contains("FCM_BRIDGE_WEBHOOK_SECRETS"))
         #expect(throws: Never.self) {
-            try ConfigurationLoader.load(yaml: Self.text("config/production.yaml"), environment: Dictionary(uniqueKeysWithValues: variables.map { ($0, "x") }))
+            try ConfigurationLoader.load(
+                yaml: Self.text("config/production.yaml"),
+                environment: Dictionary(uniqueKeysWithValues: variables.map { ($0, "x") }))
         }
     }
 
-    @Test("the Dockerfile builds the product, ships the production config where the command reads it, and exposes the endpoints' port")
+    @Test(
+        "the Dockerfile builds the product, ships the production config where the command reads it, and exposes the endpoints' port"
+    )
     func dockerfileAgrees() throws {
         let dockerfile = try Self.text("deploy/Dockerfile")
         let port = try #require(try Self.production.http?.port)
@@ -142,22 +171,29 @@ struct DeploymentFileTests {
         let instructions = dockerfile.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(!instructions.contains { $0.contains(".deps") }, "the image must not depend on the local .deps/")
         #expect(dockerfile.contains("USER 10001"))
-        let ignored = try Self.text(".dockerignore").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let ignored = try Self.text(".dockerignore").split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         #expect(ignored.contains { $0.hasPrefix(".build") } && ignored.contains { $0.hasPrefix(".deps") })
     }
 
-    @Test("the systemd unit runs the bridge on the production path, outlasts the shutdown deadline, and its environment file names fields")
+    @Test(
+        "the systemd unit runs the bridge on the production path, outlasts the shutdown deadline, and its environment file names fields"
+    )
     func systemdAgrees() throws {
         let unit = try Self.text("deploy/systemd/fcm-bridge.service")
         #expect(unit.contains("ExecStart=/usr/local/bin/fcm-bridge run --config /etc/fcm-bridge/fcm-bridge.yaml"))
         let stop = try #require(unit.firstMatch(of: /TimeoutStopSec=(\d+)/).flatMap { Int($0.1) })
         #expect(stop * 1000 > (try Self.production.shutdownTimeoutMilliseconds))
-        #expect(unit.contains("RestartPreventExitStatus=2"), "a configuration error (exit 2) is not restarted in a loop")
+        #expect(
+            unit.contains("RestartPreventExitStatus=2"), "a configuration error (exit 2) is not restarted in a loop")
         let variables = try Self.text("deploy/systemd/fcm-bridge.env.example").split(separator: "\n")
             .filter { !$0.hasPrefix("#") && $0.contains("=") }.map { String($0.split(separator: "=")[0]) }
         #expect(!variables.isEmpty)
         #expect(throws: Never.self) {
-            try ConfigurationLoader.load(yaml: Self.text("config/production.yaml"), environment: Dictionary(uniqueKeysWithValues: variables.map { ($0, "x") }))
+            try ConfigurationLoader.load(
+                yaml: Self.text("config/production.yaml"),
+                environment: Dictionary(uniqueKeysWithValues: variables.map { ($0, "x") }))
         }
     }
 }

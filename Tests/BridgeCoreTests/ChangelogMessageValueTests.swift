@@ -1,8 +1,9 @@
-@testable import BridgeCore
 import DeviceQueues
 import NIOCore
 import PropertyBased
 import Testing
+
+@testable import BridgeCore
 
 @Suite("A waiting message's changelog value")
 struct ChangelogMessageValueTests {
@@ -13,8 +14,12 @@ struct ChangelogMessageValueTests {
     static let expiries = Gen.element(of: [Int64.min, -1, 0, 1, 1_700_000_060_000, Int64.max, nil] as [Int64?])
         .map { (expiry: Int64??) -> Int64? in expiry ?? nil }
     /// `apns` objects whose payloads hold the value's own marks.
-    static let apnsObjects = Gen.element(of: [#","kind":"message","#, #"{"apns":"#, #""expires_at":"#, #"\""#, "x", "}"])
-        .array(of: 0...8).map { (pieces: [String?]) -> [UInt8] in Array((#"{"headers":{},"payload":"# + pieces.compactMap { $0 }.joined() + "}").utf8) }
+    static let apnsObjects = Gen.element(of: [
+        #","kind":"message","#, #"{"apns":"#, #""expires_at":"#, #"\""#, "x", "}",
+    ])
+    .array(of: 0...8).map { (pieces: [String?]) -> [UInt8] in
+        Array((#"{"headers":{},"payload":"# + pieces.compactMap { $0 }.joined() + "}").utf8)
+    }
 
     /// The record `message` makes in the changelog.
     static func record(_ message: QueuedMessage) -> OutputRecords.Copy {
@@ -29,7 +34,8 @@ struct ChangelogMessageValueTests {
         let change = try key.withUnsafeBytes { key in
             try value.withUnsafeBytes { value in
                 try ChangelogCodec(topic: "c").change(
-                    of: ChangelogRecordView(topic: "c", partition: 2, offset: 9, key: key, value: value, createTime: record.timestamp),
+                    of: ChangelogRecordView(
+                        topic: "c", partition: 2, offset: 9, key: key, value: value, createTime: record.timestamp),
                     header: { name in
                         asked.append(name)
                         return nil
@@ -43,11 +49,15 @@ struct ChangelogMessageValueTests {
 
     @Test("any message comes back from its value alone: its headers are not read")
     func fromValue() async {
-        await propertyCheck(count: 300, input: Self.collapseKeys, Self.expiries, Self.apnsObjects) { collapseKey, expiresAt, apns in
-            let message = QueuedMessage(id: "1:2:0", collapseKey: collapseKey, sentAt: 1_700_000_000_000, expiresAt: expiresAt, apns: apns)
+        await propertyCheck(count: 300, input: Self.collapseKeys, Self.expiries, Self.apnsObjects) {
+            collapseKey, expiresAt, apns in
+            let message = QueuedMessage(
+                id: "1:2:0", collapseKey: collapseKey, sentAt: 1_700_000_000_000, expiresAt: expiresAt, apns: apns)
             let (read, asked) = try Self.read(Self.record(message))
             #expect(asked.isEmpty)
-            #expect(read?.collapseKey == collapseKey && read?.expiresAt == expiresAt && read?.sentAt == message.sentAt && read?.id == "1:2:0")
+            #expect(
+                read?.collapseKey == collapseKey && read?.expiresAt == expiresAt && read?.sentAt == message.sentAt
+                    && read?.id == "1:2:0")
             #expect(read?.withAPNs { Array($0) } == apns)
         }
     }
@@ -67,8 +77,10 @@ struct ChangelogMessageValueTests {
 
     @Test("a worker of 0.10 reads any message's record right, from its apns object and headers")
     func readBy010() async {
-        await propertyCheck(count: 300, input: Self.collapseKeys, Self.expiries, Self.apnsObjects) { collapseKey, expiresAt, apns in
-            let message = QueuedMessage(id: "1:2:0", collapseKey: collapseKey, sentAt: 1_700_000_000_000, expiresAt: expiresAt, apns: apns)
+        await propertyCheck(count: 300, input: Self.collapseKeys, Self.expiries, Self.apnsObjects) {
+            collapseKey, expiresAt, apns in
+            let message = QueuedMessage(
+                id: "1:2:0", collapseKey: collapseKey, sentAt: 1_700_000_000_000, expiresAt: expiresAt, apns: apns)
             let record = Self.record(message)
             let value = record.value ?? []
             #expect(value.withUnsafeBytes { Array($0[Self.apnsRangeOf010($0)]) } == apns)
@@ -77,29 +89,32 @@ struct ChangelogMessageValueTests {
         }
     }
 
-    @Test("a value that does not carry both fields has them read from headers", arguments: [
-        // 0.10's value: the apns object alone.
-        #"{"headers":{}}"#,
-        // Older: the whole inbox record.
-        #"{"apns":{},"kind":"message","message_id":"1:2:0","sent_at":5,"token":"t"}"#,
-        // Not quite the format.
-        #"{"apns":{},"kind":"message","expires_at":5}"#,
-        #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":null"#,
-        #"{"apns":{},"kind":"message","expires_at":,"collapse_key":null}"#,
-        #"{"apns":{},"kind":"message","expires_at":5x,"collapse_key":null}"#,
-        #"{"apns":{},"kind":"message","expires_at":9223372036854775808,"collapse_key":null}"#,
-        #"{"apns":{},"kind":"message","expires_at":nul,"collapse_key":null}"#,
-        #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":5}"#,
-        #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":"a"b"}"#,
-        #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":"}"#,
-        #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":nulls}"#,
-        #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":"\x"}"#,
-        #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":"a","x":1}"#,
-        #"{"apns":{},"kind":"message","collapse_key":"a","expires_at":5}"#,
-    ])
+    @Test(
+        "a value that does not carry both fields has them read from headers",
+        arguments: [
+            // 0.10's value: the apns object alone.
+            #"{"headers":{}}"#,
+            // Older: the whole inbox record.
+            #"{"apns":{},"kind":"message","message_id":"1:2:0","sent_at":5,"token":"t"}"#,
+            // Not quite the format.
+            #"{"apns":{},"kind":"message","expires_at":5}"#,
+            #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":null"#,
+            #"{"apns":{},"kind":"message","expires_at":,"collapse_key":null}"#,
+            #"{"apns":{},"kind":"message","expires_at":5x,"collapse_key":null}"#,
+            #"{"apns":{},"kind":"message","expires_at":9223372036854775808,"collapse_key":null}"#,
+            #"{"apns":{},"kind":"message","expires_at":nul,"collapse_key":null}"#,
+            #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":5}"#,
+            #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":"a"b"}"#,
+            #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":"}"#,
+            #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":nulls}"#,
+            #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":"\x"}"#,
+            #"{"apns":{},"kind":"message","expires_at":5,"collapse_key":"a","x":1}"#,
+            #"{"apns":{},"kind":"message","collapse_key":"a","expires_at":5}"#,
+        ])
     func fromHeaders(value: String) throws {
-        let record = InMemoryRecord(topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: value), createTime: 7,
-                                    headers: ["expires-at": "42", "collapse-key": "from headers"])
+        let record = InMemoryRecord(
+            topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: value), createTime: 7,
+            headers: ["expires-at": "42", "collapse-key": "from headers"])
         guard case .enqueued(let message) = try ChangelogCodec(topic: "c").change(of: record).change else {
             Issue.record("not a waiting message")
             return
@@ -107,14 +122,17 @@ struct ChangelogMessageValueTests {
         #expect(message.expiresAt == 42 && message.collapseKey == "from headers")
     }
 
-    @Test("a value that carries both fields wins over headers", arguments: [
-        (#"{"apns":{},"kind":"message","expires_at":null,"collapse_key":null}"#, nil, nil),
-        (#"{"apns":{},"kind":"message","expires_at":-5,"collapse_key":"a\"b\u00fc"}"#, -5, #"a"bü"#),
-        (#"{"apns":{"kind":"message"},"kind":"message","expires_at":5,"collapse_key":""}"#, 5, ""),
-    ] as [(String, Int64?, String?)])
+    @Test(
+        "a value that carries both fields wins over headers",
+        arguments: [
+            (#"{"apns":{},"kind":"message","expires_at":null,"collapse_key":null}"#, nil, nil),
+            (#"{"apns":{},"kind":"message","expires_at":-5,"collapse_key":"a\"b\u00fc"}"#, -5, #"a"bü"#),
+            (#"{"apns":{"kind":"message"},"kind":"message","expires_at":5,"collapse_key":""}"#, 5, ""),
+        ] as [(String, Int64?, String?)])
     func valueWins(value: String, expiresAt: Int64?, collapseKey: String?) throws {
-        let record = InMemoryRecord(topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: value), createTime: 7,
-                                    headers: ["expires-at": "42", "collapse-key": "from headers"])
+        let record = InMemoryRecord(
+            topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: value), createTime: 7,
+            headers: ["expires-at": "42", "collapse-key": "from headers"])
         guard case .enqueued(let message) = try ChangelogCodec(topic: "c").change(of: record).change else {
             Issue.record("not a waiting message")
             return

@@ -1,17 +1,20 @@
-@testable import BridgeCore
 import DeviceQueues
-import Testing
 import TestSupport
+import Testing
+
+@testable import BridgeCore
 
 /// Device state is keyed by the token's bytes: Swift's `String` equality is canonical
 /// equivalence, under which two different tokens could share one device (issue 9, defect 9).
 @Suite("Device states")
 struct DeviceStatesTests {
-    @Test("canonically equivalent tokens with different bytes are two devices", arguments: [
-        ("caf\u{E9}", "cafe\u{301}"),
-        ("\u{212B}", "\u{C5}"),
-        ("\u{1E0B}\u{323}", "\u{1E0D}\u{307}"),
-    ])
+    @Test(
+        "canonically equivalent tokens with different bytes are two devices",
+        arguments: [
+            ("caf\u{E9}", "cafe\u{301}"),
+            ("\u{212B}", "\u{C5}"),
+            ("\u{1E0B}\u{323}", "\u{1E0D}\u{307}"),
+        ])
     func tokensAreBytes(first: String, second: String) {
         #expect(first == second, "the premise: Swift calls them equal")
         var states = DeviceStates()
@@ -35,8 +38,10 @@ struct IdleDeviceTests {
         var states = DeviceStates()
         states.adopt(0)
         for index in 0..<count {
-            _ = states.handle(RoutedInput(token: "idle-\(index)", input: .presence(.connect), time: Self.t0), in: 0, rules: rules)
-            _ = states.handle(RoutedInput(token: "idle-\(index)", input: .presence(.disconnect), time: Self.t0), in: 0, rules: rules)
+            _ = states.handle(
+                RoutedInput(token: "idle-\(index)", input: .presence(.connect), time: Self.t0), in: 0, rules: rules)
+            _ = states.handle(
+                RoutedInput(token: "idle-\(index)", input: .presence(.disconnect), time: Self.t0), in: 0, rules: rules)
         }
         return states
     }
@@ -44,7 +49,8 @@ struct IdleDeviceTests {
     @Test("a month and a day later, devices with nothing waiting are forgotten; one with a message waiting is kept")
     func forgetsIdle() {
         var states = states(devices: 100)
-        let message = QueuedMessage(id: "0:1:0", collapseKey: nil, sentAt: Self.t0, expiresAt: Self.t0 + 40 * day, apns: [])
+        let message = QueuedMessage(
+            id: "0:1:0", collapseKey: nil, sentAt: Self.t0, expiresAt: Self.t0 + 40 * day, apns: [])
         _ = states.handle(RoutedInput(token: "waiting", input: .send(message), time: Self.t0), in: 0, rules: rules)
         let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 31 * day, rules: rules)
         #expect(Set(forgotten.map(\.token)) == Set((0..<100).map { "idle-\($0)" }))
@@ -64,7 +70,8 @@ struct IdleDeviceTests {
         var states = states(devices: 1_000)
         var rounds: [Int] = []
         while states.deviceCount > 0, rounds.count < 10 {
-            rounds.append(states.forgetIdle(in: 0, at: Self.t0 + 31 * day, rules: rules).reduce(0) { $0 + $1.changes.count })
+            rounds.append(
+                states.forgetIdle(in: 0, at: Self.t0 + 31 * day, rules: rules).reduce(0) { $0 + $1.changes.count })
         }
         #expect(rounds.allSatisfy { $0 <= IdleSweep.changesPerInput })
         #expect(rounds.reduce(0, +) == 1_000 && states.deviceCount == 0)
@@ -77,7 +84,8 @@ struct IdleDeviceTests {
         let first = states.forgetIdle(in: 0, at: scan, rules: rules)
         #expect(first.count == IdleSweep.changesPerInput)
         for index in 0..<600 {
-            _ = states.handle(RoutedInput(token: "idle-\(index)", input: .presence(.connect), time: scan), in: 0, rules: rules)
+            _ = states.handle(
+                RoutedInput(token: "idle-\(index)", input: .presence(.connect), time: scan), in: 0, rules: rules)
         }
         for _ in 0..<5 { #expect(states.forgetIdle(in: 0, at: scan, rules: rules).isEmpty) }
         #expect(states.deviceCount == 600)
@@ -118,9 +126,13 @@ struct IdleDeviceTests {
         for index in 0..<300 {
             let token = "d\(index)"
             let time = Self.t0 + Int64(index) * day / 4
-            record(live.handle(RoutedInput(token: token, input: .presence(.connect), time: time), in: 0, rules: rules), token: token)
+            record(
+                live.handle(RoutedInput(token: token, input: .presence(.connect), time: time), in: 0, rules: rules),
+                token: token)
             let message = QueuedMessage(id: "0:\(index):0", collapseKey: nil, sentAt: time, expiresAt: nil, apns: [])
-            record(live.handle(RoutedInput(token: token, input: .send(message), time: time), in: 0, rules: rules), token: token)
+            record(
+                live.handle(RoutedInput(token: token, input: .send(message), time: time), in: 0, rules: rules),
+                token: token)
             for (forgottenToken, changes) in live.forgetIdle(in: 0, at: time, rules: rules) {
                 for change in changes { replayed.restore(change, token: forgottenToken, in: 0) }
             }

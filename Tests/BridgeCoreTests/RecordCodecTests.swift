@@ -1,7 +1,8 @@
-@testable import BridgeCore
 import DeviceQueues
 import NIOCore
 import Testing
+
+@testable import BridgeCore
 
 /// The one record `write` writes.
 func written(_ write: (inout OutputRecords) -> Void) -> OutputRecords.Copy {
@@ -17,22 +18,32 @@ func consumed(_ record: OutputRecords.Copy, topic: String, offset: Int64 = 7) ->
         topic: topic, partition: record.partition ?? 0, offset: offset,
         key: record.key.map { ByteBuffer(bytes: $0) }, value: record.value.map { ByteBuffer(bytes: $0) },
         createTime: record.timestamp,
-        headers: Dictionary(record.headers.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) }) { first, _ in first }
+        headers: Dictionary(record.headers.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) }) { first, _ in
+            first
+        }
     )
 }
 
 @Suite("Internal record formats")
 struct RecordCodecTests {
-    static let message = QueuedMessage(id: "1:2:0", collapseKey: "score", sentAt: 1_700_000_000_000, expiresAt: 1_700_000_060_000, apns: Array(#"{"kind":"message"}"#.utf8))
+    static let message = QueuedMessage(
+        id: "1:2:0", collapseKey: "score", sentAt: 1_700_000_000_000, expiresAt: 1_700_000_060_000,
+        apns: Array(#"{"kind":"message"}"#.utf8))
     static let plain = QueuedMessage(id: "1:3:0", collapseKey: nil, sentAt: 1_700_000_000_001, expiresAt: nil, apns: [])
 
-    @Test("every state change survives the changelog, whatever the token", arguments: [
-        StateChange.device(DeviceStatus(isOnline: true, lastActivity: 1_700_000_000_000, pendingNotice: nil)),
-        .device(DeviceStatus(isOnline: false, lastActivity: 5, pendingNotice: DeletionNotice(reason: .deviceInactive, count: 101))),
-        .enqueued(message), .enqueued(plain),
-        .dequeued(messageID: "1:2:0"), .awaitingAcknowledgement(messageID: "1:2:0"), .acknowledgementSettled(messageID: "1:2:0"),
-        .forgotten,
-    ], ["token", "a token with spaces", "ü", "\u{301}starts with a combining mark", "e\u{301}"])
+    @Test(
+        "every state change survives the changelog, whatever the token",
+        arguments: [
+            StateChange.device(DeviceStatus(isOnline: true, lastActivity: 1_700_000_000_000, pendingNotice: nil)),
+            .device(
+                DeviceStatus(
+                    isOnline: false, lastActivity: 5, pendingNotice: DeletionNotice(reason: .deviceInactive, count: 101)
+                )),
+            .enqueued(message), .enqueued(plain),
+            .dequeued(messageID: "1:2:0"), .awaitingAcknowledgement(messageID: "1:2:0"),
+            .acknowledgementSettled(messageID: "1:2:0"),
+            .forgotten,
+        ], ["token", "a token with spaces", "ü", "\u{301}starts with a combining mark", "e\u{301}"])
     func changelogRoundTrip(change: StateChange, token: String) throws {
         let codec = ChangelogCodec(topic: "changelog")
         let record = written { codec.record(change, token: token, partition: 3, to: &$0) }
@@ -48,29 +59,43 @@ struct RecordCodecTests {
         let added = written { codec.record(.enqueued(Self.message), token: "t", partition: 0, to: &$0) }
         let removed = written { codec.record(.dequeued(messageID: Self.message.id), token: "t", partition: 0, to: &$0) }
         #expect(removed.key == added.key && removed.value == nil)
-        let awaiting = written { codec.record(.awaitingAcknowledgement(messageID: "x"), token: "t", partition: 0, to: &$0) }
-        let settled = written { codec.record(.acknowledgementSettled(messageID: "x"), token: "t", partition: 0, to: &$0) }
+        let awaiting = written {
+            codec.record(.awaitingAcknowledgement(messageID: "x"), token: "t", partition: 0, to: &$0)
+        }
+        let settled = written {
+            codec.record(.acknowledgementSettled(messageID: "x"), token: "t", partition: 0, to: &$0)
+        }
         #expect(settled.key == awaiting.key && settled.value == nil && awaiting.value != nil)
-        let status = written { codec.record(.device(DeviceStatus(isOnline: true, lastActivity: 1, pendingNotice: nil)), token: "t", partition: 0, to: &$0) }
+        let status = written {
+            codec.record(
+                .device(DeviceStatus(isOnline: true, lastActivity: 1, pendingNotice: nil)), token: "t", partition: 0,
+                to: &$0)
+        }
         let forgotten = written { codec.record(.forgotten, token: "t", partition: 0, to: &$0) }
         #expect(forgotten.key == status.key && forgotten.value == nil && status.value != nil)
     }
 
-    @Test("an unreadable changelog record is an error, not a crash", arguments: [
-        (nil, nil), ("d t", "{}"), ("m 1:2:0", "x"), ("z 1 t", "x"), ("d t", "not json"),
-    ] as [(String?, String?)])
+    @Test(
+        "an unreadable changelog record is an error, not a crash",
+        arguments: [
+            (nil, nil), ("d t", "{}"), ("m 1:2:0", "x"), ("z 1 t", "x"), ("d t", "not json"),
+        ] as [(String?, String?)])
     func malformedChangelog(key: String?, value: String?) {
-        let record = InMemoryRecord(topic: "c", key: key.map { ByteBuffer(string: $0) }, value: value.map { ByteBuffer(string: $0) })
+        let record = InMemoryRecord(
+            topic: "c", key: key.map { ByteBuffer(string: $0) }, value: value.map { ByteBuffer(string: $0) })
         #expect(throws: MalformedRecord.self) { try ChangelogCodec(topic: "c").change(of: record) }
     }
 
-    @Test("a waiting message's expires-at header is read as Int64(String) reads it", arguments: [
-        ("1700000060000", 1_700_000_060_000), ("+5", 5), ("-5", -5), ("12x", nil), (" 5", nil), ("", nil),
-        ("9223372036854775807", Int64.max), ("9223372036854775808", nil),
-    ] as [(String, Int64?)])
+    @Test(
+        "a waiting message's expires-at header is read as Int64(String) reads it",
+        arguments: [
+            ("1700000060000", 1_700_000_060_000), ("+5", 5), ("-5", -5), ("12x", nil), (" 5", nil), ("", nil),
+            ("9223372036854775807", Int64.max), ("9223372036854775808", nil),
+        ] as [(String, Int64?)])
     func expiresAtHeader(header: String, expected: Int64?) throws {
-        let record = InMemoryRecord(topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: "{}"), createTime: 7,
-                                    headers: ["expires-at": header])
+        let record = InMemoryRecord(
+            topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: "{}"), createTime: 7,
+            headers: ["expires-at": header])
         guard case .enqueued(let message) = try ChangelogCodec(topic: "c").change(of: record).change else {
             Issue.record("not a waiting message")
             return
@@ -79,10 +104,12 @@ struct RecordCodecTests {
         #expect(message.expiresAt == Int64(header), "the same as Int64(String)")
     }
 
-    @Test("every device input survives the repartition topic, with its event time", arguments: [
-        DeviceInput.send(message), .send(plain), .presence(.connect), .presence(.disconnect),
-        .presence(.acknowledge(messageIDs: ["1:2:0", "with\\nnewline", ""])),
-    ])
+    @Test(
+        "every device input survives the repartition topic, with its event time",
+        arguments: [
+            DeviceInput.send(message), .send(plain), .presence(.connect), .presence(.disconnect),
+            .presence(.acknowledge(messageIDs: ["1:2:0", "with\\nnewline", ""])),
+        ])
     func repartitionRoundTrip(input: DeviceInput) throws {
         let codec = RepartitionCodec(topic: "repartition")
         let time: Int64 = {
@@ -100,14 +127,17 @@ struct RecordCodecTests {
     @Test("a message an older bridge stored as its whole inbox record comes back with its apns object")
     func wholeInboxRecords() throws {
         let apns = #"{"headers":{"apns-priority":"5"},"payload":{"aps":{}}}"#
-        let whole = ByteBuffer(string: #"{"apns":\#(apns),"kind":"message","message_id":"1:2:0","sent_at":7,"token":"t"}"#)
+        let whole = ByteBuffer(
+            string: #"{"apns":\#(apns),"kind":"message","message_id":"1:2:0","sent_at":7,"token":"t"}"#)
         let changelog = InMemoryRecord(topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: whole, createTime: 7)
         guard case .enqueued(let restored) = try ChangelogCodec(topic: "c").change(of: changelog).change else {
             Issue.record("not a waiting message")
             return
         }
         #expect(restored.withAPNs { Array($0) } == Array(apns.utf8))
-        let repartition = InMemoryRecord(topic: "r", key: ByteBuffer(string: "t"), value: whole, createTime: 7, headers: ["kind": "message", "message-id": "1:2:0"])
+        let repartition = InMemoryRecord(
+            topic: "r", key: ByteBuffer(string: "t"), value: whole, createTime: 7,
+            headers: ["kind": "message", "message-id": "1:2:0"])
         guard case .send(let forwarded) = try RepartitionCodec(topic: "r").input(of: repartition).input.input else {
             Issue.record("not a message")
             return

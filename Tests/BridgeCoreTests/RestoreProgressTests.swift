@@ -1,21 +1,26 @@
-@testable import BridgeCore
 import Testing
+
+@testable import BridgeCore
 
 @Suite("Restore progress")
 struct RestoreProgressTests {
-    @Test("a partition is done only when its position reaches the high watermark", arguments: [
-        // position, high watermark, done
-        (10, 10, true),
-        (0, 0, true),
-        (7, 10, false),
-        (10, nil, true),
-        (12, 10, true),
-    ] as [(Int64, Int64?, Bool)])
+    @Test(
+        "a partition is done only when its position reaches the high watermark",
+        arguments: [
+            // position, high watermark, done
+            (10, 10, true),
+            (0, 0, true),
+            (7, 10, false),
+            (10, nil, true),
+            (12, 10, true),
+        ] as [(Int64, Int64?, Bool)])
     func end(position: Int64, highWatermark: Int64?, done: Bool) {
         var progress = RestoreProgress<Int32>(partitions: [0, 1])
         progress.reachedEnd(of: 0, position: position, highWatermark: highWatermark)
         #expect(progress.remaining.contains(0) == !done)
-        #expect(progress.waiting[0] == (done ? nil : RestoreProgress<Int32>.Behind(position: position, highWatermark: highWatermark ?? -1)))
+        #expect(
+            progress.waiting[0]
+                == (done ? nil : RestoreProgress<Int32>.Behind(position: position, highWatermark: highWatermark ?? -1)))
         #expect(!progress.isComplete)
     }
 
@@ -29,7 +34,9 @@ struct RestoreProgressTests {
         #expect(progress.isComplete && progress.waiting.isEmpty)
     }
 
-    @Test("a partition read to its readable end only is done there, whatever the watermark: others' open transactions keep it ahead")
+    @Test(
+        "a partition read to its readable end only is done there, whatever the watermark: others' open transactions keep it ahead"
+    )
     func readableEndOnly() {
         var progress = RestoreProgress<Int32>(partitions: [0, 1], readableEndOnly: [1])
         progress.reachedEnd(of: 1, position: 40, highWatermark: 42)

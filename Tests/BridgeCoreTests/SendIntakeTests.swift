@@ -1,7 +1,8 @@
-@testable import BridgeCore
 import DeviceQueues
 import FCMTranslation
 import Testing
+
+@testable import BridgeCore
 
 @Suite("Send intake")
 struct SendIntakeTests {
@@ -17,21 +18,33 @@ struct SendIntakeTests {
     @Test("an apns object larger than the stack scratch is written whole")
     func largeRecord() throws {
         let value = String(repeating: "x", count: 3_000)
-        let message = try #require(accepted(#"{"to": "t", "notification": {"title": "x"}, "data": {"big": "\#(value)"}}"#).first)
+        let message = try #require(
+            accepted(#"{"to": "t", "notification": {"title": "x"}, "data": {"big": "\#(value)"}}"#).first)
         let apns = message.withAPNs { String(decoding: $0, as: UTF8.self) }
         #expect(apns.hasPrefix(#"{"headers":"#) && apns.hasSuffix("}}"))
         #expect(apns.contains(#""big":"\#(value)""#))
     }
 
-    @Test("expiry and collapse key come from the translated APNs headers", arguments: [
-        (#"{"to": "t", "time_to_live": 60}"#, 1_700_000_060_000 as Int64?, nil as String?),
-        (#"{"to": "t", "time_to_live": 0}"#, 1_700_000_000_500, nil),
-        (#"{"to": "t", "collapse_key": "k"}"#, nil, "k"),
-        (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "1700000100", "apns-collapse-id": "c"}}}}"#, 1_700_000_100_000, "c"),
-        (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "0"}}}}"#, 1_700_000_000_500, nil),
-        (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "+1700000100"}}}}"#, 1_700_000_100_000, nil),
-        (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "9223372036854774"}}}}"#, 9_223_372_036_854_774_000, nil),
-    ])
+    @Test(
+        "expiry and collapse key come from the translated APNs headers",
+        arguments: [
+            (#"{"to": "t", "time_to_live": 60}"#, 1_700_000_060_000 as Int64?, nil as String?),
+            (#"{"to": "t", "time_to_live": 0}"#, 1_700_000_000_500, nil),
+            (#"{"to": "t", "collapse_key": "k"}"#, nil, "k"),
+            (
+                #"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "1700000100", "apns-collapse-id": "c"}}}}"#,
+                1_700_000_100_000, "c"
+            ),
+            (#"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "0"}}}}"#, 1_700_000_000_500, nil),
+            (
+                #"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "+1700000100"}}}}"#,
+                1_700_000_100_000, nil
+            ),
+            (
+                #"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "9223372036854774"}}}}"#,
+                9_223_372_036_854_774_000, nil
+            ),
+        ])
     func expiryAndCollapseKey(request: String, expiresAt: Int64?, collapseKey: String?) {
         let messages = accepted(request)
         #expect(messages.count == 1)
@@ -40,9 +53,12 @@ struct SendIntakeTests {
         #expect(messages.first?.sentAt == time)
     }
 
-    @Test("an apns-expiration that is not a time in seconds is rejected, naming the header and its value", arguments: [
-        "soon", "-1", "-01", "", "1.5", " 60", "9223372036854775", "+9223372036854775", "9223372036854775807", "99999999999999999999",
-    ])
+    @Test(
+        "an apns-expiration that is not a time in seconds is rejected, naming the header and its value",
+        arguments: [
+            "soon", "-1", "-01", "", "1.5", " 60", "9223372036854775", "+9223372036854775", "9223372036854775807",
+            "99999999999999999999",
+        ])
     func badExpiration(header: String) {
         let request = #"{"message": {"token": "t", "apns": {"headers": {"apns-expiration": "\#(header)"}}}}"#
         let result = intake.admit(Array(request.utf8), partition: 0, offset: 0, time: time)
@@ -74,7 +90,8 @@ struct SendIntakeTests {
 
     @Test("a rejected request with readable targets gets a status per token; without, one with no token")
     func rejectionAddressing() {
-        let multicast = intake.admit(Array(#"{"registration_ids": ["a", "b"], "time_to_live": -1}"#.utf8), partition: 0, offset: 1, time: time)
+        let multicast = intake.admit(
+            Array(#"{"registration_ids": ["a", "b"], "time_to_live": -1}"#.utf8), partition: 0, offset: 1, time: time)
         #expect(multicast.statuses.map(\.token) == ["a", "b"])
         #expect(multicast.deadLetter == nil)
         let garbage = intake.admit(Array("{".utf8), partition: 0, offset: 2, time: time)
@@ -84,22 +101,28 @@ struct SendIntakeTests {
         #expect(empty.deadLetter != nil && empty.statuses.count == 1)
     }
 
-    @Test("a request over FCM's 1,000-token limit gets one rejection with no token, not one per token (issue 9, defect 3)",
-          arguments: [1_001, 1_500, 100_000])
+    @Test(
+        "a request over FCM's 1,000-token limit gets one rejection with no token, not one per token (issue 9, defect 3)",
+        arguments: [1_001, 1_500, 100_000])
     func overTheTokenLimit(count: Int) throws {
         let ids = (0..<count).map { "\"t\($0)\"" }.joined(separator: ",")
-        let result = intake.admit(Array(#"{"registration_ids": [\#(ids)], "data": {"k": "v"}}"#.utf8), partition: 0, offset: 4, time: time)
+        let result = intake.admit(
+            Array(#"{"registration_ids": [\#(ids)], "data": {"k": "v"}}"#.utf8), partition: 0, offset: 4, time: time)
         #expect(result.accepted.isEmpty && result.deadLetter == nil)
         let status = try #require(result.statuses.first)
         #expect(result.statuses.count == 1 && status.token == nil)
-        guard case .rejected(nil, let rejection, _) = status.status else { Issue.record("not rejected: \(status)"); return }
+        guard case .rejected(nil, let rejection, _) = status.status else {
+            Issue.record("not rejected: \(status)")
+            return
+        }
         #expect(rejection.reason == .invalidArgument && rejection.detail.contains("registration_ids"))
     }
 
     @Test("at the limit, every token is its own message")
     func atTheTokenLimit() {
         let ids = (0..<1_000).map { "\"t\($0)\"" }.joined(separator: ",")
-        let result = intake.admit(Array(#"{"registration_ids": [\#(ids)], "data": {"k": "v"}}"#.utf8), partition: 0, offset: 4, time: time)
+        let result = intake.admit(
+            Array(#"{"registration_ids": [\#(ids)], "data": {"k": "v"}}"#.utf8), partition: 0, offset: 4, time: time)
         #expect(result.accepted.count == 1_000 && result.statuses.isEmpty)
     }
 }

@@ -1,6 +1,7 @@
-@testable import BridgeDemo
 import FCMBridgeClient
 import Testing
+
+@testable import BridgeDemo
 
 @Suite("The demo's scoreboard")
 struct DemoScoreboardTests {
@@ -21,12 +22,16 @@ struct DemoScoreboardTests {
         #expect(board.waiting == ["m1", "m2"])
         #expect(!board.accountedFor)
 
-        board.record(try status(#"{"type":"deleted_messages","token":"d","at":2,"reason":"too_many_pending","count":2,"message_ids":["m1","m2"]}"#))
+        board.record(
+            try status(
+                #"{"type":"deleted_messages","token":"d","at":2,"reason":"too_many_pending","count":2,"message_ids":["m1","m2"]}"#
+            ))
         #expect(board.waiting.isEmpty)
         #expect(board.outcomes == 3)
         #expect(!board.accountedFor)
 
-        board.record(try status(#"{"type":"rejected","token":"f","at":2,"reason":"invalid_data_key","detail":"data.from"}"#))
+        board.record(
+            try status(#"{"type":"rejected","token":"f","at":2,"reason":"invalid_data_key","detail":"data.from"}"#))
         #expect(board.accountedFor)
         #expect(board.statuses == [.queued: 2, .dispatched: 1, .deletedMessages: 1, .rejected: 1])
         #expect(board.notable.count == 2)
@@ -71,7 +76,9 @@ struct DemoScoreboardTests {
         #expect(board.repeats == 0)
     }
 
-    @Test("a queued message that is dispatched, collapsed or expired no longer waits", arguments: ["dispatched", "collapsed", "expired"])
+    @Test(
+        "a queued message that is dispatched, collapsed or expired no longer waits",
+        arguments: ["dispatched", "collapsed", "expired"])
     func leavesWaiting(type: String) throws {
         var board = DemoScoreboard()
         board.record(.sent(requests: 1, outcomes: 1))
@@ -85,7 +92,10 @@ struct DemoScoreboardTests {
     func inbox() {
         var board = DemoScoreboard()
         board.record(.inbox(InboxRecord(kind: "message", token: "d", messageID: "m1")))
-        for count in 1...4 { board.record(.inbox(InboxRecord(kind: "deleted_messages", token: "d", reason: "too_many_pending", count: count))) }
+        for count in 1...4 {
+            board.record(
+                .inbox(InboxRecord(kind: "deleted_messages", token: "d", reason: "too_many_pending", count: count)))
+        }
         board.record(.acknowledged(count: 7))
         board.record(.online(12))
         #expect(board.inboxMessages == 1)
@@ -105,12 +115,19 @@ struct DemoScoreboardTests {
     func verdict() {
         var board = DemoScoreboard()
         board.record(.sent(requests: 2, outcomes: 2))
-        #expect(DemoSummary.verdict(board, elapsed: .seconds(5))
-            == ["demo finished after 00:05: NOT every outcome accounted for (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)"])
-        #expect(DemoSummary.verdict(DemoScoreboard(), elapsed: .seconds(5))
-            == ["demo finished after 00:05: every outcome accounted for (0 of 0 final statuses for 0 requests, 0 waiting, 0 repeated)"])
+        #expect(
+            DemoSummary.verdict(board, elapsed: .seconds(5))
+                == [
+                    "demo finished after 00:05: NOT every outcome accounted for (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)"
+                ])
+        #expect(
+            DemoSummary.verdict(DemoScoreboard(), elapsed: .seconds(5))
+                == [
+                    "demo finished after 00:05: every outcome accounted for (0 of 0 final statuses for 0 requests, 0 waiting, 0 repeated)"
+                ])
         board.record(.stopRequested)
-        #expect(DemoSummary.verdict(board, elapsed: .seconds(65))
-            == ["demo stopped after 01:05 (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)"])
+        #expect(
+            DemoSummary.verdict(board, elapsed: .seconds(65))
+                == ["demo stopped after 01:05 (0 of 2 final statuses for 2 requests, 0 waiting, 0 repeated)"])
     }
 }

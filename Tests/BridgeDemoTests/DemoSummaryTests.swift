@@ -1,8 +1,9 @@
-@testable import BridgeDemo
 import FCMBridgeClient
 import Foundation
 import PropertyBased
 import Testing
+
+@testable import BridgeDemo
 
 @Suite("The demo's summary on a terminal")
 struct DemoSummaryTests {
@@ -19,16 +20,24 @@ struct DemoSummaryTests {
             #"{"type":"deleted_messages","token":"demo-1a2b3c4d-40","at":2,"reason":"too_many_pending","count":101,"message_ids":["1:5:0"]}"#,
         ]
         for json in statuses { board.record(.status(try StatusEvent.decode(Array(json.utf8)))) }
-        board.record(.inbox(InboxRecord(kind: "deleted_messages", token: "demo-1a2b3c4d-40", reason: "too_many_pending", count: 101 + step)))
+        board.record(
+            .inbox(
+                InboxRecord(
+                    kind: "deleted_messages", token: "demo-1a2b3c4d-40", reason: "too_many_pending", count: 101 + step))
+        )
         return board
     }
 
     static func summary(_ board: DemoScoreboard, second: Int, columns: Int) -> [String] {
-        DemoSummary.lines(board, previous: DemoScoreboard(), interval: .seconds(1), elapsed: .seconds(second), duration: .seconds(600),
-                          devices: 100, columns: columns)
+        DemoSummary.lines(
+            board, previous: DemoScoreboard(), interval: .seconds(1), elapsed: .seconds(second),
+            duration: .seconds(600),
+            devices: 100, columns: columns)
     }
 
-    @Test("every line fits the terminal, and redrawn every second the screen holds the last summary only", arguments: [80, 120, 200])
+    @Test(
+        "every line fits the terminal, and redrawn every second the screen holds the last summary only",
+        arguments: [80, 120, 200])
     func redraw(columns: Int) throws {
         let display = TerminalDisplay(isTerminal: true, columns: columns)
         var screen = TerminalScreen(columns: columns)
@@ -65,13 +74,21 @@ struct DemoSummaryTests {
         #expect(screen.text == short)
     }
 
-    @Test("lines are laid out to the width: broken between items, then words; a word too long is cut", arguments: [
-        ("statuses", ["queued 1", "dispatched 2", "delivered 3"], 30, ["statuses  queued 1", "          dispatched 2", "          delivered 3"]),
-        ("statuses", ["queued 1", "dispatched 2"], 40, ["statuses  queued 1  dispatched 2"]),
-        ("  >", ["a notable event that is longer than the line"], 24, ["  > a notable event that", "    is longer than the", "    line"]),
-        ("  >", ["averyveryverylongtokenthatcannotbreak ok"], 20, ["  > averyveryverylo…", "    ok"]),
-        ("", ["nothing to break"], 40, ["nothing to break"]),
-    ])
+    @Test(
+        "lines are laid out to the width: broken between items, then words; a word too long is cut",
+        arguments: [
+            (
+                "statuses", ["queued 1", "dispatched 2", "delivered 3"], 30,
+                ["statuses  queued 1", "          dispatched 2", "          delivered 3"]
+            ),
+            ("statuses", ["queued 1", "dispatched 2"], 40, ["statuses  queued 1  dispatched 2"]),
+            (
+                "  >", ["a notable event that is longer than the line"], 24,
+                ["  > a notable event that", "    is longer than the", "    line"]
+            ),
+            ("  >", ["averyveryverylongtokenthatcannotbreak ok"], 20, ["  > averyveryverylo…", "    ok"]),
+            ("", ["nothing to break"], 40, ["nothing to break"]),
+        ])
     func layout(label: String, items: [String], columns: Int, expected: [String]) {
         let gap = label.hasPrefix(" ") ? " " : label.isEmpty ? "" : "  "
         #expect(LineLayout.wrap(label, items, columns: columns, gap: gap) == expected)

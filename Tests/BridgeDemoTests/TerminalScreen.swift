@@ -14,7 +14,9 @@ struct TerminalScreen {
 
     /// The lines on the screen that hold anything, trailing spaces dropped.
     var text: [String] {
-        rows.map { String($0).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.filter { !$0.isEmpty }
+        rows.map { String($0).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.filter {
+            !$0.isEmpty
+        }
     }
 
     mutating func write(_ text: String) {
@@ -27,7 +29,10 @@ struct TerminalScreen {
                 guard characters.next() == "[" else { continue }
                 var parameter = ""
                 while let next = characters.next() {
-                    if next.isNumber { parameter.append(next); continue }
+                    if next.isNumber {
+                        parameter.append(next)
+                        continue
+                    }
                     let count = Int(parameter) ?? 1
                     if next == "F" {
                         row = max(row - count, 0)

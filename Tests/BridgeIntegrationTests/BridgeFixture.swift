@@ -3,9 +3,9 @@ import BridgeWorker
 import FCMTranslation
 import Foundation
 import Kafka
-import TestSupport
 import Logging
 import ServiceLifecycle
+import TestSupport
 import Testing
 
 /// A bridge deployment of its own for one test, on the real broker named by
@@ -15,8 +15,10 @@ struct BridgeFixture: Sendable {
     let kafka: KafkaConfiguration
 
     /// Creates the input and output topics (the workers create the internal ones).
-    static func make(partitions: Int32 = 2, delivery: BridgeConfiguration.Delivery = .exactlyOnce,
-                     _ adjust: (inout BridgeConfiguration) -> Void = { _ in }) async throws -> BridgeFixture {
+    static func make(
+        partitions: Int32 = 2, delivery: BridgeConfiguration.Delivery = .exactlyOnce,
+        _ adjust: (inout BridgeConfiguration) -> Void = { _ in }
+    ) async throws -> BridgeFixture {
         let servers = try #require(TestBroker.bootstrapServers, "run the tests with scripts/test.sh")
         let id = UUID().uuidString.prefix(8)
         var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: servers))
@@ -32,11 +34,14 @@ struct BridgeFixture: Sendable {
         configuration.bundleID = "com.example.test"
         configuration.delivery = delivery
         adjust(&configuration)
-        let fixture = BridgeFixture(configuration: configuration, kafka: KafkaConfiguration(bootstrapServers: servers, clientID: "bridge-test"))
+        let fixture = BridgeFixture(
+            configuration: configuration, kafka: KafkaConfiguration(bootstrapServers: servers, clientID: "bridge-test"))
         let admin = try KafkaAdmin(configuration: fixture.kafka, logger: Self.logger)
         let topics = configuration.topics
         try await admin.createTopics(
-            [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters].map { NewTopic(name: $0, partitions: partitions) },
+            [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters].map {
+                NewTopic(name: $0, partitions: partitions)
+            },
             ignoreExisting: false
         )
         await admin.close()
@@ -45,8 +50,10 @@ struct BridgeFixture: Sendable {
 
     /// Runs `body` with a new fixture, one worker of it, and a reader of its outputs; stops the
     /// worker afterwards, also when `body` throws.
-    static func withWorker(partitions: Int32 = 2, adjust: (inout BridgeConfiguration) -> Void = { _ in },
-                           _ body: (BridgeFixture, OutputReader) async throws -> Void) async throws {
+    static func withWorker(
+        partitions: Int32 = 2, adjust: (inout BridgeConfiguration) -> Void = { _ in },
+        _ body: (BridgeFixture, OutputReader) async throws -> Void
+    ) async throws {
         let fixture = try await make(partitions: partitions, adjust)
         let worker = fixture.startWorker()
         do {
@@ -72,19 +79,26 @@ struct BridgeFixture: Sendable {
 
     /// Produces send requests (JSON text) keyed by `key`, with the given event time.
     @discardableResult
-    func send(_ requests: [String], key: String?, at time: Int64, partition: Int32? = nil) async throws -> [DeliveryReport] {
-        try await produce(requests.map {
-            ProducerRecord(topic: configuration.topics.send, partition: partition.map { .explicit($0) } ?? .byKey,
-                           key: key.map { Array($0.utf8) }, value: Array($0.utf8), timestamp: time)
-        })
+    func send(_ requests: [String], key: String?, at time: Int64, partition: Int32? = nil) async throws
+        -> [DeliveryReport]
+    {
+        try await produce(
+            requests.map {
+                ProducerRecord(
+                    topic: configuration.topics.send, partition: partition.map { .explicit($0) } ?? .byKey,
+                    key: key.map { Array($0.utf8) }, value: Array($0.utf8), timestamp: time)
+            })
     }
 
     /// Produces a presence event.
     func presence(_ token: String, _ event: String, messageIDs: [String]? = nil, at time: Int64) async throws {
         var fields: [String: JSONValue] = ["token": .string(token), "event": .string(event)]
         fields["message_ids"] = messageIDs.map { .array($0.map(JSONValue.string)) }
-        try await produce([ProducerRecord(topic: configuration.topics.presence, key: Array(token.utf8),
-                                          value: JSONValue.object(fields).jsonBytes, timestamp: time)])
+        try await produce([
+            ProducerRecord(
+                topic: configuration.topics.presence, key: Array(token.utf8),
+                value: JSONValue.object(fields).jsonBytes, timestamp: time)
+        ])
     }
 
     @discardableResult

@@ -19,7 +19,9 @@ struct DashboardMetricsTests {
     static func exported(_ metrics: String) -> [String: Set<String>] {
         var labels: [String: Set<String>] = [:]
         for line in metrics.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let name = line.split(whereSeparator: { $0 == "{" || $0 == " " }).first.map(String.init) else { continue }
+            guard let name = line.split(whereSeparator: { $0 == "{" || $0 == " " }).first.map(String.init) else {
+                continue
+            }
             labels[name, default: []].formUnion(line.matches(of: /([a-z_]+)="/).map { String($0.1) })
         }
         return labels
@@ -40,7 +42,8 @@ struct DashboardMetricsTests {
 
     /// What an expression asks of the labels: each selector's labels of its metric, and the
     /// labels it aggregates `by`, of any metric it names.
-    static func labelUses(in expression: String) -> (selected: [(metric: String, label: String)], aggregated: [String]) {
+    static func labelUses(in expression: String) -> (selected: [(metric: String, label: String)], aggregated: [String])
+    {
         let selected = expression.matches(of: /(fcm_bridge_[a-z0-9_]+)\{([^}]*)\}/).flatMap { match in
             String(match.2).matches(of: /([a-z_]+)\s*(=~|!=|!~|=)/).map { (String(match.1), String($0.1)) }
         }
@@ -52,16 +55,25 @@ struct DashboardMetricsTests {
 
     @Test("every metric a dashboard panel or an alert rule names is exported by the worker or the watcher")
     func namedMetricsAreExported() async throws {
-        let named = try Dictionary(uniqueKeysWithValues: Self.files.map { file in
-            (file, Self.metricNames(in: try String(contentsOf: WorkerProcess.repositoryRoot.appendingPathComponent(file), encoding: .utf8)))
-        })
+        let named = try Dictionary(
+            uniqueKeysWithValues: Self.files.map { file in
+                (
+                    file,
+                    Self.metricNames(
+                        in: try String(
+                            contentsOf: WorkerProcess.repositoryRoot.appendingPathComponent(file), encoding: .utf8))
+                )
+            })
         #expect(named.values.allSatisfy { $0.count >= 8 }, "\(named)")
 
         let fixture = try await BridgeFixture.make(partitions: 1)
-        let worker = try WorkerProcess(fixture.configuration, extraEnvironment: ["FCM_BRIDGE_KAFKA_STATISTICS_INTERVAL_MS": "500"])
+        let worker = try WorkerProcess(
+            fixture.configuration, extraEnvironment: ["FCM_BRIDGE_KAFKA_STATISTICS_INTERVAL_MS": "500"])
         defer { worker.kill() }
         let workerAddress = try #require(try await worker.httpAddress(), "no endpoints: \(worker.output)")
-        #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)), "\(worker.output)")
+        #expect(
+            try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)),
+            "\(worker.output)")
         let token = uniqueToken("metrics")
         try await fixture.presence(token, "connect", at: testEpoch)
         _ = try await fixture.send([Requests.legacy(token)], key: token, at: testEpoch + 1)
@@ -76,7 +88,9 @@ struct DashboardMetricsTests {
             var exported: [String: Set<String>] = [:]
             _ = await eventually(timeout: .seconds(60), every: .milliseconds(500)) {
                 let worker = Self.exported((try? await httpGet(workerAddress, "/metrics").body) ?? "")
-                exported = worker.merging(Self.exported((try? await httpGet(watcherAddress, "/metrics").body) ?? "")) { $0.union($1) }
+                exported = worker.merging(Self.exported((try? await httpGet(watcherAddress, "/metrics").body) ?? "")) {
+                    $0.union($1)
+                }
                 return named.values.allSatisfy { $0.isSubset(of: exported.keys) }
             }
             for (file, names) in named {
@@ -87,7 +101,9 @@ struct DashboardMetricsTests {
                     for (metric, label) in uses.selected where exported[metric].map({ !$0.contains(label) }) ?? false {
                         Issue.record("\(file): \(metric) has no label \(label): \(expression)")
                     }
-                    let labels = Self.metricNames(in: expression).reduce(into: Set<String>(["le"])) { $0.formUnion(exported[$1] ?? []) }
+                    let labels = Self.metricNames(in: expression).reduce(into: Set<String>(["le"])) {
+                        $0.formUnion(exported[$1] ?? [])
+                    }
                     for label in uses.aggregated where !labels.contains(label) {
                         Issue.record("\(file): no metric of the expression has a label \(label): \(expression)")
                     }
@@ -95,23 +111,30 @@ struct DashboardMetricsTests {
             }
             // The worker has read the send topic to its end: no lag, although its offsets are committed in transactions.
             let lag = #"fcm_bridge_consumer_lag{topic="\#(fixture.configuration.topics.send)",partition="0"}"#
-            #expect(await eventually {
-                let metrics = (try? await httpGet(workerAddress, "/metrics").body) ?? ""
-                return sample(lag, in: metrics) == 0
-            }, "no lag on the send topic")
+            #expect(
+                await eventually {
+                    let metrics = (try? await httpGet(workerAddress, "/metrics").body) ?? ""
+                    return sample(lag, in: metrics) == 0
+                }, "no lag on the send topic")
         }
     }
 
     @Test("the dashboard has a panel for what the on-call engineer needs at a glance")
     func dashboardCoversTheEssentials() throws {
-        let data = try Data(contentsOf: WorkerProcess.repositoryRoot.appendingPathComponent("deploy/grafana/fcm-bridge.json"))
+        let data = try Data(
+            contentsOf: WorkerProcess.repositoryRoot.appendingPathComponent("deploy/grafana/fcm-bridge.json"))
         let dashboard = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let panels = try #require(dashboard["panels"] as? [[String: Any]])
-        let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }.joined(separator: "\n")
+        let expressions = panels.flatMap {
+            ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String }
+        }.joined(separator: "\n")
         for metric in [
-            "fcm_bridge_consumer_lag", "fcm_bridge_records_consumed_total", "fcm_bridge_records_produced_total", "fcm_bridge_failed_batches_total",
-            "fcm_bridge_restore_duration_seconds", "fcm_bridge_waiting_messages", "fcm_bridge_devices", "fcm_bridge_dead_letters_total",
-            "fcm_bridge_rejections_total", "fcm_bridge_watch_oldest_event_age_seconds", "fcm_bridge_watch_events_parked_total",
+            "fcm_bridge_consumer_lag", "fcm_bridge_records_consumed_total", "fcm_bridge_records_produced_total",
+            "fcm_bridge_failed_batches_total",
+            "fcm_bridge_restore_duration_seconds", "fcm_bridge_waiting_messages", "fcm_bridge_devices",
+            "fcm_bridge_dead_letters_total",
+            "fcm_bridge_rejections_total", "fcm_bridge_watch_oldest_event_age_seconds",
+            "fcm_bridge_watch_events_parked_total",
         ] {
             #expect(expressions.contains(metric), "no panel shows \(metric)")
         }

@@ -11,16 +11,24 @@ struct DemoTests {
     /// `bash scripts/demo.sh arguments` in a session of its own (so that a signal can go to its
     /// whole process group, as Ctrl-C does), with `environment`; and the script's process id,
     /// which is its process group's.
-    private func demo(_ arguments: [String], environment: [String: String]) async throws -> (run: WorkerProcess, script: Int32) {
+    private func demo(_ arguments: [String], environment: [String: String]) async throws -> (
+        run: WorkerProcess, script: Int32
+    ) {
         var environment = environment
         environment["FCM_BRIDGE_BINARY"] = WorkerProcess.binary.path
         // setsid forks (-f) the script into a new session and waits for it (-w), with its status.
-        let run = try WorkerProcess(executable: URL(fileURLWithPath: "/usr/bin/setsid"),
-                                    arguments: ["-f", "-w", "bash", WorkerProcess.repositoryRoot.appendingPathComponent("scripts/demo.sh").path] + arguments,
-                                    environment: environment)
+        let run = try WorkerProcess(
+            executable: URL(fileURLWithPath: "/usr/bin/setsid"),
+            arguments: [
+                "-f", "-w", "bash", WorkerProcess.repositoryRoot.appendingPathComponent("scripts/demo.sh").path,
+            ] + arguments,
+            environment: environment)
         var script: Int32?
         for _ in 0..<100 where script == nil {
-            let children = (try? String(contentsOfFile: "/proc/\(run.processIdentifier)/task/\(run.processIdentifier)/children", encoding: .utf8)) ?? ""
+            let children =
+                (try? String(
+                    contentsOfFile: "/proc/\(run.processIdentifier)/task/\(run.processIdentifier)/children",
+                    encoding: .utf8)) ?? ""
             script = children.split(separator: " ").first.flatMap { Int32($0) }
             if script == nil { try await Task.sleep(for: .milliseconds(20)) }
         }
@@ -35,15 +43,21 @@ struct DemoTests {
     }
 
     /// Each final status per message id, from the status topic `topic` read from outside.
-    private func finalStatuses(in topic: String) async throws -> (perMessage: [String: Int], withoutID: Int, queued: Set<String>) {
+    private func finalStatuses(in topic: String) async throws -> (
+        perMessage: [String: Int], withoutID: Int, queued: Set<String>
+    ) {
         var configuration = KafkaConsumerConfiguration(kafka: TestBroker.kafka(), groupID: nil)
         configuration.isolationLevel = .readCommitted
-        let records = try await KafkaConsumer.readToEnd((0..<4).map { TopicPartition(topic, $0) }, configuration: configuration, logger: BridgeFixture.logger)
+        let records = try await KafkaConsumer.readToEnd(
+            (0..<4).map { TopicPartition(topic, $0) }, configuration: configuration, logger: BridgeFixture.logger)
         var perMessage: [String: Int] = [:]
         var withoutID = 0
         var queued: Set<String> = []
         for record in records {
-            let json = try #require(record.value.flatMap { try? JSONSerialization.jsonObject(with: Data($0.readableBytesView)) as? [String: Any] })
+            let json = try #require(
+                record.value.flatMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.readableBytesView)) as? [String: Any]
+                })
             let id = json["message_id"] as? String
             switch json["type"] as? String {
             case "queued":
@@ -64,13 +78,18 @@ struct DemoTests {
         let id = "demo-\(UUID().uuidString.prefix(8))"
         var environment = WorkerProcess.ownGroupAndTopics(id)
         environment["KAFKA_BOOTSTRAP_SERVERS"] = TestBroker.bootstrapServers
-        let (run, script) = try await demo(["--duration", "20", "--devices", "40", "--rate", "100"], environment: environment)
+        let (run, script) = try await demo(
+            ["--duration", "20", "--devices", "40", "--rate", "100"], environment: environment)
         let status = try await run.exitStatus(within: .seconds(180))
         let output = run.output
         #expect(groupGone(script))
         #expect(status == 0, "\(output.suffix(3000))")
-        let verdict = try #require(output.firstMatch(of: /demo finished after \S+: every outcome accounted for \((\d+) of (\d+) final statuses for (\d+) requests, 0 waiting, 0 repeated\)/),
-                                   "\(output.suffix(3000))")
+        let verdict = try #require(
+            output.firstMatch(
+                of:
+                    /demo finished after \S+: every outcome accounted for \((\d+) of (\d+) final statuses for (\d+) requests, 0 waiting, 0 repeated\)/
+            ),
+            "\(output.suffix(3000))")
 
         // From outside: each message the bridge queued or finished has exactly one final status,
         // and there are as many as the demo counted.
@@ -80,10 +99,14 @@ struct DemoTests {
         #expect(seen.perMessage.count + seen.withoutID == Int(verdict.1))
 
         // The mix and the plan make every kind of outcome; the overflow bursts make full syncs.
-        let summary = output.split(separator: "\n").filter { $0.hasPrefix("statuses") || $0.hasPrefix("devices") }.suffix(2).joined(separator: " ")
+        let summary = output.split(separator: "\n").filter { $0.hasPrefix("statuses") || $0.hasPrefix("devices") }
+            .suffix(2).joined(separator: " ")
         var figures: [String: Int] = [:]
         for match in summary.matches(of: /([a-z_]+(?: syncs)?) (\d+)/) { figures[String(match.1)] = Int(match.2) }
-        for name in ["queued", "dispatched", "delivered", "collapsed", "expired", "deleted_messages", "rejected", "validated", "full syncs"] {
+        for name in [
+            "queued", "dispatched", "delivered", "collapsed", "expired", "deleted_messages", "rejected", "validated",
+            "full syncs",
+        ] {
             #expect(figures[name, default: 0] > 0, "\(name): \(figures)")
         }
     }
@@ -96,9 +119,11 @@ struct DemoTests {
         environment["KAFKA_BOOTSTRAP_SERVERS"] = ""
         environment["DEMO_BROKER"] = brokerName
         let (run, script) = try await demo(["--devices", "20", "--rate", "50"], environment: environment)
-        #expect(try await run.waitForOutput(containing: "requests ", timeout: .seconds(120)), "\(run.output.suffix(3000))")
+        #expect(
+            try await run.waitForOutput(containing: "requests ", timeout: .seconds(120)), "\(run.output.suffix(3000))")
         let brokerFile = WorkerProcess.repositoryRoot.appendingPathComponent(".deps/run/\(brokerName).pid")
-        let broker = try #require(Int32(try String(contentsOf: brokerFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let broker = try #require(
+            Int32(try String(contentsOf: brokerFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
 
         // Ctrl-C: SIGINT to the whole foreground process group.
         kill(-script, SIGINT)
@@ -115,7 +140,8 @@ struct DemoTests {
         for _ in 0..<50 {
             // /proc/PID/stat: "pid (name) state ...".
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let state = stat.split(separator: ")").last?.split(separator: " ").first else { return true }
+                let state = stat.split(separator: ")").last?.split(separator: " ").first
+            else { return true }
             if state == "Z" { return true }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -30,25 +30,35 @@ struct EndpointsTests {
             configuration.bundleID = "com.example.test"
             let worker = try WorkerProcess(configuration, extraEnvironment: ["FCM_BRIDGE_HTTP_LISTEN": address])
             #expect(try await worker.exitStatus(within: .seconds(30)) == 2, "\(worker.output)")
-            #expect(worker.output.contains("`http.listen`: cannot listen on \(address): Address already in use"), "\(worker.output)")
+            #expect(
+                worker.output.contains("`http.listen`: cannot listen on \(address): Address already in use"),
+                "\(worker.output)")
         }
     }
 
-    @Test("ready once restored; metrics count records, statuses, rejections, dead letters, latency and librdkafka's figures")
+    @Test(
+        "ready once restored; metrics count records, statuses, rejections, dead letters, latency and librdkafka's figures"
+    )
     func readyAndCounting() async throws {
         let fixture = try await BridgeFixture.make(partitions: 2)
-        let worker = try WorkerProcess(fixture.configuration, extraEnvironment: ["FCM_BRIDGE_KAFKA_STATISTICS_INTERVAL_MS": "500"])
+        let worker = try WorkerProcess(
+            fixture.configuration, extraEnvironment: ["FCM_BRIDGE_KAFKA_STATISTICS_INTERVAL_MS": "500"])
         let address = try #require(try await worker.httpAddress(), "no endpoints: \(worker.output)")
-        #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)), "\(worker.output)")
+        #expect(
+            try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)),
+            "\(worker.output)")
         let ready = try await httpGet(address, "/readyz")
         #expect(ready.status == 200 && ready.body == "ready\n", "\(ready)")
 
-        let online = uniqueToken("online"), offline = uniqueToken("offline")
+        let online = uniqueToken("online")
+        let offline = uniqueToken("offline")
         try await fixture.presence(online, "connect", at: testEpoch)
-        _ = try await fixture.send([Requests.legacy(online), Requests.legacy(offline), "this is not JSON"], key: online, at: testEpoch + 1)
+        _ = try await fixture.send(
+            [Requests.legacy(online), Requests.legacy(offline), "this is not JSON"], key: online, at: testEpoch + 1)
         let reader = try await fixture.outputs()
         try await reader.waitUntil("the rejection and both messages' statuses") { reader in
-            reader.statuses(of: online).count >= 1 && reader.statuses(of: offline).count >= 1 && reader.statuses.count >= 3
+            reader.statuses(of: online).count >= 1 && reader.statuses(of: offline).count >= 1
+                && reader.statuses.count >= 3
         }
         let topics = fixture.configuration.topics
         let expected: [(String, Double)] = [
@@ -67,7 +77,8 @@ struct EndpointsTests {
             try await Task.sleep(for: .milliseconds(500))
             metrics = try await httpGet(address, "/metrics").body
         } while ContinuousClock.now < deadline
-            && !(expected.allSatisfy { sample($0.0, in: metrics) == $0.1 } && metrics.contains("fcm_bridge_kafka_broker_rtt_seconds{"))
+            && !(expected.allSatisfy { sample($0.0, in: metrics) == $0.1 }
+                && metrics.contains("fcm_bridge_kafka_broker_rtt_seconds{"))
         for (name, value) in expected {
             #expect(sample(name, in: metrics) == value, "\(name) in:\n\(metrics)")
         }
@@ -76,7 +87,8 @@ struct EndpointsTests {
         // Four inputs, and one more for each forward through the repartition topic.
         #expect((sample("fcm_bridge_processing_latency_seconds_count", in: metrics) ?? 0) >= 4, "\(metrics)")
         #expect(worker.output.contains("rejected input, written to the dead letter topic"), "\(worker.output)")
-        #expect(worker.output.contains("source=\(topics.send)["), "the rejection log names its source: \(worker.output)")
+        #expect(
+            worker.output.contains("source=\(topics.send)["), "the rejection log names its source: \(worker.output)")
         worker.terminate()
     }
 
@@ -85,15 +97,19 @@ struct EndpointsTests {
         let fixture = try await BridgeFixture.make(partitions: 2)
         let token = uniqueToken("term")
         var worker = try WorkerProcess(fixture.configuration)
-        #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)), "\(worker.output)")
+        #expect(
+            try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)),
+            "\(worker.output)")
         try await fixture.presence(token, "connect", at: testEpoch)
         var sent: [String] = []
         for round in 0..<20 {
-            let reports = try await fixture.send((0..<10).map { Requests.legacy(token, title: "\(round)-\($0)") }, key: token, at: testEpoch + 1)
+            let reports = try await fixture.send(
+                (0..<10).map { Requests.legacy(token, title: "\(round)-\($0)") }, key: token, at: testEpoch + 1)
             sent += reports.map { "\($0.partition):\($0.offset):0" }
             if round == 10 {
                 worker.send(SIGTERM)
-                let status = try await worker.exitStatus(within: .milliseconds(fixture.configuration.shutdownTimeoutMilliseconds))
+                let status = try await worker.exitStatus(
+                    within: .milliseconds(fixture.configuration.shutdownTimeoutMilliseconds))
                 #expect(status == 0, "exit status \(String(describing: status)); output: \(worker.output)")
                 worker = try WorkerProcess(fixture.configuration)
             }

@@ -14,19 +14,24 @@ struct FaultTests {
     /// Sends round `round` (one message per device), returning each message's id by device.
     private func sendRound(_ round: Int, tokens: [String], fixture: BridgeFixture) async throws -> [String] {
         let records = tokens.map { token in
-            ProducerRecord(topic: fixture.configuration.topics.send, key: Array(token.utf8),
-                           value: Array(Requests.legacy(token, title: "r\(round)").utf8), timestamp: testEpoch + Int64(round))
+            ProducerRecord(
+                topic: fixture.configuration.topics.send, key: Array(token.utf8),
+                value: Array(Requests.legacy(token, title: "r\(round)").utf8), timestamp: testEpoch + Int64(round))
         }
         return try await fixture.produce(records).map { "\($0.partition):\($0.offset):0" }
     }
 
     /// Connects every device and checks that each got every message, in send order, and that
     /// any repeat is the same record with the same message id.
-    private func expectEverythingDelivered(_ expected: [String: [String]], fixture: BridgeFixture, exactlyOnce: Bool) async throws {
+    private func expectEverythingDelivered(_ expected: [String: [String]], fixture: BridgeFixture, exactlyOnce: Bool)
+        async throws
+    {
         for token in expected.keys { try await fixture.presence(token, "connect", at: testEpoch + day) }
         let reader = try await fixture.outputs()
         let complete = try await reader.waitUntil(timeout: .seconds(120), "every message in every inbox") { reader in
-            expected.allSatisfy { token, ids in Set(reader.inbox(of: token).compactMap { $0.json.messageID }).isSuperset(of: ids) }
+            expected.allSatisfy { token, ids in
+                Set(reader.inbox(of: token).compactMap { $0.json.messageID }).isSuperset(of: ids)
+            }
         }
         guard complete else { return }
         for (token, ids) in expected {
@@ -59,24 +64,31 @@ struct FaultTests {
         for round in 0..<Self.messagesPerDevice {
             if round == Self.messagesPerDevice / 2 {
                 // Everything so far is queued, spread over both workers' partitions; one leaves.
-                try await reader.waitUntil("the first half queued") { reader in tokens.allSatisfy { reader.statuses(of: $0).count >= round } }
+                try await reader.waitUntil("the first half queued") { reader in
+                    tokens.allSatisfy { reader.statuses(of: $0).count >= round }
+                }
                 try await second.stop()
             }
-            for (token, id) in zip(tokens, try await sendRound(round, tokens: tokens, fixture: fixture)) { expected[token, default: []].append(id) }
+            for (token, id) in zip(tokens, try await sendRound(round, tokens: tokens, fixture: fixture)) {
+                expected[token, default: []].append(id)
+            }
         }
         try await expectEverythingDelivered(expected, fixture: fixture, exactlyOnce: true)
         try await first.stop()
     }
 
-    @Test("a worker killed with SIGKILL mid-stream and restarted loses nothing; repeats keep their message ids",
-          arguments: [BridgeConfiguration.Delivery.exactlyOnce, .atLeastOnce])
+    @Test(
+        "a worker killed with SIGKILL mid-stream and restarted loses nothing; repeats keep their message ids",
+        arguments: [BridgeConfiguration.Delivery.exactlyOnce, .atLeastOnce])
     func workerKilled(delivery: BridgeConfiguration.Delivery) async throws {
         // The restarted worker keeps the killed one's transactional id, as an instance with a
         // stable identity (a StatefulSet pod) does: that fences the killed worker's open
         // transaction at once. With a new id, Apache Kafka aborts it only after its timeout, and
         // tansu never does, so read_committed readers would wait behind it.
         let transactionalID = "kill-\(UUID().uuidString.prefix(8))"
-        let fixture = try await BridgeFixture.make(partitions: 2, delivery: delivery) { $0.kafka.transactionalID = transactionalID }
+        let fixture = try await BridgeFixture.make(partitions: 2, delivery: delivery) {
+            $0.kafka.transactionalID = transactionalID
+        }
         let tokens = (0..<Self.devices).map { uniqueToken("kill\($0)") }
         let reader = try await fixture.outputs()
         let worker = try WorkerProcess(fixture.configuration)
@@ -84,7 +96,9 @@ struct FaultTests {
         let stream = Task {
             var expected: [String: [String]] = [:]
             for round in 0..<Self.messagesPerDevice {
-                for (token, id) in zip(tokens, try await sendRound(round, tokens: tokens, fixture: fixture)) { expected[token, default: []].append(id) }
+                for (token, id) in zip(tokens, try await sendRound(round, tokens: tokens, fixture: fixture)) {
+                    expected[token, default: []].append(id)
+                }
                 try await Task.sleep(for: .milliseconds(150))
             }
             return expected

@@ -1,8 +1,8 @@
 import FCMTranslation
 import Foundation
 import Kafka
-import TestSupport
 import NIOCore
+import TestSupport
 import Testing
 
 /// Devices are not kept forever (issue 9, defect 10): one with nothing waiting and no presence
@@ -13,7 +13,9 @@ struct ForgettingTests {
     @Test("a device idle for over a month is tombstoned in the changelog; one with a message waiting is not")
     func tombstoned() async throws {
         try await BridgeFixture.withWorker(partitions: 1) { fixture, reader in
-            let idle = uniqueToken("idle"), waiting = uniqueToken("waiting"), later = uniqueToken("later")
+            let idle = uniqueToken("idle")
+            let waiting = uniqueToken("waiting")
+            let later = uniqueToken("later")
             try await fixture.presence(idle, "connect", at: testEpoch)
             try await fixture.presence(idle, "disconnect", at: testEpoch)
             try await fixture.send([Requests.legacy(waiting, ttl: 2_419_200)], key: waiting, at: testEpoch)
@@ -24,11 +26,15 @@ struct ForgettingTests {
             let changelog = fixture.configuration.changelogTopic
             var records: [ConsumerRecord] = []
             let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline, !records.contains(where: { $0.key.map { String(buffer: $0) } == "d \(idle)" && $0.value == nil }) {
+            while ContinuousClock.now < deadline,
+                !records.contains(where: { $0.key.map { String(buffer: $0) } == "d \(idle)" && $0.value == nil })
+            {
                 records = try await readToEnd(changelog, fixture: fixture)
             }
             let keyed = records.filter { $0.key.map { String(buffer: $0) } == "d \(idle)" }
-            #expect(keyed.last?.value == nil && keyed.dropLast().allSatisfy { $0.value != nil }, "its statuses, then a tombstone")
+            #expect(
+                keyed.last?.value == nil && keyed.dropLast().allSatisfy { $0.value != nil },
+                "its statuses, then a tombstone")
             #expect(!records.contains { $0.key.map { String(buffer: $0) } == "d \(waiting)" && $0.value == nil })
             #expect(!records.contains { $0.key.map { String(buffer: $0) } == "d \(later)" && $0.value == nil })
         }
@@ -39,6 +45,7 @@ struct ForgettingTests {
         var configuration = KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil)
         configuration.isolationLevel = .readCommitted
         configuration.fetchWaitMax = .milliseconds(10)
-        return try await KafkaConsumer.readToEnd([TopicPartition(topic, 0)], configuration: configuration, logger: BridgeFixture.logger)
+        return try await KafkaConsumer.readToEnd(
+            [TopicPartition(topic, 0)], configuration: configuration, logger: BridgeFixture.logger)
     }
 }

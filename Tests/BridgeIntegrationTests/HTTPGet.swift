@@ -4,7 +4,8 @@ import NIOCore
 
 /// A GET of `http://address/path`: its status code and body.
 func httpGet(_ address: String, _ path: String) async throws -> (status: Int, body: String) {
-    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://\(address)\(path)"), timeout: .seconds(10))
+    let response = try await HTTPClient.shared.execute(
+        HTTPClientRequest(url: "http://\(address)\(path)"), timeout: .seconds(10))
     let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
     return (Int(response.status.code), String(buffer: body))
 }

@@ -1,5 +1,5 @@
-import FCMTranslation
 import BridgeCore
+import FCMTranslation
 import Kafka
 import TestSupport
 import Testing
@@ -12,7 +12,9 @@ struct IntakeTests {
         try await BridgeFixture.withWorker { fixture, reader in
             let token = uniqueToken()
 
-            try await fixture.send([Requests.v1(token, validateOnly: true), Requests.legacy(token, extra: ["dry_run": .bool(true)])], key: token, at: testEpoch)
+            try await fixture.send(
+                [Requests.v1(token, validateOnly: true), Requests.legacy(token, extra: ["dry_run": .bool(true)])],
+                key: token, at: testEpoch)
             try await fixture.presence(token, "connect", at: testEpoch + 1)
             try await fixture.send([Requests.legacy(token, title: "real")], key: token, at: testEpoch + 2)
             // The connect and the real send are on different topics, read in either order: the
@@ -25,21 +27,38 @@ struct IntakeTests {
             #expect(statuses.filter { $0.type == "validated" }.count == 2)
             #expect(statuses.filter { $0.type == "dispatched" }.count == 1)
             try await reader.waitUntil("the real message") { $0.inbox(of: token).count >= 1 }
-            #expect(reader.inbox(of: token).map { $0.json["apns"]?["payload"]?["aps"]?["alert"]?["title"] } == [.string("real")])
+            #expect(
+                reader.inbox(of: token).map { $0.json["apns"]?["payload"]?["aps"]?["alert"]?["title"] } == [
+                    .string("real")
+                ])
         }
     }
 
     /// One row per rejection reason: the request, its reason, and whether it is a dead letter.
-    static let rejections: [(name: String, request: @Sendable (String) -> String, reason: String, deadLetter: Bool, keyedByToken: Bool)] = [
-        ("not JSON", { _ in "{not json" }, "invalid_argument", true, false),
-        ("no target", { _ in #"{"notification": {"title": "x"}}"# }, "invalid_argument", true, false),
-        ("topic target", { _ in #"{"message": {"topic": "news"}}"# }, "unsupported_target", false, false),
-        ("reserved data key", { #"{"to": "\#($0)", "data": {"from": "x"}}"# }, "invalid_data_key", false, true),
-        ("TTL out of range", { #"{"to": "\#($0)", "time_to_live": 2419201}"# }, "invalid_argument", false, true),
-        ("v1 data value not a string", { #"{"message": {"token": "\#($0)", "data": {"n": 1}}}"# }, "invalid_argument", false, true),
-        ("payload over 4096 bytes", { Requests.legacy($0, extra: ["data": .object(["big": .string(String(repeating: "x", count: 5000))])]) },
-         "payload_too_large", false, true),
-    ]
+    static let rejections:
+        [(name: String, request: @Sendable (String) -> String, reason: String, deadLetter: Bool, keyedByToken: Bool)] =
+            [
+                ("not JSON", { _ in "{not json" }, "invalid_argument", true, false),
+                ("no target", { _ in #"{"notification": {"title": "x"}}"# }, "invalid_argument", true, false),
+                ("topic target", { _ in #"{"message": {"topic": "news"}}"# }, "unsupported_target", false, false),
+                ("reserved data key", { #"{"to": "\#($0)", "data": {"from": "x"}}"# }, "invalid_data_key", false, true),
+                (
+                    "TTL out of range", { #"{"to": "\#($0)", "time_to_live": 2419201}"# }, "invalid_argument", false,
+                    true
+                ),
+                (
+                    "v1 data value not a string", { #"{"message": {"token": "\#($0)", "data": {"n": 1}}}"# },
+                    "invalid_argument", false, true
+                ),
+                (
+                    "payload over 4096 bytes",
+                    {
+                        Requests.legacy(
+                            $0, extra: ["data": .object(["big": .string(String(repeating: "x", count: 5000))])])
+                    },
+                    "payload_too_large", false, true
+                ),
+            ]
 
     @Test("every rejection reason gives a rejected status; undecodable input is a dead letter too, unchanged")
     func rejectionsAndDeadLetters() async throws {
@@ -54,7 +73,8 @@ struct IntakeTests {
             }
             let expectedDeadLetters = Self.rejections.filter(\.deadLetter).count
             try await reader.waitUntil("every rejection and dead letter") { reader in
-                reader.statuses.filter { $0.json.type == "rejected" }.count >= cases.count && reader.deadLetters.count >= expectedDeadLetters
+                reader.statuses.filter { $0.json.type == "rejected" }.count >= cases.count
+                    && reader.deadLetters.count >= expectedDeadLetters
             }
             for (row, token, key, report, at) in cases {
                 let rejection = Self.rejections[row]
@@ -82,12 +102,17 @@ struct IntakeTests {
         try await BridgeFixture.withWorker(partitions: 1) { fixture, reader in
             let token = uniqueToken()
             try await fixture.produce([
-                ProducerRecord(topic: fixture.configuration.topics.presence, key: Array(token.utf8), value: Array("garbage".utf8), timestamp: testEpoch),
-                ProducerRecord(topic: fixture.configuration.topics.presence, key: Array(token.utf8),
-                               value: Array(#"{"token": "\#(token)", "event": "dance"}"#.utf8), timestamp: testEpoch + 1),
+                ProducerRecord(
+                    topic: fixture.configuration.topics.presence, key: Array(token.utf8), value: Array("garbage".utf8),
+                    timestamp: testEpoch),
+                ProducerRecord(
+                    topic: fixture.configuration.topics.presence, key: Array(token.utf8),
+                    value: Array(#"{"token": "\#(token)", "event": "dance"}"#.utf8), timestamp: testEpoch + 1),
             ])
             try await fixture.send([Requests.legacy(token)], key: token, at: testEpoch + 2)
-            try await reader.waitUntil("rejection, dead letter and queued") { $0.statuses(of: token).count >= 2 && $0.deadLetters.count >= 1 }
+            try await reader.waitUntil("rejection, dead letter and queued") {
+                $0.statuses(of: token).count >= 2 && $0.deadLetters.count >= 1
+            }
             #expect(reader.statuses(of: token).compactMap(\.type).sorted() == ["queued", "rejected"])
             #expect(reader.deadLetters.map(\.text) == ["garbage"])
         }
@@ -98,16 +123,21 @@ struct IntakeTests {
         try await BridgeFixture.withWorker(partitions: 3) { fixture, reader in
             let tokens = (0..<3).map { uniqueToken("multi\($0)") }
             let request = JSONValue.object([
-                "registration_ids": .array(tokens.map(JSONValue.string)), "notification": .object(["title": .string("all")]),
+                "registration_ids": .array(tokens.map(JSONValue.string)),
+                "notification": .object(["title": .string("all")]),
             ]).jsonString
             let report = try await fixture.send([request], key: nil, at: testEpoch)[0]
             for token in tokens { try await fixture.presence(token, "connect", at: testEpoch + 1) }
-            try await reader.waitUntil("every token's message") { reader in tokens.allSatisfy { !reader.inbox(of: $0).isEmpty } }
+            try await reader.waitUntil("every token's message") { reader in
+                tokens.allSatisfy { !reader.inbox(of: $0).isEmpty }
+            }
             for (index, token) in tokens.enumerated() {
                 let inbox = reader.inbox(of: token)
                 #expect(inbox.count == 1)
                 #expect(inbox.first?.json.messageID == "\(report.partition):\(report.offset):\(index)")
-                #expect(inbox.first?.topicPartition.partition == Murmur2Partitioner.partition(of: token.utf8, partitions: 3))
+                #expect(
+                    inbox.first?.topicPartition.partition == Murmur2Partitioner.partition(of: token.utf8, partitions: 3)
+                )
             }
         }
     }
@@ -116,7 +146,9 @@ struct IntakeTests {
     func fidTarget() async throws {
         try await BridgeFixture.withWorker(partitions: 2) { fixture, reader in
             let fid = uniqueToken("fid")
-            let request = JSONValue.object(["message": .object(["fid": .string(fid), "notification": .object(["title": .string("by fid")])])])
+            let request = JSONValue.object([
+                "message": .object(["fid": .string(fid), "notification": .object(["title": .string("by fid")])])
+            ])
             let report = try await fixture.send([request.jsonString], key: nil, at: testEpoch)[0]
             try await reader.waitUntil("queued") { $0.statuses(of: fid).count >= 1 }
             try await fixture.presence(fid, "connect", at: testEpoch + 1)
@@ -137,16 +169,25 @@ struct IntakeTests {
             let token = uniqueToken()
             let wrong = 1 - Murmur2Partitioner.partition(of: token.utf8, partitions: 2)
 
-            try await fixture.send([Requests.legacy(token, title: "other key")], key: "someone-else", at: testEpoch, partition: wrong)
-            try await fixture.send([Requests.legacy(token, title: "null key")], key: nil, at: testEpoch + 1, partition: wrong)
+            try await fixture.send(
+                [Requests.legacy(token, title: "other key")], key: "someone-else", at: testEpoch, partition: wrong)
+            try await fixture.send(
+                [Requests.legacy(token, title: "null key")], key: nil, at: testEpoch + 1, partition: wrong)
             try await reader.waitUntil("both queued") { $0.statuses(of: token).count >= 2 }
-            try await fixture.produce([ProducerRecord(
-                topic: fixture.configuration.topics.presence, partition: .explicit(wrong), key: nil,
-                value: Array(#"{"token": "\#(token)", "event": "connect"}"#.utf8), timestamp: testEpoch + 2
-            )])
+            try await fixture.produce([
+                ProducerRecord(
+                    topic: fixture.configuration.topics.presence, partition: .explicit(wrong), key: nil,
+                    value: Array(#"{"token": "\#(token)", "event": "connect"}"#.utf8), timestamp: testEpoch + 2
+                )
+            ])
             // Inbox and status records are in one transaction, but a reader may see one topic first.
-            try await reader.waitUntil("both dispatched") { $0.inbox(of: token).count >= 2 && $0.statuses(of: token).count >= 4 }
-            #expect(reader.inbox(of: token).map { $0.json["apns"]?["payload"]?["aps"]?["alert"]?["title"] } == [.string("other key"), .string("null key")])
+            try await reader.waitUntil("both dispatched") {
+                $0.inbox(of: token).count >= 2 && $0.statuses(of: token).count >= 4
+            }
+            #expect(
+                reader.inbox(of: token).map { $0.json["apns"]?["payload"]?["aps"]?["alert"]?["title"] } == [
+                    .string("other key"), .string("null key"),
+                ])
             #expect(reader.statuses(of: token).map(\.type) == ["queued", "queued", "dispatched", "dispatched"])
         }
     }

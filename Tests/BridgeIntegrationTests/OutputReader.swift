@@ -1,8 +1,8 @@
 import FCMTranslation
 import Foundation
 import Kafka
-import Testing
 import TestSupport
+import Testing
 
 /// Reads the bridge's output topics (status, inbox, dead letters) from the beginning, keeping
 /// everything read, and waits for what a test expects.
@@ -43,7 +43,9 @@ final class OutputReader {
 
     /// Reads until `condition` holds; records an issue if it does not within `timeout`.
     @discardableResult
-    func waitUntil(timeout: Duration = .seconds(60), _ what: String, _ condition: (OutputReader) -> Bool) async throws -> Bool {
+    func waitUntil(timeout: Duration = .seconds(60), _ what: String, _ condition: (OutputReader) -> Bool) async throws
+        -> Bool
+    {
         // The poll waits for records itself: no interval between checks.
         let met = try await eventually(timeout: timeout, every: .zero) {
             if condition(self) { return true }

@@ -1,5 +1,6 @@
-import FCMTranslation
+import BridgeConfig
 import BridgeCore
+import FCMTranslation
 import Kafka
 import TestSupport
 import Testing
@@ -12,7 +13,8 @@ struct QueueingTests {
         try await BridgeFixture.withWorker { fixture, reader in
             let token = uniqueToken()
 
-            try await fixture.send(["a", "b", "c"].map { Requests.legacy(token, title: $0) }, key: token, at: testEpoch)
+            try await fixture.send(
+                ["a", "b", "c"].map { Requests.legacy(token, title: $0) }, key: token, at: testEpoch)
             let queued = try await reader.statuses(of: token, count: 3)
             #expect(queued.map(\.type) == ["queued", "queued", "queued"])
             #expect(queued.map { $0.integer("at") } == [testEpoch, testEpoch, testEpoch])
@@ -30,7 +32,8 @@ struct QueueingTests {
             #expect(inbox.map { $0.json.messageID } == ids)
             #expect(inbox.map { $0.headers.string(for: "message-id") } == ids)
             #expect(inbox.allSatisfy { $0.headers.string(for: "kind") == "message" })
-            let expectedPartition = Murmur2Partitioner.partition(of: token.utf8, partitions: fixture.configuration.topics.partitions)
+            let expectedPartition = Murmur2Partitioner.partition(
+                of: token.utf8, partitions: fixture.configuration.topics.partitions)
             #expect(inbox.allSatisfy { $0.topicPartition.partition == expectedPartition })
             let first = inbox[0].json
             #expect(first["kind"] == .string("message") && first["token"] == .string(token))
@@ -47,12 +50,15 @@ struct QueueingTests {
         }
     }
 
-    @Test("overflow discards everything waiting: one deleted_messages status, and a notice first in the inbox on connect")
+    @Test(
+        "overflow discards everything waiting: one deleted_messages status, and a notice first in the inbox on connect")
     func overflow() async throws {
-        try await BridgeFixture.withWorker(adjust: { $0.queue.maxPending = 3 }) { fixture, reader in
+        let threePending: (inout BridgeConfiguration) -> Void = { $0.queue.maxPending = 3 }
+        try await BridgeFixture.withWorker(adjust: threePending) { fixture, reader in
             let token = uniqueToken()
 
-            let reports = try await fixture.send((1...4).map { Requests.legacy(token, title: "m\($0)") }, key: token, at: testEpoch)
+            let reports = try await fixture.send(
+                (1...4).map { Requests.legacy(token, title: "m\($0)") }, key: token, at: testEpoch)
             let statuses = try await reader.statuses(of: token, count: 4)
             #expect(statuses.map(\.type) == ["queued", "queued", "queued", "deleted_messages"])
             let deleted = statuses[3]
@@ -68,8 +74,12 @@ struct QueueingTests {
             let inbox = reader.inbox(of: token)
             #expect(inbox.map { $0.headers.string(for: "kind") } == ["deleted_messages", "message"])
             #expect(inbox[0].headers.string(for: "message-id") == nil)
-            #expect(inbox[0].json == .object(["kind": .string("deleted_messages"), "token": .string(token),
-                                               "reason": .string("too_many_pending"), "count": .integer(4)]))
+            #expect(
+                inbox[0].json
+                    == .object([
+                        "kind": .string("deleted_messages"), "token": .string(token),
+                        "reason": .string("too_many_pending"), "count": .integer(4),
+                    ]))
             #expect(inbox[1].json["apns"]?["payload"]?["aps"]?["alert"]?["title"] == .string("after"))
         }
     }
@@ -79,11 +89,16 @@ struct QueueingTests {
         try await BridgeFixture.withWorker { fixture, reader in
             let token = uniqueToken()
 
-            let requests = ["k1", "k2", "k3", "k4", "k1", "k5"].map { Requests.legacy(token, title: $0, collapseKey: $0) }
+            let requests = ["k1", "k2", "k3", "k4", "k1", "k5"].map {
+                Requests.legacy(token, title: $0, collapseKey: $0)
+            }
             let reports = try await fixture.send(requests, key: token, at: testEpoch)
             let ids = reports.map { "\($0.partition):\($0.offset):0" }
             let statuses = try await reader.statuses(of: token, count: 8)
-            #expect(statuses.map(\.type) == ["queued", "queued", "queued", "queued", "collapsed", "queued", "collapsed", "queued"])
+            #expect(
+                statuses.map(\.type) == [
+                    "queued", "queued", "queued", "queued", "collapsed", "queued", "collapsed", "queued",
+                ])
             #expect(statuses[4].messageID == ids[0])
             #expect(statuses[4]["reason"] == .string("collapse_key"))
             #expect(statuses[4]["replaced_by"] == .string(ids[4]))
@@ -103,7 +118,8 @@ struct QueueingTests {
             let token = uniqueToken()
 
             let reports = try await fixture.send(
-                [Requests.legacy(token, ttl: 60), Requests.legacy(token, ttl: 0), Requests.legacy(token)], key: token, at: testEpoch
+                [Requests.legacy(token, ttl: 60), Requests.legacy(token, ttl: 0), Requests.legacy(token)], key: token,
+                at: testEpoch
             )
             let ids = reports.map { "\($0.partition):\($0.offset):0" }
             let sent = try await reader.statuses(of: token, count: 3)
@@ -151,7 +167,9 @@ struct QueueingTests {
             let first = try await reader.queuedThenConnected(token, fixture: fixture, at: testEpoch)
             try await fixture.presence(token, "ack", messageIDs: ["no-such-id", first], at: testEpoch + 2)
             let delivered = try await reader.statuses(of: token, count: 3).last
-            #expect(delivered?.type == "delivered" && delivered?.messageID == first && delivered?.integer("at") == testEpoch + 2)
+            #expect(
+                delivered?.type == "delivered" && delivered?.messageID == first
+                    && delivered?.integer("at") == testEpoch + 2)
             // Nothing for the unknown id: the next event is the next message's, straight through.
             try await fixture.send([Requests.v1(token)], key: token, at: testEpoch + 3)
             let next = try await reader.statuses(of: token, count: 4).last

@@ -42,8 +42,10 @@ enum ReferenceVerifier {
 
     /// The README's Python `verify`.
     static func readmeSnippet() throws -> String {
-        let readme = try String(contentsOf: WorkerProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let after = try #require(readme.range(of: "<!-- verify-snippet -->\n```python\n"), "the README has no verify snippet")
+        let readme = try String(
+            contentsOf: WorkerProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let after = try #require(
+            readme.range(of: "<!-- verify-snippet -->\n```python\n"), "the README has no verify snippet")
         let end = try #require(readme[after.upperBound...].range(of: "\n```"))
         return String(readme[after.upperBound..<end.lowerBound])
     }
@@ -52,20 +54,26 @@ enum ReferenceVerifier {
     static func verify(_ requests: [TestWebhook.Request], secrets: [String]) throws -> [Verdict] {
         let environment = ProcessInfo.processInfo.environment
         if environment["FCM_BRIDGE_PYPI_UNREACHABLE"] != nil {
-            print("skipped: the Standard Webhooks reference library's check (PyPI cannot be reached); the README's runs")
+            print(
+                "skipped: the Standard Webhooks reference library's check (PyPI cannot be reached); the README's runs")
         }
-        let path = try #require(environment["FCM_BRIDGE_TEST_PYTHONPATH"],
-                                "FCM_BRIDGE_TEST_PYTHONPATH must name where standardwebhooks is installed (scripts/test.sh sets it)")
+        let path = try #require(
+            environment["FCM_BRIDGE_TEST_PYTHONPATH"],
+            "FCM_BRIDGE_TEST_PYTHONPATH must name where standardwebhooks is installed (scripts/test.sh sets it)")
         let cases = requests.flatMap { request in
             secrets.map { secret in
-                ["secret": secret, "body": request.body, "headers": request.headers.filter { $0.key.hasPrefix("webhook-") }] as [String: Any]
+                [
+                    "secret": secret, "body": request.body,
+                    "headers": request.headers.filter { $0.key.hasPrefix("webhook-") },
+                ] as [String: Any]
             }
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, try readmeSnippet()]
         process.environment = environment.merging(["PYTHONPATH": path]) { $1 }
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -12,11 +12,13 @@ struct SecretTests {
         let username = "user-\(UUID().uuidString)"
         // PLAINTEXT still: librdkafka keeps the SASL settings without using them, so the run
         // works on the test broker while every configuration path sees the secrets.
-        let worker = try WorkerProcess(fixture.configuration, logLevel: "trace", extraEnvironment: [
-            "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": password,
-            "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_USERNAME": username,
-            "FCM_BRIDGE_KAFKA_PROPERTIES_DEBUG": "generic,broker,conf,security",
-        ])
+        let worker = try WorkerProcess(
+            fixture.configuration, logLevel: "trace",
+            extraEnvironment: [
+                "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": password,
+                "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_USERNAME": username,
+                "FCM_BRIDGE_KAFKA_PROPERTIES_DEBUG": "generic,broker,conf,security",
+            ])
         let token = uniqueToken("secret")
         try await fixture.send([Requests.legacy(token, title: "t")], key: token, at: testEpoch)
         let reader = try await fixture.outputs()
@@ -27,7 +29,10 @@ struct SecretTests {
         #expect(output.contains("[redacted]"), "the secrets were not shown redacted anywhere")
         for (name, secret) in [("password", password), ("username", username)] {
             let lines = output.split(separator: "\n").filter { $0.contains(secret) }
-            #expect(lines.count == 0, "the \(name) leaked in \(lines.count) lines, first: \(lines.first.map { String($0.prefix(300)) } ?? "")")
+            #expect(
+                lines.count == 0,
+                "the \(name) leaked in \(lines.count) lines, first: \(lines.first.map { String($0.prefix(300)) } ?? "")"
+            )
         }
     }
 }

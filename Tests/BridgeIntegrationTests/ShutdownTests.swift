@@ -12,7 +12,9 @@ private func stuckWorker(shutdownTimeout: Int = 30_000) async throws -> WorkerPr
     configuration.bundleID = "com.example.test"
     configuration.shutdownTimeoutMilliseconds = shutdownTimeout
     let worker = try WorkerProcess(configuration)
-    try #require(try await worker.waitForOutput(containing: "starting fcm-bridge worker"), "the worker did not start: \(worker.output)")
+    try #require(
+        try await worker.waitForOutput(containing: "starting fcm-bridge worker"),
+        "the worker did not start: \(worker.output)")
     return worker
 }
 
@@ -46,7 +48,8 @@ struct LayoutErrorTests {
     func statePartitionMismatch() async throws {
         let fixture = try await BridgeFixture.make(partitions: 2)
         let admin = try KafkaAdmin(configuration: fixture.kafka, logger: BridgeFixture.logger)
-        try await admin.createTopics([NewTopic(name: fixture.configuration.changelogTopic, partitions: 3)], ignoreExisting: false)
+        try await admin.createTopics(
+            [NewTopic(name: fixture.configuration.changelogTopic, partitions: 3)], ignoreExisting: false)
         await admin.close()
         let worker = try WorkerProcess(fixture.configuration)
         let status = try await worker.exitStatus(within: .seconds(60))
@@ -54,15 +57,18 @@ struct LayoutErrorTests {
         #expect(worker.output.contains("topics.state_partitions"), "\(worker.output)")
     }
 
-    @Test("an internal topic whose settings would lose state or event time exits 2, naming the topic and setting", arguments: [
-        ("changelog", "cleanup.policy", "delete"),
-        ("repartition", "message.timestamp.type", "LogAppendTime"),
-    ])
+    @Test(
+        "an internal topic whose settings would lose state or event time exits 2, naming the topic and setting",
+        arguments: [
+            ("changelog", "cleanup.policy", "delete"),
+            ("repartition", "message.timestamp.type", "LogAppendTime"),
+        ])
     func internalTopicSetting(topic: String, setting: String, value: String) async throws {
         let fixture = try await BridgeFixture.make(partitions: 2)
         let name = topic == "changelog" ? fixture.configuration.changelogTopic : fixture.configuration.repartitionTopic
         let admin = try KafkaAdmin(configuration: fixture.kafka, logger: BridgeFixture.logger)
-        try await admin.createTopics([NewTopic(name: name, partitions: 2, configs: [setting: value])], ignoreExisting: false)
+        try await admin.createTopics(
+            [NewTopic(name: name, partitions: 2, configs: [setting: value])], ignoreExisting: false)
         await admin.close()
         let worker = try WorkerProcess(fixture.configuration)
         let status = try await worker.exitStatus(within: .seconds(60))

@@ -50,8 +50,9 @@ final class TestWebhook: Sendable {
             self.state.withLock { $0.requests[index].status = Int(answer.status.code) }
             return Response(status: answer.status, headers: answer.headers)
         }
-        let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                      onServerRunning: { channel in self.state.withLock { $0.port = channel.localAddress?.port } })
+        let application = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in self.state.withLock { $0.port = channel.localAddress?.port } })
         let server = Task { try await application.run() }
         defer { server.cancel() }
         while state.withLock({ $0.port }) == nil { try await Task.sleep(for: .milliseconds(20)) }

@@ -1,8 +1,8 @@
 import FCMBridgeClient
 import Foundation
 import Kafka
-import TestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 /// `fcm-bridge watch` against a webhook in the test process: signed deliveries that the
@@ -19,25 +19,36 @@ struct WatchTests {
 
     /// Writes `values` to the status topic's partition 0, keyed by device, in order.
     static func produce(_ values: [String], to fixture: BridgeFixture) async throws -> [DeliveryReport] {
-        try await fixture.produce(values.enumerated().map { index, value in
-            ProducerRecord(topic: fixture.configuration.topics.status, partition: .explicit(0), key: Array("device-\(index)".utf8),
-                           value: Array(value.utf8), timestamp: testEpoch)
-        })
+        try await fixture.produce(
+            values.enumerated().map { index, value in
+                ProducerRecord(
+                    topic: fixture.configuration.topics.status, partition: .explicit(0),
+                    key: Array("device-\(index)".utf8),
+                    value: Array(value.utf8), timestamp: testEpoch)
+            })
     }
 
-    static func watcher(_ fixture: BridgeFixture, url: String, group: String, secrets: String? = "\(oldSecret) \(newSecret)",
-                        _ extra: [String] = []) throws -> WorkerProcess {
-        var environment = ["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": fixture.configuration.kafka.bootstrapServers,
-                           "FCM_BRIDGE_TOPICS_STATUS": fixture.configuration.topics.status,
-                           "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "10",
-                           // A killed watcher's partitions move to its successor after this, not after 45 s.
-                           "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_SESSION_TIMEOUT_MS": "6000"]
+    static func watcher(
+        _ fixture: BridgeFixture, url: String, group: String, secrets: String? = "\(oldSecret) \(newSecret)",
+        _ extra: [String] = []
+    ) throws -> WorkerProcess {
+        var environment = [
+            "FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": fixture.configuration.kafka.bootstrapServers,
+            "FCM_BRIDGE_TOPICS_STATUS": fixture.configuration.topics.status,
+            "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "10",
+            // A killed watcher's partitions move to its successor after this, not after 45 s.
+            "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_SESSION_TIMEOUT_MS": "6000",
+        ]
         environment["FCM_BRIDGE_WEBHOOK_SECRETS"] = secrets
-        return try WorkerProcess(arguments: ["watch", "--on-deleted-messages", url, "--group", group, "--http-listen", "127.0.0.1:0"] + extra,
-                                 environment: environment)
+        return try WorkerProcess(
+            arguments: ["watch", "--on-deleted-messages", url, "--group", group, "--http-listen", "127.0.0.1:0"]
+                + extra,
+            environment: environment)
     }
 
-    @Test("each event is POSTed once, in order, through 500s; signed with both secrets, so either verifier accepts it; no secret is logged")
+    @Test(
+        "each event is POSTed once, in order, through 500s; signed with both secrets, so either verifier accepts it; no secret is logged"
+    )
     func signedInOrder() async throws {
         let fixture = try await BridgeFixture.make(partitions: 1)
         let deletions = (0..<3).map(Self.deletion)
@@ -51,8 +62,10 @@ struct WatchTests {
             try await Task.sleep(for: .seconds(1))  // room for a repeat, if one were coming
             watcher.send(SIGTERM)
             #expect(try await watcher.exitStatus(within: .seconds(30)) == 0, "\(watcher.output)")
-            #expect(!watcher.output.contains(Self.oldSecret.dropFirst(6).prefix(12)) && !watcher.output.contains(Self.newSecret.dropFirst(6).prefix(12)),
-                    "a secret is in the log")
+            #expect(
+                !watcher.output.contains(Self.oldSecret.dropFirst(6).prefix(12))
+                    && !watcher.output.contains(Self.newSecret.dropFirst(6).prefix(12)),
+                "a secret is in the log")
 
             // Committed after each 2xx: a new watcher of the group has nothing left to deliver.
             let again = try Self.watcher(fixture, url: url, group: group)
@@ -64,7 +77,9 @@ struct WatchTests {
         #expect(webhook.taken == deletions)
         let requests = webhook.requests
         #expect(requests.count == deletions.count + 2)
-        #expect(requests.map(\.id) == [1, 1, 1, 2, 3].map { "\(fixture.configuration.topics.status):0:\(reports[$0].offset)" })
+        #expect(
+            requests.map(\.id)
+                == [1, 1, 1, 2, 3].map { "\(fixture.configuration.topics.status):0:\(reports[$0].offset)" })
         for request in requests {
             for secret in [Self.oldSecret, Self.newSecret] {
                 #expect(throws: Never.self) {
@@ -81,20 +96,25 @@ struct WatchTests {
         // A changed body, timestamp or id fails both, as it fails the client's verifier.
         var tampered = requests[2...].map { $0 }
         tampered[0].body = tampered[0].body.replacingOccurrences(of: "device-", with: "device-9")
-        tampered[1].headers["webhook-timestamp"] = String((Int(tampered[1].headers["webhook-timestamp"] ?? "") ?? 0) - 1)
+        tampered[1].headers["webhook-timestamp"] = String(
+            (Int(tampered[1].headers["webhook-timestamp"] ?? "") ?? 0) - 1)
         tampered[2].headers["webhook-id"] = (tampered[2].headers["webhook-id"] ?? "") + "0"
         let verdicts = try ReferenceVerifier.verify(tampered, secrets: [Self.newSecret])
         #expect(verdicts.count == 3 && verdicts.allSatisfy(\.refused), "\(verdicts)")
     }
 
-    @Test("an event the webhook refuses is parked after 5 refusals and the next ones go on; 429 waits its Retry-After; the replay sends the parked one")
+    @Test(
+        "an event the webhook refuses is parked after 5 refusals and the next ones go on; 429 waits its Retry-After; the replay sends the parked one"
+    )
     func parkAndReplay() async throws {
         let fixture = try await BridgeFixture.make(partitions: 1)
         let deletions = (0..<3).map(Self.deletion)
         let reports = try await Self.produce(deletions, to: fixture)
         let broken = Atomic(true)
         let webhook = TestWebhook { request, earlier in
-            if request.body.contains("device-0") && broken.load(ordering: .relaxed) { return .init(status: .badRequest) }
+            if request.body.contains("device-0") && broken.load(ordering: .relaxed) {
+                return .init(status: .badRequest)
+            }
             if request.body.contains("device-1") && !earlier.contains(where: { $0.body == request.body }) {
                 return .init(status: .tooManyRequests, headers: [.retryAfter: "2"])
             }
@@ -108,10 +128,11 @@ struct WatchTests {
             #expect(await eventually { webhook.taken.count >= 2 }, "the later events")
             let address = try #require(try await watcher.httpAddress())
             var metrics = ""
-            #expect(await eventually {
-                metrics = (try? await httpGet(address, "/metrics").body) ?? ""
-                return sample(#"fcm_bridge_watch_events_delivered_total"#, in: metrics) == 2
-            }, "two deliveries counted: \(metrics)")
+            #expect(
+                await eventually {
+                    metrics = (try? await httpGet(address, "/metrics").body) ?? ""
+                    return sample(#"fcm_bridge_watch_events_delivered_total"#, in: metrics) == 2
+                }, "two deliveries counted: \(metrics)")
             #expect(sample(#"fcm_bridge_watch_events_parked_total"#, in: metrics) == 1)
             #expect(sample(#"fcm_bridge_watch_attempts_total{answer="4xx"}"#, in: metrics) == 5)
             #expect(sample(#"fcm_bridge_watch_attempts_total{answer="429"}"#, in: metrics) ?? 0 >= 1)
@@ -119,16 +140,21 @@ struct WatchTests {
             #expect(try await httpGet(address, "/readyz").status == 200)
             watcher.send(SIGTERM)
             #expect(try await watcher.exitStatus(within: .seconds(30)) == 0, "\(watcher.output)")
-            #expect(watcher.output.components(separatedBy: "parked it and moved on").count == 2, "logged once: \(watcher.output)")
+            #expect(
+                watcher.output.components(separatedBy: "parked it and moved on").count == 2,
+                "logged once: \(watcher.output)")
 
-            let records = try await KafkaConsumer.readToEnd([TopicPartition(parked, 0)],
-                                                             configuration: KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil),
-                                                             logger: BridgeFixture.logger)
+            let records = try await KafkaConsumer.readToEnd(
+                [TopicPartition(parked, 0)],
+                configuration: KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil),
+                logger: BridgeFixture.logger)
             #expect(records.count == 1)
             let record = try #require(records.first)
             #expect(record.value.map { String(buffer: $0) } == deletions[0])
             #expect(record.key.map { String(buffer: $0) } == "device-0")
-            let headers = Dictionary(record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) }) { $1 }
+            let headers = Dictionary(record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) }) {
+                $1
+            }
             #expect(headers["webhook-id"] == firstID && headers["status"] == "400" && headers["attempts"] == "5")
             #expect(headers["answer"]?.hasPrefix("HTTP 400") == true)
 
@@ -172,9 +198,10 @@ struct WatchTests {
         #expect(Set(webhook.taken) == Set(deletions))
         // The first watcher died waiting for its first answer: its successor sent that event again.
         #expect(webhook.requests.filter { $0.body == deletions[0] }.count >= 2, "\(webhook.requests.map(\.body))")
-        let parked = try await KafkaConsumer.readToEnd([TopicPartition("\(group).parked", 0)],
-                                                        configuration: KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil),
-                                                        logger: BridgeFixture.logger)
+        let parked = try await KafkaConsumer.readToEnd(
+            [TopicPartition("\(group).parked", 0)],
+            configuration: KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil),
+            logger: BridgeFixture.logger)
         #expect(parked.isEmpty)
     }
 
@@ -191,15 +218,19 @@ struct WatchTests {
         let webhook = TestWebhook()
         try await webhook.serving { url in
             // The secrets from a file this time, with a comment and a rotation's two.
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString.prefix(8))")
-            try "# webhook secrets\n\(Self.oldSecret)\n\(Self.newSecret)\n".write(to: file, atomically: true, encoding: .utf8)
-            let watcher = try Self.watcher(fixture, url: url, group: "watch-\(UUID().uuidString.prefix(8))", secrets: nil,
-                                           ["--types", "fanned_out, expired", "--secrets-file", file.path])
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "secrets-\(UUID().uuidString.prefix(8))")
+            try "# webhook secrets\n\(Self.oldSecret)\n\(Self.newSecret)\n".write(
+                to: file, atomically: true, encoding: .utf8)
+            let watcher = try Self.watcher(
+                fixture, url: url, group: "watch-\(UUID().uuidString.prefix(8))", secrets: nil,
+                ["--types", "fanned_out, expired", "--secrets-file", file.path])
             #expect(await eventually { webhook.taken.count >= 2 }, "both chosen types")
             try await Task.sleep(for: .seconds(1))
             watcher.send(SIGTERM)
             #expect(try await watcher.exitStatus(within: .seconds(30)) == 0, "\(watcher.output)")
-            let refused = try Self.watcher(fixture, url: url, group: "watch-none", ["--types", "deleted_messages,nonsense"])
+            let refused = try Self.watcher(
+                fixture, url: url, group: "watch-none", ["--types", "deleted_messages,nonsense"])
             #expect(try await refused.exitStatus(within: .seconds(30)) == 64)
             #expect(refused.output.contains("--types must name status types"), "\(refused.output)")
         }
@@ -212,12 +243,15 @@ struct WatchTests {
         let fixture = try await BridgeFixture.make(partitions: 1)
         let watcher = try Self.watcher(fixture, url: "http://127.0.0.1:9/hook", group: "watch-none", secrets: nil)
         #expect(try await watcher.exitStatus(within: .seconds(30)) == 2)
-        #expect(watcher.output.contains("FCM_BRIDGE_WEBHOOK_SECRETS") && watcher.output.contains("--unsigned"), "\(watcher.output)")
+        #expect(
+            watcher.output.contains("FCM_BRIDGE_WEBHOOK_SECRETS") && watcher.output.contains("--unsigned"),
+            "\(watcher.output)")
 
         _ = try await Self.produce([Self.deletion(0)], to: fixture)
         let webhook = TestWebhook()
         try await webhook.serving { url in
-            let unsigned = try Self.watcher(fixture, url: url, group: "watch-\(UUID().uuidString.prefix(8))", secrets: nil, ["--unsigned"])
+            let unsigned = try Self.watcher(
+                fixture, url: url, group: "watch-\(UUID().uuidString.prefix(8))", secrets: nil, ["--unsigned"])
             #expect(await eventually { !webhook.taken.isEmpty }, "the deletion")
             unsigned.send(SIGTERM)
             #expect(try await unsigned.exitStatus(within: .seconds(30)) == 0, "\(unsigned.output)")

@@ -8,7 +8,8 @@ final class WorkerProcess {
     let log: URL
 
     /// The repository's root directory.
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The built `fcm-bridge`: `FCM_BRIDGE_BINARY` (set by scripts/test.sh), else the debug build.
     static var binary: URL {
@@ -19,11 +20,14 @@ final class WorkerProcess {
     /// Starts `executable` (`fcm-bridge` unless named) with `arguments`, with this process's
     /// environment less its `FCM_BRIDGE_` variables, plus `environment`.
     init(executable: URL = binary, arguments: [String], environment: [String: String]) throws {
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-bridge-\(UUID().uuidString.prefix(8)).log")
+        log = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fcm-bridge-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FCM_BRIDGE_") }.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FCM_BRIDGE_") }.merging(
+            environment
+        ) { $1 }
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
@@ -41,7 +45,9 @@ final class WorkerProcess {
     }
 
     /// Starts a worker with `configuration`, logging at `logLevel`, with `extraEnvironment` added.
-    convenience init(_ configuration: BridgeConfiguration, logLevel: String = "info", extraEnvironment: [String: String] = [:]) throws {
+    convenience init(
+        _ configuration: BridgeConfiguration, logLevel: String = "info", extraEnvironment: [String: String] = [:]
+    ) throws {
         var environment: [String: String] = [:]
         let topics = configuration.topics
         let fields: [String: String] = [
@@ -57,13 +63,19 @@ final class WorkerProcess {
         ]
         var configured = fields
         configured["kafka.transactional_id"] = configuration.kafka.transactionalID
-        for (field, value) in configured { environment["FCM_BRIDGE_" + field.uppercased().replacing(".", with: "_")] = value }
-        for (section, properties) in [("CONSUMER_PROPERTIES", configuration.kafka.consumerProperties), ("PRODUCER_PROPERTIES", configuration.kafka.producerProperties)] {
+        for (field, value) in configured {
+            environment["FCM_BRIDGE_" + field.uppercased().replacing(".", with: "_")] = value
+        }
+        for (section, properties) in [
+            ("CONSUMER_PROPERTIES", configuration.kafka.consumerProperties),
+            ("PRODUCER_PROPERTIES", configuration.kafka.producerProperties),
+        ] {
             for (name, value) in properties {
                 environment["FCM_BRIDGE_KAFKA_\(section)_" + name.uppercased().replacing(".", with: "_")] = value
             }
         }
-        try self.init(arguments: ["run", "--log-level", logLevel], environment: environment.merging(extraEnvironment) { $1 })
+        try self.init(
+            arguments: ["run", "--log-level", logLevel], environment: environment.merging(extraEnvironment) { $1 })
     }
 
     /// Kills it at once, as `kill -9` does: no shutdown, no commit.

@@ -1,11 +1,12 @@
-@testable import BridgeCore
-@testable import BridgeWorker
 import Foundation
 import Kafka
-import TestSupport
 import Logging
 import NIOCore
+import TestSupport
 import Testing
+
+@testable import BridgeCore
+@testable import BridgeWorker
 
 /// Commits on the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
 @Suite(
@@ -21,11 +22,14 @@ struct BatchCommitterTests {
         let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
         let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
-        try await TestBroker.createTopics(names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: "batch-input.\(id)", partitions: 1)])
+        try await TestBroker.createTopics(
+            names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: "batch-input.\(id)", partitions: 1)])
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
-        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger)
         let committer = BatchCommitter(
-            delivery: .atLeastOnce, producer: producer, outputs: try OutputProducer(producer: producer, topicNames: names),
+            delivery: .atLeastOnce, producer: producer,
+            outputs: try OutputProducer(producer: producer, topicNames: names),
             interval: .milliseconds(100), maxRecords: 100, maxBytes: 1 << 20, logger: logger
         )
 
@@ -37,7 +41,9 @@ struct BatchCommitterTests {
             try await committer.send(&undeliverable, in: &batch)
             try await committer.commit(&batch, consumer: consumer)
         }
-        #expect(try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue]).isEmpty, "the changelog got ahead of the outputs")
+        #expect(
+            try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue]).isEmpty,
+            "the changelog got ahead of the outputs")
 
         // The same writes with a deliverable inbox record: the changelog record lands.
         var deliverable = Self.dispatch(inboxPartition: 0)
@@ -50,21 +56,26 @@ struct BatchCommitterTests {
         try? await producer.close()
     }
 
-    @Test("exactly once, outputs without a report of their own: an output not delivered fails the commit, and its input offset stays uncommitted")
+    @Test(
+        "exactly once, outputs without a report of their own: an output not delivered fails the commit, and its input offset stays uncommitted"
+    )
     func transactionIsTheReport() async throws {
         let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
         let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
         let input = TopicPartition("batch-input.\(id)", 0)
-        try await TestBroker.createTopics(names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: input.topic, partitions: 1)])
+        try await TestBroker.createTopics(
+            names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: input.topic, partitions: 1)])
         // As the worker configures its exactly-once producer.
         var configuration = KafkaProducerConfiguration(kafka: kafka, transactionalID: "batch-test-\(id)")
         configuration.kafka.properties["delivery.report.only.error"] = "true"
         let producer = try KafkaProducer(configuration: configuration, logger: logger)
         try await producer.initTransactions()
-        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger)
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger)
         let committer = BatchCommitter(
-            delivery: .exactlyOnce, producer: producer, outputs: try OutputProducer(producer: producer, topicNames: names),
+            delivery: .exactlyOnce, producer: producer,
+            outputs: try OutputProducer(producer: producer, topicNames: names),
             interval: .milliseconds(100), maxRecords: 100, maxBytes: 1 << 20, logger: logger
         )
 
@@ -74,7 +85,9 @@ struct BatchCommitterTests {
             try await committer.send(&undeliverable, in: &batch)
             try await committer.commit(&batch, consumer: consumer)
         }
-        #expect(try await consumer.committed([input]).map(\.offset) != [1], "the input was committed past an output that never landed")
+        #expect(
+            try await consumer.committed([input]).map(\.offset) != [1],
+            "the input was committed past an output that never landed")
 
         // The same writes with a deliverable inbox record, in a new transaction: they land, and
         // the input offset with them.

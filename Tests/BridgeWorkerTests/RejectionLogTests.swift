@@ -1,10 +1,11 @@
 import BridgeConfig
-@testable import BridgeCore
-@testable import BridgeWorker
 import Logging
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import BridgeCore
+@testable import BridgeWorker
 
 /// Log lines kept in memory.
 private final class LogLines: Sendable {
@@ -21,7 +22,8 @@ private final class LogLines: Sendable {
             set { metadata[key] = newValue }
         }
         func log(event: LogEvent) {
-            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: " ")
             lines.lines.withLock { $0.append("\(event.message) \(fields)") }
         }
     }
@@ -39,18 +41,24 @@ struct RejectionLogTests {
         var outputs = OutputRecords()
         var states = DeviceStates()
         let configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
-        let processor = RecordProcessor(configuration: configuration, statePartitions: 2, colocatedTopics: [],
-                                        logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let processor = RecordProcessor(
+            configuration: configuration, statePartitions: 2, colocatedTopics: [],
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         for offset in 0..<(RejectionLog.maximumPerWindow + 30) {
-            let record = InMemoryRecord(topic: configuration.topics.send, partition: 1, offset: Int64(offset), key: nil,
-                                        value: ByteBuffer(string: "garbage"), createTime: 1)
+            let record = InMemoryRecord(
+                topic: configuration.topics.send, partition: 1, offset: Int64(offset), key: nil,
+                value: ByteBuffer(string: "garbage"), createTime: 1)
             processor.process(record, states: &states, outputs: &outputs)
             log.log(outputs.tally, now: start)
             outputs.removeAll()
         }
         let logged = lines.lines.withLock { $0 }
         #expect(logged.count == RejectionLog.maximumPerWindow)
-        #expect(logged.allSatisfy { $0.contains("written to the dead letter topic") && $0.contains("reason=invalid_argument") && $0.contains("source=fcm.send[1]@") })
+        #expect(
+            logged.allSatisfy {
+                $0.contains("written to the dead letter topic") && $0.contains("reason=invalid_argument")
+                    && $0.contains("source=fcm.send[1]@")
+            })
 
         log.endWindowIfDue(now: start + RejectionLog.window - .milliseconds(1))
         #expect(lines.lines.withLock { $0.count } == RejectionLog.maximumPerWindow, "the window is not over yet")

@@ -1,9 +1,10 @@
-@testable import BridgeWorker
 import Foundation
 import Kafka
-import TestSupport
 import Logging
+import TestSupport
 import Testing
+
+@testable import BridgeWorker
 
 /// The repartition topic is trimmed behind the group's commits where the broker supports
 /// DeleteRecords, and left whole, without stalling the worker, where it does not (issue 9,
@@ -16,24 +17,31 @@ import Testing
 struct RepartitionTrimmerTests {
     let logger = TestBroker.logger
 
-    @Test("records before the committed offset are deleted, or all kept where the broker refuses; other topics are never touched")
+    @Test(
+        "records before the committed offset are deleted, or all kept where the broker refuses; other topics are never touched"
+    )
     func trims() async throws {
         let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
-        let repartition = "trim-repartition.\(id)", input = "trim-input.\(id)"
+        let repartition = "trim-repartition.\(id)"
+        let input = "trim-input.\(id)"
         let admin = try KafkaAdmin(configuration: kafka, logger: logger)
         try await admin.createTopics([NewTopic(name: repartition, partitions: 1), NewTopic(name: input, partitions: 1)])
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
         for topic in [repartition, input] {
-            try await producer.send((0..<6).map { ProducerRecord(topic: topic, partition: .explicit(0), value: [UInt8($0)]) }).throwFirstError()
+            try await producer.send(
+                (0..<6).map { ProducerRecord(topic: topic, partition: .explicit(0), value: [UInt8($0)]) }
+            ).throwFirstError()
         }
         try await producer.close()
 
         let trimmer = RepartitionTrimmer(topic: repartition, interval: .zero, logger: logger)
         async let trimming: Void = trimmer.run(admin: admin)
         for offset in [2, 4] as [Int64] {
-            trimmer.committed([TopicPartitionOffset(TopicPartition(repartition, 0), offset: offset),
-                               TopicPartitionOffset(TopicPartition(input, 0), offset: offset)])
+            trimmer.committed([
+                TopicPartitionOffset(TopicPartition(repartition, 0), offset: offset),
+                TopicPartitionOffset(TopicPartition(input, 0), offset: offset),
+            ])
         }
         trimmer.finish()
         await trimming

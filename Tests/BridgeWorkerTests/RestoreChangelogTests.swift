@@ -1,22 +1,31 @@
-@testable import BridgeCore
-@_spi(Benchmarks) @testable import BridgeWorker
 import DeviceQueues
 import Foundation
 import Kafka
 import TestSupport
 import Testing
 
+@testable import BridgeCore
+@_spi(Benchmarks) @testable import BridgeWorker
+
 /// The restore reads the changelog records the worker writes, headers included, from a real
 /// broker (the one named by `KAFKA_BOOTSTRAP_SERVERS`).
 @Suite("Restoring the changelog", .needsBroker, .timeLimit(.minutes(2)))
 struct RestoreChangelogTests {
-    @Test("a waiting message comes back with its id, send time, collapse key and expiry; a removed one and a forgotten device do not")
+    @Test(
+        "a waiting message comes back with its id, send time, collapse key and expiry; a removed one and a forgotten device do not"
+    )
     func waitingMessagesComeBack() async throws {
         let id = UUID().uuidString.prefix(8)
-        let changelog = "restore-changelog.\(id)", repartition = "restore-repartition.\(id)"
-        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 1), NewTopic(name: repartition, partitions: 1)])
-        let kept = QueuedMessage(id: "0:1:0", collapseKey: "score", sentAt: 1_700_000_000_000, expiresAt: 1_700_000_600_000, apns: Array(#"{"a":1}"#.utf8))
-        let plain = QueuedMessage(id: "0:2:0", collapseKey: nil, sentAt: 1_700_000_000_001, expiresAt: nil, apns: Array(#"{"b":2}"#.utf8))
+        let changelog = "restore-changelog.\(id)"
+        let repartition = "restore-repartition.\(id)"
+        try await TestBroker.createTopics([
+            NewTopic(name: changelog, partitions: 1), NewTopic(name: repartition, partitions: 1),
+        ])
+        let kept = QueuedMessage(
+            id: "0:1:0", collapseKey: "score", sentAt: 1_700_000_000_000, expiresAt: 1_700_000_600_000,
+            apns: Array(#"{"a":1}"#.utf8))
+        let plain = QueuedMessage(
+            id: "0:2:0", collapseKey: nil, sentAt: 1_700_000_000_001, expiresAt: nil, apns: Array(#"{"b":2}"#.utf8))
         let removed = QueuedMessage(id: "0:3:0", collapseKey: "x", sentAt: 1_700_000_000_002, expiresAt: nil, apns: [])
         let offline = DeviceStatus(isOnline: false, lastActivity: 1_700_000_000_000, pendingNotice: nil)
         let codec = ChangelogCodec(topic: changelog)
@@ -28,18 +37,25 @@ struct RestoreChangelogTests {
         ] {
             codec.record(change, token: token, partition: 0, to: &outputs)
         }
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
-        try (try await producer.send(outputs.copies.map { copy in
-            ProducerRecord(topic: changelog, partition: .explicit(0), key: copy.key, value: copy.value,
-                           headers: copy.headers.map { KafkaHeader(key: $0.name, value: $0.value) }, timestamp: copy.timestamp)
-        })).throwFirstError()
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
+        try
+            (try await producer.send(
+                outputs.copies.map { copy in
+                    ProducerRecord(
+                        topic: changelog, partition: .explicit(0), key: copy.key, value: copy.value,
+                        headers: copy.headers.map { KafkaHeader(key: $0.name, value: $0.value) },
+                        timestamp: copy.timestamp)
+                })).throwFirstError()
         try await producer.close()
 
         var states = DeviceStates()
         try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore([0], into: &states)
 
         #expect(states.deviceCount == 1, "the forgotten device is gone")
-        let connected = states.handle(RoutedInput(token: "device", input: .presence(.connect), time: 1_700_000_000_100), in: 0, rules: QueueRules())
+        let connected = states.handle(
+            RoutedInput(token: "device", input: .presence(.connect), time: 1_700_000_000_100), in: 0,
+            rules: QueueRules())
         let delivered = connected.inbox.compactMap { entry -> QueuedMessage? in
             if case .message(let message) = entry { message } else { nil }
         }

@@ -1,10 +1,11 @@
-@testable import BridgeCore
-@_spi(Benchmarks) @testable import BridgeWorker
 import Foundation
 import Kafka
-import TestSupport
 import Logging
+import TestSupport
 import Testing
+
+@testable import BridgeCore
+@_spi(Benchmarks) @testable import BridgeWorker
 
 /// A restore learns which devices have inputs on their way through the repartition topic, so that
 /// a worker that takes a partition over (or restarts) does not let a later input overtake them
@@ -17,16 +18,23 @@ import Testing
 struct RestoreForwardsTests {
     let logger = TestBroker.logger
 
-    @Test("the repartition records past the committed offset mark their devices; earlier ones and other partitions' do not")
+    @Test(
+        "the repartition records past the committed offset mark their devices; earlier ones and other partitions' do not"
+    )
     func forwardsPastCommittedOffset() async throws {
         let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
-        let changelog = "restore-changelog.\(id)", repartition = "restore-repartition.\(id)"
-        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 2), NewTopic(name: repartition, partitions: 2)])
+        let changelog = "restore-changelog.\(id)"
+        let repartition = "restore-repartition.\(id)"
+        try await TestBroker.createTopics([
+            NewTopic(name: changelog, partitions: 2), NewTopic(name: repartition, partitions: 2),
+        ])
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
         func forward(_ token: String, source: String, partition: Int32) -> ProducerRecord {
-            ProducerRecord(topic: repartition, partition: .explicit(partition), key: Array(token.utf8), value: [],
-                           headers: [KafkaHeader(key: "kind", value: "connect"), KafkaHeader(key: "source", value: source)], timestamp: 1)
+            ProducerRecord(
+                topic: repartition, partition: .explicit(partition), key: Array(token.utf8), value: [],
+                headers: [KafkaHeader(key: "kind", value: "connect"), KafkaHeader(key: "source", value: source)],
+                timestamp: 1)
         }
         _ = try await producer.send([
             forward("read-already", source: "send:1:1", partition: 0),
@@ -39,7 +47,8 @@ struct RestoreForwardsTests {
 
         let restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
         var states = DeviceStates()
-        try await restorer.restore([0], forwards: [TopicPartitionOffset(TopicPartition(repartition, 0), offset: 1)], into: &states)
+        try await restorer.restore(
+            [0], forwards: [TopicPartitionOffset(TopicPartition(repartition, 0), offset: 1)], into: &states)
 
         #expect(states.forwardsInFlight(in: 0) == 2)
         #expect(states.forwards.contains("on-its-way", in: 0) && states.forwards.contains("twice", in: 0))

@@ -1,6 +1,7 @@
-@testable import BridgeWorker
 import PropertyBased
 import Testing
+
+@testable import BridgeWorker
 
 @Suite("Reversing by moving")
 struct ReverseByMovingTests {

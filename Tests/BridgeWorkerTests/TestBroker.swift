@@ -7,7 +7,9 @@ extension TestBroker {
     static func restorer(changelog: String, repartition: String) -> ChangelogRestorer {
         var configuration = KafkaConsumerConfiguration(kafka: kafka(), groupID: nil)
         configuration.fetchWaitMax = .milliseconds(10)
-        return ChangelogRestorer(consumerConfiguration: configuration, changelogTopic: changelog, repartitionTopic: repartition, logger: logger)
+        return ChangelogRestorer(
+            consumerConfiguration: configuration, changelogTopic: changelog, repartitionTopic: repartition,
+            logger: logger)
     }
 
     /// Every record of partition 0 of `topic`, read from its start to its end.

@@ -1,13 +1,16 @@
 import BridgeConfig
+import Testing
+
 @testable import BridgeWorker
 @testable import Kafka
-import Testing
 
 /// The worker's producer settings, from the YAML's fields (no broker).
 @Suite("Worker producer")
 struct WorkerProducerTests {
-    func configuration(_ delivery: BridgeConfiguration.Delivery, commitIntervalMilliseconds: Int = 100,
-                       producerProperties: [String: String] = [:]) -> BridgeConfiguration {
+    func configuration(
+        _ delivery: BridgeConfiguration.Delivery, commitIntervalMilliseconds: Int = 100,
+        producerProperties: [String: String] = [:]
+    ) -> BridgeConfiguration {
         var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "127.0.0.1:9092"))
         configuration.kafka.groupID = "g"
         configuration.delivery = delivery
@@ -16,15 +19,18 @@ struct WorkerProducerTests {
         return configuration
     }
 
-    @Test("exactly once lingers up to the commit interval, at most 100 ms; at least once 5 ms", arguments: [
-        (BridgeConfiguration.Delivery.exactlyOnce, 100, "100"),
-        (.exactlyOnce, 20, "20"),
-        (.exactlyOnce, 5_000, "100"),
-        (.atLeastOnce, 100, "5"),
-        (.atLeastOnce, 5_000, "5"),
-    ])
+    @Test(
+        "exactly once lingers up to the commit interval, at most 100 ms; at least once 5 ms",
+        arguments: [
+            (BridgeConfiguration.Delivery.exactlyOnce, 100, "100"),
+            (.exactlyOnce, 20, "20"),
+            (.exactlyOnce, 5_000, "100"),
+            (.atLeastOnce, 100, "5"),
+            (.atLeastOnce, 5_000, "5"),
+        ])
     func linger(delivery: BridgeConfiguration.Delivery, commitInterval: Int, expected: String) {
-        let producer = configuration(delivery, commitIntervalMilliseconds: commitInterval).workerProducer(topicRecordLimit: nil)
+        let producer = configuration(delivery, commitIntervalMilliseconds: commitInterval).workerProducer(
+            topicRecordLimit: nil)
         #expect(producer.librdkafkaProperties["linger.ms"] == expected)
     }
 
@@ -36,9 +42,11 @@ struct WorkerProducerTests {
         #expect(producer.librdkafkaProperties["delivery.report.only.error"] == "false")
     }
 
-    @Test("batches fit a topic that takes smaller records than librdkafka's default batch.size", arguments: [
-        (Int?.none, String?.none), (2_000_000, nil), (1_000_000, nil), (65_536, "65536"),
-    ])
+    @Test(
+        "batches fit a topic that takes smaller records than librdkafka's default batch.size",
+        arguments: [
+            (Int?.none, String?.none), (2_000_000, nil), (1_000_000, nil), (65_536, "65536"),
+        ])
     func batchSize(topicRecordLimit: Int?, expected: String?) {
         let producer = configuration(.exactlyOnce).workerProducer(topicRecordLimit: topicRecordLimit)
         #expect(producer.librdkafkaProperties["batch.size"] == expected)

@@ -1,6 +1,6 @@
 import DeviceQueues
-import Testing
 import TestSupport
+import Testing
 
 private let t0: Int64 = 1_700_000_000_000
 
@@ -11,8 +11,8 @@ private func message(_ id: String, key: String? = nil, at time: Int64 = t0, ttl:
 /// A queue for a device that was seen at t0 and is offline.
 private func offline() -> DeviceQueue { DeviceQueue(firstSeenAt: t0) }
 
-private extension QueueOutput {
-    var dispatchedIDs: [String] {
+extension QueueOutput {
+    fileprivate var dispatchedIDs: [String] {
         inbox.compactMap { if case .message(let message) = $0 { message.id } else { nil } }
     }
 }
@@ -62,7 +62,11 @@ struct DeviceQueueTests {
         var queue = offline()
         for id in ["a", "b", "c", "d"] { _ = queue.send(message(id), at: t0, rules: rules) }
         let output = queue.connect(at: t0 + 10, rules: rules)
-        #expect(output.inbox == [.deletedMessages(reason: .tooManyPending, count: 3), .message(message("d", ttl: rules.defaultTimeToLive))])
+        #expect(
+            output.inbox == [
+                .deletedMessages(reason: .tooManyPending, count: 3),
+                .message(message("d", ttl: rules.defaultTimeToLive)),
+            ])
         #expect(output.statuses == [.dispatched(messageID: "d", at: t0 + 10)])
         #expect(queue.pendingNotice == nil)
     }
@@ -83,26 +87,30 @@ struct DeviceQueueTests {
         _ = queue.send(message("old", key: "score"), at: t0, rules: rules)
         _ = queue.send(message("x"), at: t0, rules: rules)
         let output = queue.send(message("new", key: "score"), at: t0 + 1, rules: rules)
-        #expect(output.statuses == [
-            .collapsed(messageID: "old", reason: .collapseKey, replacedBy: "new", at: t0 + 1),
-            .queued(messageID: "new", at: t0 + 1),
-        ])
+        #expect(
+            output.statuses == [
+                .collapsed(messageID: "old", reason: .collapseKey, replacedBy: "new", at: t0 + 1),
+                .queued(messageID: "new", at: t0 + 1),
+            ])
         #expect(queue.waiting.map(\.id) == ["x", "new"])
     }
 
-    @Test("a fifth collapse key evicts the oldest key; keys are told apart by their bytes, so canonically equivalent keys count as two", arguments: [
-        ["k1", "k2", "k3", "k4"],
-        // "é" composed, and decomposed: equal as Swift strings, different as bytes.
-        ["k1", "k2", "\u{E9}", "e\u{301}"],
-    ])
+    @Test(
+        "a fifth collapse key evicts the oldest key; keys are told apart by their bytes, so canonically equivalent keys count as two",
+        arguments: [
+            ["k1", "k2", "k3", "k4"],
+            // "é" composed, and decomposed: equal as Swift strings, different as bytes.
+            ["k1", "k2", "\u{E9}", "e\u{301}"],
+        ])
     func collapseKeyLimit(_ keys: [String]) {
         var queue = offline()
         for key in keys { _ = queue.send(message(key, key: key), at: t0, rules: rules) }
         let output = queue.send(message("k5", key: "k5"), at: t0 + 1, rules: rules)
-        #expect(output.statuses == [
-            .collapsed(messageID: "k1", reason: .collapseKeyLimit, replacedBy: "k5", at: t0 + 1),
-            .queued(messageID: "k5", at: t0 + 1),
-        ])
+        #expect(
+            output.statuses == [
+                .collapsed(messageID: "k1", reason: .collapseKeyLimit, replacedBy: "k5", at: t0 + 1),
+                .queued(messageID: "k5", at: t0 + 1),
+            ])
         #expect(queue.waiting.map { Array($0.id.utf8) } == (keys.dropFirst() + ["k5"]).map { Array($0.utf8) })
     }
 
@@ -112,7 +120,10 @@ struct DeviceQueueTests {
         _ = queue.send(message("short", ttl: 1000), at: t0, rules: rules)
         _ = queue.send(message("long", ttl: 10_000), at: t0, rules: rules)
         let output = queue.connect(at: t0 + 5000, rules: rules)
-        #expect(output.statuses == [.expired(messageID: "short", at: t0 + 5000), .dispatched(messageID: "long", at: t0 + 5000)])
+        #expect(
+            output.statuses == [
+                .expired(messageID: "short", at: t0 + 5000), .dispatched(messageID: "long", at: t0 + 5000),
+            ])
     }
 
     @Test("the default time to live is four weeks")
@@ -131,7 +142,8 @@ struct DeviceQueueTests {
         var queue = offline()
         #expect(queue.send(message("a", ttl: 0), at: t0, rules: rules).statuses == [.expired(messageID: "a", at: t0)])
         _ = queue.connect(at: t0, rules: rules)
-        #expect(queue.send(message("b", ttl: 0), at: t0, rules: rules).statuses == [.dispatched(messageID: "b", at: t0)])
+        #expect(
+            queue.send(message("b", ttl: 0), at: t0, rules: rules).statuses == [.dispatched(messageID: "b", at: t0)])
     }
 
     @Test("a message whose expiration passed before its send time is expired for an online device too")
@@ -160,7 +172,8 @@ struct DeviceQueueTests {
         _ = queue.send(message("a", at: t0 + 20 * day), at: t0 + 20 * day, rules: rules)
         let connect = t0 + 31 * day
         let output = queue.connect(at: connect, rules: rules)
-        #expect(output.statuses == [.deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["a"], at: connect)])
+        #expect(
+            output.statuses == [.deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["a"], at: connect)])
         #expect(output.inbox == [.deletedMessages(reason: .deviceInactive, count: 1)])
     }
 
@@ -181,11 +194,13 @@ struct DeviceQueueTests {
         var queue = offline()
         _ = queue.send(message("a"), at: t0, rules: rules)
         let overflow = queue.send(message("b"), at: t0, rules: rules)
-        #expect(overflow.statuses == [.deletedMessages(reason: .tooManyPending, count: 2, messageIDs: ["a", "b"], at: t0)])
+        #expect(
+            overflow.statuses == [.deletedMessages(reason: .tooManyPending, count: 2, messageIDs: ["a", "b"], at: t0)])
         _ = queue.send(message("c"), at: t0, rules: rules)
         let connect = t0 + 40 * day
         let output = queue.connect(at: connect, rules: rules)
-        #expect(output.statuses == [.deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["c"], at: connect)])
+        #expect(
+            output.statuses == [.deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["c"], at: connect)])
         #expect(output.inbox == [.deletedMessages(reason: .deviceInactive, count: 3)])
     }
 
@@ -194,7 +209,10 @@ struct DeviceQueueTests {
         var queue = offline()
         _ = queue.send(message("a", ttl: 1000), at: t0, rules: rules)
         let output = queue.connect(at: t0 + 31 * day, rules: rules)
-        #expect(output.statuses == [.deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["a"], at: t0 + 31 * day)])
+        #expect(
+            output.statuses == [
+                .deletedMessages(reason: .deviceInactive, count: 1, messageIDs: ["a"], at: t0 + 31 * day)
+            ])
     }
 
     @Test("an ack gives delivered for dispatched messages; an unknown id is ignored")
@@ -215,7 +233,9 @@ struct DeviceQueueTests {
         #expect(queue.connect(at: t0 + 1, rules: rules).dispatchedIDs == ["a"])
     }
 
-    @Test("a repeat of any waiting message is not queued, however many wait; a removed one's id is new again", arguments: [1, 5, 40, 99])
+    @Test(
+        "a repeat of any waiting message is not queued, however many wait; a removed one's id is new again",
+        arguments: [1, 5, 40, 99])
     func repeatedSendAmongMany(waiting count: Int) {
         var queue = offline()
         let ids = (0..<count).map { "3:\(1_000 + $0):0" }
@@ -224,7 +244,9 @@ struct DeviceQueueTests {
         // One collapsed away: its id is no longer waiting, so sending it again queues it.
         _ = queue.send(message("k1", key: "k"), at: t0, rules: rules)
         _ = queue.send(message("k2", key: "k"), at: t0, rules: rules)
-        #expect(queue.send(message("k1", key: "k"), at: t0, rules: rules).statuses.contains(.queued(messageID: "k1", at: t0)))
+        #expect(
+            queue.send(message("k1", key: "k"), at: t0, rules: rules).statuses.contains(
+                .queued(messageID: "k1", at: t0)))
         #expect(queue.connect(at: t0 + 1, rules: rules).dispatchedIDs == ids + ["k1"])
     }
 }
@@ -234,12 +256,15 @@ struct DeviceQueueTests {
 struct ExtremeTimeTests {
     let rules = QueueRules()
 
-    @Test("a message sent near the end of time waits until the end of time, not until a time in the past", arguments: [
-        Int64.max - 1, Int64.max - QueueRules().defaultTimeToLive + 1,
-    ])
+    @Test(
+        "a message sent near the end of time waits until the end of time, not until a time in the past",
+        arguments: [
+            Int64.max - 1, Int64.max - QueueRules().defaultTimeToLive + 1,
+        ])
     func sentNearTheEnd(time: Int64) {
         var queue = DeviceQueue(firstSeenAt: time)
-        let output = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: time, expiresAt: nil, apns: []), at: time, rules: rules)
+        let output = queue.send(
+            QueuedMessage(id: "m", collapseKey: nil, sentAt: time, expiresAt: nil, apns: []), at: time, rules: rules)
         #expect(output.statuses == [.queued(messageID: "m", at: time)])
         #expect(queue.connect(at: time, rules: rules).statuses == [.dispatched(messageID: "m", at: time)])
     }
@@ -247,18 +272,26 @@ struct ExtremeTimeTests {
     @Test("a message sent at the last millisecond there is has expired already")
     func sentAtTheEnd() {
         var queue = DeviceQueue(firstSeenAt: t0)
-        let output = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: .max, expiresAt: nil, apns: []), at: .max, rules: rules)
+        let output = queue.send(
+            QueuedMessage(id: "m", collapseKey: nil, sentAt: .max, expiresAt: nil, apns: []), at: .max, rules: rules)
         #expect(output.statuses == [.expired(messageID: "m", at: .max)])
     }
 
-    @Test("a connect long before or after the last activity decides inactivity without overflow", arguments: [
-        (Int64.min, Int64.max, true), (Int64.max, Int64.min, false), (Int64.min + 1, 0, true), (Int64.max, -1, false),
-    ])
+    @Test(
+        "a connect long before or after the last activity decides inactivity without overflow",
+        arguments: [
+            (Int64.min, Int64.max, true), (Int64.max, Int64.min, false), (Int64.min + 1, 0, true),
+            (Int64.max, -1, false),
+        ])
     func activityAtTheEnds(firstSeen: Int64, connect: Int64, inactive: Bool) {
         var queue = DeviceQueue(firstSeenAt: firstSeen)
-        _ = queue.send(QueuedMessage(id: "m", collapseKey: nil, sentAt: firstSeen, expiresAt: Int64.max, apns: []), at: firstSeen, rules: rules)
+        _ = queue.send(
+            QueuedMessage(id: "m", collapseKey: nil, sentAt: firstSeen, expiresAt: Int64.max, apns: []), at: firstSeen,
+            rules: rules)
         let output = queue.connect(at: connect, rules: rules)
-        #expect(output.statuses.contains { if case .deletedMessages(.deviceInactive, _, _, _) = $0 { true } else { false } } == inactive)
+        #expect(
+            output.statuses.contains { if case .deletedMessages(.deviceInactive, _, _, _) = $0 { true } else { false } }
+                == inactive)
     }
 }
 
@@ -267,15 +300,17 @@ extension DeviceQueueTests {
         case nothing, online, waiting, notice
     }
 
-    @Test("a device is idle, and may be forgotten, only with nothing waiting, no notice, and no presence for over the inactivity limit", arguments: [
-        (IdleSetUp.nothing, t0 + 31 * day, true),
-        (.nothing, t0 + 30 * day, false),
-        (.online, t0 + 31 * day, true),
-        (.waiting, t0 + 31 * day, false),
-        (.notice, t0 + 31 * day, false),
-        (.nothing, Int64.max, true),
-        (.nothing, Int64.min, false),
-    ])
+    @Test(
+        "a device is idle, and may be forgotten, only with nothing waiting, no notice, and no presence for over the inactivity limit",
+        arguments: [
+            (IdleSetUp.nothing, t0 + 31 * day, true),
+            (.nothing, t0 + 30 * day, false),
+            (.online, t0 + 31 * day, true),
+            (.waiting, t0 + 31 * day, false),
+            (.notice, t0 + 31 * day, false),
+            (.nothing, Int64.max, true),
+            (.nothing, Int64.min, false),
+        ])
     func idle(setUp: IdleSetUp, at time: Int64, idle: Bool) {
         var queue = offline()
         var rules = rules
@@ -297,7 +332,10 @@ extension DeviceQueueTests {
         _ = queue.connect(at: t0, rules: rules)
         _ = queue.send(message("a"), at: t0, rules: rules)
         _ = queue.send(message("b"), at: t0, rules: rules)
-        #expect(queue.forgettingChanges == [.acknowledgementSettled(messageID: "a"), .acknowledgementSettled(messageID: "b"), .forgotten])
+        #expect(
+            queue.forgettingChanges == [
+                .acknowledgementSettled(messageID: "a"), .acknowledgementSettled(messageID: "b"), .forgotten,
+            ])
         var replayed = queue
         for change in queue.forgettingChanges { replayed.apply(change) }
         #expect(replayed.unacknowledged.isEmpty && replayed.waiting.isEmpty && !replayed.isOnline)

@@ -13,13 +13,18 @@ struct QueuedMessageTests {
             count: 300,
             input: Self.text, Self.text.optional, Self.time, Self.time.optional, Gen.uint8().array(of: 0...300)
         ) { id, collapseKey, sentAt, expiresAt, apns in
-            let message = QueuedMessage(id: id, collapseKey: collapseKey, sentAt: sentAt, expiresAt: expiresAt, apns: apns)
+            let message = QueuedMessage(
+                id: id, collapseKey: collapseKey, sentAt: sentAt, expiresAt: expiresAt, apns: apns)
             #expect(Array(message.id.utf8) == Array(id.utf8))
             #expect(message.collapseKey.map { Array($0.utf8) } == collapseKey.map { Array($0.utf8) })
-            #expect(message.sentAt == sentAt && message.expiresAt == expiresAt && message.isCollapsible == (collapseKey != nil))
+            #expect(
+                message.sentAt == sentAt && message.expiresAt == expiresAt
+                    && message.isCollapsible == (collapseKey != nil))
             #expect(message.withAPNs { Array($0) } == apns)
             #expect(message.hasID(id) && !message.hasID(id + "x"))
-            #expect(collapseKey.map { message.hasCollapseKey($0) && !message.hasCollapseKey($0 + "x") } ?? !message.hasCollapseKey(""))
+            #expect(
+                collapseKey.map { message.hasCollapseKey($0) && !message.hasCollapseKey($0 + "x") }
+                    ?? !message.hasCollapseKey(""))
         }
     }
 
@@ -30,23 +35,27 @@ struct QueuedMessageTests {
             var changed = original
             changed.expiresAt = after
             #expect(changed.expiresAt == after && original.expiresAt == before)
-            #expect(changed.id == "1:2:0" && changed.collapseKey == "k" && changed.sentAt == 5 && changed.withAPNs { Array($0) } == [1, 2, 3])
+            #expect(
+                changed.id == "1:2:0" && changed.collapseKey == "k" && changed.sentAt == 5
+                    && changed.withAPNs { Array($0) } == [1, 2, 3])
             let made = QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 5, expiresAt: after, apns: [1, 2, 3])
             #expect(changed == made && changed.hashValue == made.hashValue)
         }
     }
 
-    @Test("messages are equal when every field is", arguments: [
-        QueuedMessage(id: "1:2:1", collapseKey: "k", sentAt: 5, expiresAt: 9, apns: [1]),
-        QueuedMessage(id: "1:2:0", collapseKey: "j", sentAt: 5, expiresAt: 9, apns: [1]),
-        QueuedMessage(id: "1:2:0", collapseKey: nil, sentAt: 5, expiresAt: 9, apns: [1]),
-        QueuedMessage(id: "1:2:0", collapseKey: "", sentAt: 5, expiresAt: 9, apns: [1]),
-        QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 6, expiresAt: 9, apns: [1]),
-        QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 5, expiresAt: nil, apns: [1]),
-        QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 5, expiresAt: 9, apns: [1, 0]),
-        // The id's and the key's bytes moved between the two: the counts tell them apart.
-        QueuedMessage(id: "1:2:0k", collapseKey: "", sentAt: 5, expiresAt: 9, apns: [1]),
-    ])
+    @Test(
+        "messages are equal when every field is",
+        arguments: [
+            QueuedMessage(id: "1:2:1", collapseKey: "k", sentAt: 5, expiresAt: 9, apns: [1]),
+            QueuedMessage(id: "1:2:0", collapseKey: "j", sentAt: 5, expiresAt: 9, apns: [1]),
+            QueuedMessage(id: "1:2:0", collapseKey: nil, sentAt: 5, expiresAt: 9, apns: [1]),
+            QueuedMessage(id: "1:2:0", collapseKey: "", sentAt: 5, expiresAt: 9, apns: [1]),
+            QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 6, expiresAt: 9, apns: [1]),
+            QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 5, expiresAt: nil, apns: [1]),
+            QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 5, expiresAt: 9, apns: [1, 0]),
+            // The id's and the key's bytes moved between the two: the counts tell them apart.
+            QueuedMessage(id: "1:2:0k", collapseKey: "", sentAt: 5, expiresAt: 9, apns: [1]),
+        ])
     func equality(other: QueuedMessage) {
         let message = QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 5, expiresAt: 9, apns: [1])
         let same = QueuedMessage(id: "1:2:0", collapseKey: "k", sentAt: 5, expiresAt: 9, apns: [1])

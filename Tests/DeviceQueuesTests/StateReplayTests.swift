@@ -12,7 +12,8 @@ private enum Input {
 
 @Suite("Device state replay")
 struct StateReplayTests {
-    fileprivate static let input: Generator<Input, some SendableSequenceType> = Gen.int(in: 0...13).map { choice -> Input in
+    fileprivate static let input: Generator<Input, some SendableSequenceType> = Gen.int(in: 0...13).map {
+        choice -> Input in
         switch choice {
         case 0...4: .send(collapseKey: nil, ttl: nil)
         case 5...8: .send(collapseKey: String(choice), ttl: nil)
@@ -25,7 +26,8 @@ struct StateReplayTests {
 
     @Test("replaying the recorded changes rebuilds the same state, whatever the inputs")
     func replayRebuildsState() async {
-        await propertyCheck(count: 300, input: Self.input.array(of: 0...400), Gen.int(in: 1...30)) { inputs, maxPending in
+        await propertyCheck(count: 300, input: Self.input.array(of: 0...400), Gen.int(in: 1...30)) {
+            inputs, maxPending in
             var rules = QueueRules()
             rules.maxPending = maxPending
             rules.maxCollapseKeys = 2
@@ -40,11 +42,14 @@ struct StateReplayTests {
                 let output: QueueOutput
                 switch input {
                 case .send(let key, let ttl):
-                    let message = QueuedMessage(id: "m\(index)", collapseKey: key, sentAt: time, expiresAt: ttl.map { time + $0 }, apns: [1, 2, 3])
+                    let message = QueuedMessage(
+                        id: "m\(index)", collapseKey: key, sentAt: time, expiresAt: ttl.map { time + $0 },
+                        apns: [1, 2, 3])
                     output = live.send(message, at: time, rules: rules)
                 case .connect: output = live.connect(at: time, rules: rules)
                 case .disconnect: output = live.disconnect(at: time)
-                case .acknowledge(let count): output = live.acknowledge(Array(dispatched.suffix(count + 5).prefix(count)) + ["unknown"], at: time)
+                case .acknowledge(let count):
+                    output = live.acknowledge(Array(dispatched.suffix(count + 5).prefix(count)) + ["unknown"], at: time)
                 }
                 dispatched += output.inbox.compactMap { if case .message(let message) = $0 { message.id } else { nil } }
                 for change in output.changes { replayed.apply(change) }
@@ -58,13 +63,18 @@ struct StateReplayTests {
         var queue = DeviceQueue(firstSeenAt: 0)
         let rules = QueueRules()
         for index in 0..<99 {
-            _ = queue.send(QueuedMessage(id: "m\(index)", collapseKey: nil, sentAt: 0, expiresAt: nil, apns: [1]), at: 0, rules: rules)
+            _ = queue.send(
+                QueuedMessage(id: "m\(index)", collapseKey: nil, sentAt: 0, expiresAt: nil, apns: [1]), at: 0,
+                rules: rules)
         }
-        let send = queue.send(QueuedMessage(id: "m99", collapseKey: nil, sentAt: 1, expiresAt: nil, apns: [1]), at: 1, rules: rules)
+        let send = queue.send(
+            QueuedMessage(id: "m99", collapseKey: nil, sentAt: 1, expiresAt: nil, apns: [1]), at: 1, rules: rules)
         #expect(send.changes.count == 1)
-        let collapsible = queue.send(QueuedMessage(id: "k", collapseKey: "k", sentAt: 2, expiresAt: nil, apns: [1]), at: 2, rules: rules)
+        let collapsible = queue.send(
+            QueuedMessage(id: "k", collapseKey: "k", sentAt: 2, expiresAt: nil, apns: [1]), at: 2, rules: rules)
         #expect(collapsible.changes.count == 1)
-        let replacing = queue.send(QueuedMessage(id: "k2", collapseKey: "k", sentAt: 3, expiresAt: nil, apns: [1]), at: 3, rules: rules)
+        let replacing = queue.send(
+            QueuedMessage(id: "k2", collapseKey: "k", sentAt: 3, expiresAt: nil, apns: [1]), at: 3, rules: rules)
         #expect(replacing.changes.count == 2)
         #expect(queue.disconnect(at: 4).changes.count == 1)
         #expect(queue.acknowledge(["unknown"], at: 5).changes.count == 1)

@@ -1,6 +1,7 @@
-@testable import DeviceQueues
 import PropertyBased
 import Testing
+
+@testable import DeviceQueues
 
 /// One change to a list of waiting messages.
 private enum Change {
@@ -31,7 +32,9 @@ struct WaitingMessagesTests {
             for change in changes {
                 switch change {
                 case .append(let id, let collapsible, let expiresAt):
-                    let message = QueuedMessage(id: "\(id):\(id * 7):0", collapseKey: collapsible ? "k\(id)" : nil, sentAt: 0, expiresAt: expiresAt, apns: [1])
+                    let message = QueuedMessage(
+                        id: "\(id):\(id * 7):0", collapseKey: collapsible ? "k\(id)" : nil, sentAt: 0,
+                        expiresAt: expiresAt, apns: [1])
                     waiting.append(message)
                     model.append(message)
                 case .remove(let index):
@@ -46,7 +49,9 @@ struct WaitingMessagesTests {
                     model = []
                 }
                 #expect(Array(waiting) == model)
-                for limit in 0...4 { #expect(waiting.hasPlain(atLeast: limit) == (model.count { !$0.isCollapsible } >= limit)) }
+                for limit in 0...4 {
+                    #expect(waiting.hasPlain(atLeast: limit) == (model.count { !$0.isCollapsible } >= limit))
+                }
                 #expect(model.allSatisfy { $0.expiresAt.map { waiting.expiresNoEarlierThan <= $0 } ?? true })
                 for id in 0...40 {
                     let text = "\(id):\(id * 7):0"
@@ -62,9 +67,15 @@ struct WaitingMessagesTests {
 
     @Test("a message's id bit is one bit, the same for the same id bytes, and ids spread over the bits")
     func idBits() {
-        let bits = (0..<640).map { QueuedMessage(id: "3:\($0):0", collapseKey: nil, sentAt: 0, expiresAt: nil, apns: []).idBit }
+        let bits = (0..<640).map {
+            QueuedMessage(id: "3:\($0):0", collapseKey: nil, sentAt: 0, expiresAt: nil, apns: []).idBit
+        }
         #expect(bits.allSatisfy { $0.nonzeroBitCount == 1 })
-        #expect(bits == (0..<640).map { QueuedMessage(id: "3:\($0):0", collapseKey: "k", sentAt: 5, expiresAt: 9, apns: [7]).idBit })
+        #expect(
+            bits
+                == (0..<640).map {
+                    QueuedMessage(id: "3:\($0):0", collapseKey: "k", sentAt: 5, expiresAt: 9, apns: [7]).idBit
+                })
         // 640 sequential ids over 64 bits: every bit is taken, none by more than a quarter of them.
         let counts = Dictionary(grouping: bits, by: { $0 }).mapValues(\.count)
         #expect(counts.count == 64 && counts.values.allSatisfy { $0 < 160 })

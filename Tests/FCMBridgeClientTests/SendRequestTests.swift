@@ -25,12 +25,14 @@ struct SendRequestTests {
         #expect(request.token == "t-1")
     }
 
-    @Test("a request is keyed by its one device, and has no key otherwise", arguments: [
-        (SendRequest.legacy(LegacyMessage(to: "t-1")), "t-1"),
-        (.legacy(LegacyMessage(to: "/topics/news")), nil),
-        (.legacy(LegacyMessage(registrationIDs: ["a"])), "a"),
-        (.legacy(LegacyMessage(registrationIDs: ["a", "b"])), nil),
-    ] as [(SendRequest, String?)])
+    @Test(
+        "a request is keyed by its one device, and has no key otherwise",
+        arguments: [
+            (SendRequest.legacy(LegacyMessage(to: "t-1")), "t-1"),
+            (.legacy(LegacyMessage(to: "/topics/news")), nil),
+            (.legacy(LegacyMessage(registrationIDs: ["a"])), "a"),
+            (.legacy(LegacyMessage(registrationIDs: ["a", "b"])), nil),
+        ] as [(SendRequest, String?)])
     func key(request: SendRequest, key: String?) {
         #expect(request.token == key)
     }

@@ -3,12 +3,16 @@ import Testing
 
 @Suite("Status events")
 struct StatusEventTests {
-    @Test("each of the contract's type names reads as its type, and back", arguments: [
-        ("queued", StatusEvent.EventType.queued), ("dispatched", .dispatched), ("delivered", .delivered),
-        ("collapsed", .collapsed), ("expired", .expired), ("deleted_messages", .deletedMessages), ("rejected", .rejected),
-        ("validated", .validated), ("subscribed", .subscribed), ("unsubscribed", .unsubscribed), ("fanned_out", .fannedOut),
-        ("a_later_type", .other("a_later_type")),
-    ])
+    @Test(
+        "each of the contract's type names reads as its type, and back",
+        arguments: [
+            ("queued", StatusEvent.EventType.queued), ("dispatched", .dispatched), ("delivered", .delivered),
+            ("collapsed", .collapsed), ("expired", .expired), ("deleted_messages", .deletedMessages),
+            ("rejected", .rejected),
+            ("validated", .validated), ("subscribed", .subscribed), ("unsubscribed", .unsubscribed),
+            ("fanned_out", .fannedOut),
+            ("a_later_type", .other("a_later_type")),
+        ])
     func type(name: String, expected: StatusEvent.EventType) throws {
         let event = try StatusEvent.decode(Array(#"{"type":"\#(name)","token":"t","at":5}"#.utf8))
         #expect(event.type == expected)
@@ -17,7 +21,8 @@ struct StatusEventTests {
 
     @Test("a deleted_messages event keeps its fields and the record as written")
     func deletedMessages() throws {
-        let json = #"{"type":"deleted_messages","token":"t","at":5,"reason":"too_many_pending","count":2,"message_ids":["a","b"]}"#
+        let json =
+            #"{"type":"deleted_messages","token":"t","at":5,"reason":"too_many_pending","count":2,"message_ids":["a","b"]}"#
         let event = try StatusEvent.decode(Array(json.utf8))
         #expect(event.messageID == nil)
         #expect(event.reason == "too_many_pending")
@@ -26,7 +31,9 @@ struct StatusEventTests {
         #expect(event.json == Array(json.utf8))
     }
 
-    @Test("a record that is not a status event does not decode", arguments: [#"{"token":"t"}"#, "not json", #"{"type":1,"at":5}"#])
+    @Test(
+        "a record that is not a status event does not decode",
+        arguments: [#"{"token":"t"}"#, "not json", #"{"type":1,"at":5}"#])
     func notAStatus(json: String) {
         #expect(throws: (any Error).self) { try StatusEvent.decode(Array(json.utf8)) }
     }

@@ -11,20 +11,30 @@ struct WebhookSignatureTests {
     static let body = Array(#"{"test": 2432232314}"#.utf8)
     static let now = Date(timeIntervalSince1970: TimeInterval(timestamp))
 
-    static func signed(with secrets: [String], id: String = id, timestamp: Int64 = timestamp) throws -> [String: String] {
-        let headers = WebhookSignature.headers(id: id, timestamp: timestamp, body: body, secrets: try secrets.map(WebhookSecret.init))
+    static func signed(with secrets: [String], id: String = id, timestamp: Int64 = timestamp) throws -> [String: String]
+    {
+        let headers = WebhookSignature.headers(
+            id: id, timestamp: timestamp, body: body, secrets: try secrets.map(WebhookSecret.init))
         return Dictionary(uniqueKeysWithValues: headers.map { ($0.name, $0.value) })
     }
 
-    static func verify(_ headers: [String: String], body: [UInt8] = body, secrets: [String] = [secret], now: Date = now) throws {
+    static func verify(_ headers: [String: String], body: [UInt8] = body, secrets: [String] = [secret], now: Date = now)
+        throws
+    {
         try WebhookVerifier(secrets: try secrets.map(WebhookSecret.init))
-            .verify(id: headers["webhook-id"], timestamp: headers["webhook-timestamp"], signature: headers["webhook-signature"], body: body, now: now)
+            .verify(
+                id: headers["webhook-id"], timestamp: headers["webhook-timestamp"],
+                signature: headers["webhook-signature"], body: body, now: now)
     }
 
     @Test("the reference library's signature of the spec's example")
     func referenceVector() throws {
         let headers = try Self.signed(with: [Self.secret])
-        #expect(headers == ["webhook-id": Self.id, "webhook-timestamp": "1614265330", "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="])
+        #expect(
+            headers == [
+                "webhook-id": Self.id, "webhook-timestamp": "1614265330",
+                "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+            ])
         try Self.verify(headers)
     }
 
@@ -59,19 +69,24 @@ struct WebhookSignatureTests {
     @Test("a timestamp more than five minutes from now fails, either way", arguments: [-301, 301, -86_400])
     func tolerance(skew: Int) throws {
         let headers = try Self.signed(with: [Self.secret])
-        #expect(throws: WebhookVerifier.Failure.outsideTolerance) { try Self.verify(headers, now: Self.now.addingTimeInterval(TimeInterval(-skew))) }
+        #expect(throws: WebhookVerifier.Failure.outsideTolerance) {
+            try Self.verify(headers, now: Self.now.addingTimeInterval(TimeInterval(-skew)))
+        }
         try Self.verify(headers, now: Self.now.addingTimeInterval(skew > 0 ? -299 : 299))
     }
 
     @Test("during a rotation both secrets sign, and a verifier holding either one accepts")
     func rotation() throws {
-        let old = WebhookSecret.generate(), new = WebhookSecret.generate()
+        let old = WebhookSecret.generate()
+        let new = WebhookSecret.generate()
         let headers = try Self.signed(with: [old, new])
         #expect(headers["webhook-signature"]?.split(separator: " ").count == 2)
         try Self.verify(headers, secrets: [old])
         try Self.verify(headers, secrets: [new])
         try Self.verify(try Self.signed(with: [new]), secrets: [old, new])
-        #expect(throws: WebhookVerifier.Failure.noMatchingSignature) { try Self.verify(try Self.signed(with: [new]), secrets: [old]) }
+        #expect(throws: WebhookVerifier.Failure.noMatchingSignature) {
+            try Self.verify(try Self.signed(with: [new]), secrets: [old])
+        }
     }
 
     @Test("missing headers and a timestamp that is not whole seconds are named")
@@ -92,7 +107,9 @@ struct WebhookSignatureTests {
         let key = String(Self.secret.dropFirst("whsec_".count))
         #expect(try WebhookSecret(Self.secret) == WebhookSecret(key))
         #expect(throws: WebhookSecret.InvalidSecret.self) { try WebhookSecret("whsec_not base64") }
-        #expect(throws: WebhookSecret.InvalidSecret.self) { try WebhookSecret("whsec_" + Data(count: 23).base64EncodedString()) }
+        #expect(throws: WebhookSecret.InvalidSecret.self) {
+            try WebhookSecret("whsec_" + Data(count: 23).base64EncodedString())
+        }
         #expect(throws: Never.self) { try WebhookSecret("whsec_" + Data(count: 24).base64EncodedString()) }
         let generated = WebhookSecret.generate()
         #expect(try WebhookSecret.list("# rotation\n\(Self.secret), \(generated)\n\n  \(key)  ").count == 3)

@@ -1,5 +1,6 @@
-@testable import FCMTranslation
 import Testing
+
+@testable import FCMTranslation
 
 /// `ByteWriter` copies short runs with word moves of its own, and grows past its scratch memory.
 @Suite("Byte writer")
@@ -23,12 +24,14 @@ struct ByteWriterTests {
         #expect(bytes == start + run + run + run)
     }
 
-    @Test("byte order of names is UTF-8 byte order, across and within words", arguments: [
-        ("a", "b"), ("a", "ab"), ("abcdefgh", "abcdefgi"), ("abcdefgh", "abcdefghi"), ("abcdefghij", "abcdefgz"),
-        ("\u{7F}", "\u{80}"), ("zzzzzzzz\u{01}", "zzzzzzzz\u{FF}"), ("", "a"),
-        // Words that differ in more than one byte: only the first difference may decide.
-        ("apns-expiration", "apns-priority"), ("abcdefgz", "abcdefhz"),
-    ] as [(String, String)])
+    @Test(
+        "byte order of names is UTF-8 byte order, across and within words",
+        arguments: [
+            ("a", "b"), ("a", "ab"), ("abcdefgh", "abcdefgi"), ("abcdefgh", "abcdefghi"), ("abcdefghij", "abcdefgz"),
+            ("\u{7F}", "\u{80}"), ("zzzzzzzz\u{01}", "zzzzzzzz\u{FF}"), ("", "a"),
+            // Words that differ in more than one byte: only the first difference may decide.
+            ("apns-expiration", "apns-priority"), ("abcdefgz", "abcdefhz"),
+        ] as [(String, String)])
     func nameOrder(_ smaller: String, _ larger: String) throws {
         // A NUL after each text, so that even an empty one has an address.
         try (Array(smaller.utf8) + [0]).withUnsafeBytes { left in

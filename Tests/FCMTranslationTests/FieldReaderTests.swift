@@ -1,6 +1,7 @@
-@testable import FCMTranslation
 import PropertyBased
 import Testing
+
+@testable import FCMTranslation
 
 /// The one-pass field table of ``FieldReader`` reads what a search of the object's members in
 /// document order reads: the last member of a name, absent when that one is null, and the first
@@ -17,29 +18,33 @@ struct FieldReaderTests {
         reader.value(field).map { reader.document.value($0).jsonString }
     }
 
-    @Test("table", arguments: [
-        (#"{"to":"a","priority":"high"}"#, LegacyField.to, #""a""# as String?),
-        (#"{"to":"a","to":"b"}"#, .to, #""b""#),
-        (#"{"to":"a","to":null}"#, .to, nil),
-        (#"{"to":null,"to":"b"}"#, .to, #""b""#),
-        (#"{"to":null}"#, .to, nil),
-        (#"{"tox":"a","t":"b"}"#, .to, nil),
-        (#"{"time_to_live":60,"to":"a"}"#, .timeToLive, "60"),
-        (#"{"registration_ids":["a"],"data":{"to":"x"}}"#, .to, nil),
-        (#"{"t\u006f":"a"}"#, .to, #""a""#),
-        (#"{}"#, .collapseKey, nil),
-    ])
+    @Test(
+        "table",
+        arguments: [
+            (#"{"to":"a","priority":"high"}"#, LegacyField.to, #""a""# as String?),
+            (#"{"to":"a","to":"b"}"#, .to, #""b""#),
+            (#"{"to":"a","to":null}"#, .to, nil),
+            (#"{"to":null,"to":"b"}"#, .to, #""b""#),
+            (#"{"to":null}"#, .to, nil),
+            (#"{"tox":"a","t":"b"}"#, .to, nil),
+            (#"{"time_to_live":60,"to":"a"}"#, .timeToLive, "60"),
+            (#"{"registration_ids":["a"],"data":{"to":"x"}}"#, .to, nil),
+            (#"{"t\u006f":"a"}"#, .to, #""a""#),
+            (#"{}"#, .collapseKey, nil),
+        ])
     func table(json: String, field: LegacyField, expected: String?) throws {
         #expect(Self.read(try Self.reader(json, LegacyField.self), field) == expected)
     }
 
-    @Test("unknown fields: the first in byte order is named", arguments: [
-        (#"{"message":{},"validate_only":true}"#, nil as String?),
-        (#"{"message":{},"zeta":1,"alpha":2}"#, "alpha"),
-        (#"{"b":1,"a":1,"ab":1}"#, "a"),
-        (#"{"\u00e9":1,"z":1}"#, "z"),
-        (#"{"messages":1}"#, "messages"),
-    ])
+    @Test(
+        "unknown fields: the first in byte order is named",
+        arguments: [
+            (#"{"message":{},"validate_only":true}"#, nil as String?),
+            (#"{"message":{},"zeta":1,"alpha":2}"#, "alpha"),
+            (#"{"b":1,"a":1,"ab":1}"#, "a"),
+            (#"{"\u00e9":1,"z":1}"#, "z"),
+            (#"{"messages":1}"#, "messages"),
+        ])
     func unknown(json: String, expected: String?) throws {
         let reader = try Self.reader(json, V1RequestField.self)
         let thrown = Result { () throws(Rejection) in try reader.onlyKnown() }.failure
@@ -54,7 +59,8 @@ struct FieldReaderTests {
             return raw
         }
         let counts = [
-            count(V1RequestField.self), count(V1MessageField.self), count(V1NotificationField.self), count(V1OptionsField.self),
+            count(V1RequestField.self), count(V1MessageField.self), count(V1NotificationField.self),
+            count(V1OptionsField.self),
             count(APNsField.self), count(APNsOptionsField.self), count(APNsPayloadField.self), count(LegacyField.self),
             count(LegacyNotificationField.self), count(NoFields.self),
         ]
@@ -81,8 +87,8 @@ struct FieldReaderTests {
     }
 }
 
-fileprivate extension Result {
-    var failure: Failure? {
+extension Result {
+    fileprivate var failure: Failure? {
         if case .failure(let error) = self { error } else { nil }
     }
 }

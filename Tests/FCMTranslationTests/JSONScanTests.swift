@@ -1,13 +1,16 @@
-@testable import FCMTranslation
 import PropertyBased
 import Testing
+
+@testable import FCMTranslation
 
 /// The eight-bytes-at-a-time scan for the plain part of string text agrees with a byte-by-byte
 /// one, wherever the first special byte is.
 @Suite("JSON string scan")
 struct JSONScanTests {
     static func naive(_ bytes: [UInt8], allowingNonASCII: Bool) -> Int {
-        bytes.firstIndex { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || (!allowingNonASCII && $0 >= 0x80) }
+        bytes.firstIndex {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || (!allowingNonASCII && $0 >= 0x80)
+        }
             ?? bytes.count
     }
 
@@ -19,7 +22,9 @@ struct JSONScanTests {
                 bytes[position] = special
                 for allowing in [false, true] {
                     let scanned = bytes.withUnsafeBytes { JSONScan.plainPrefix($0, allowingNonASCII: allowing) }
-                    #expect(scanned == Self.naive(bytes, allowingNonASCII: allowing), "\(bytes) allowing non-ASCII: \(allowing)")
+                    #expect(
+                        scanned == Self.naive(bytes, allowingNonASCII: allowing),
+                        "\(bytes) allowing non-ASCII: \(allowing)")
                 }
             }
         }

@@ -1,22 +1,33 @@
-@testable import FCMTranslation
 import Testing
+
+@testable import FCMTranslation
 
 @Suite("JSON")
 struct JSONTests {
-    @Test("valid documents parse", arguments: [
-        (#"{"a":[1,-2.5e3,true,false,null,"s"]}"#, JSONValue.object(["a": .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null, .string("s")])])),
-        (#" "esc \" \\ \/ \n \u00e9 \ud83d\ude00" "#, .string("esc \" \\ / \n é 😀")),
-        ("0", .number("0")),
-        ("{}", .object([:])),
-    ])
+    @Test(
+        "valid documents parse",
+        arguments: [
+            (
+                #"{"a":[1,-2.5e3,true,false,null,"s"]}"#,
+                JSONValue.object([
+                    "a": .array([.number("1"), .number("-2.5e3"), .bool(true), .bool(false), .null, .string("s")])
+                ])
+            ),
+            (#" "esc \" \\ \/ \n \u00e9 \ud83d\ude00" "#, .string("esc \" \\ / \n é 😀")),
+            ("0", .number("0")),
+            ("{}", .object([:])),
+        ])
     func parses(text: String, expected: JSONValue) throws {
         #expect(try JSONParser.parse(Array(text.utf8)) == expected)
     }
 
-    @Test("invalid documents are rejected", arguments: [
-        "", "{", "[1,]", "{\"a\":}", "01", "1.", "-", "\"\\ud800\"", "\"\\x\"", "\"a\u{01}\"", "tru", "{} x", "{\"a\" 1}",
-        String(repeating: "[", count: 101) + String(repeating: "]", count: 101),
-    ])
+    @Test(
+        "invalid documents are rejected",
+        arguments: [
+            "", "{", "[1,]", "{\"a\":}", "01", "1.", "-", "\"\\ud800\"", "\"\\x\"", "\"a\u{01}\"", "tru", "{} x",
+            "{\"a\" 1}",
+            String(repeating: "[", count: 101) + String(repeating: "]", count: 101),
+        ])
     func rejects(text: String) {
         #expect(throws: JSONParseError.self) { try JSONParser.parse(Array(text.utf8)) }
     }
@@ -32,11 +43,13 @@ struct JSONTests {
         _ = try JSONParser.parse(Array(text.utf8))
     }
 
-    @Test("the densest documents parse: a document has room for every node its size allows", arguments: [
-        ("0", 1), ("[]", 1), ("[0]", 2), ("[0,0,0,0,0,0,0,0,0,0,0]", 12), ("[[],[],[],[]]", 5), ("[[[[[[]]]]]]", 6),
-        (#"{"":0,"":0}"#, 5), (#"[""]"#, 2), (#"{"":[],"":{}}"#, 5),
-        ("[" + Array(repeating: "0", count: 5000).joined(separator: ",") + "]", 5001),
-    ])
+    @Test(
+        "the densest documents parse: a document has room for every node its size allows",
+        arguments: [
+            ("0", 1), ("[]", 1), ("[0]", 2), ("[0,0,0,0,0,0,0,0,0,0,0]", 12), ("[[],[],[],[]]", 5), ("[[[[[[]]]]]]", 6),
+            (#"{"":0,"":0}"#, 5), (#"[""]"#, 2), (#"{"":[],"":{}}"#, 5),
+            ("[" + Array(repeating: "0", count: 5000).joined(separator: ",") + "]", 5001),
+        ])
     func densest(text: String, nodes: Int32) throws {
         let document = try JSONDocument(parsing: Array(text.utf8))
         #expect(document[document.root].next == nodes, "the root's next node is one past the last")
@@ -44,19 +57,23 @@ struct JSONTests {
 
     /// A document of n bytes first gets room for n / 16 + 16 nodes and no unescaped names:
     /// 35 bytes of `[0,...]` hold 18 nodes, exactly that room; 37 bytes hold one node more.
-    @Test("documents that outgrow compact storage parse as any other", arguments: [
-        (zeros(17), JSONValue.array(Array(repeating: .number("0"), count: 17))),
-        (zeros(18), JSONValue.array(Array(repeating: .number("0"), count: 18))),
-        (#"{"a\u0062":1,"\"q\"":[]}"#, JSONValue.object(["ab": .number("1"), "\"q\"": .array([])])),
-    ])
+    @Test(
+        "documents that outgrow compact storage parse as any other",
+        arguments: [
+            (zeros(17), JSONValue.array(Array(repeating: .number("0"), count: 17))),
+            (zeros(18), JSONValue.array(Array(repeating: .number("0"), count: 18))),
+            (#"{"a\u0062":1,"\"q\"":[]}"#, JSONValue.object(["ab": .number("1"), "\"q\"": .array([])])),
+        ])
     func outgrowsCompactStorage(text: String, expected: JSONValue) throws {
         #expect(try JSONParser.parse(Array(text.utf8)) == expected)
     }
 
-    @Test("a document that outgrows compact storage before its error reports that error", arguments: [
-        (String(zeros(18).dropLast()) + ",]", 37, "unexpected character"),
-        (#"{"a\u0062":1,}"#, 13, "expected a member name"),
-    ])
+    @Test(
+        "a document that outgrows compact storage before its error reports that error",
+        arguments: [
+            (String(zeros(18).dropLast()) + ",]", 37, "unexpected character"),
+            (#"{"a\u0062":1,}"#, 13, "expected a member name"),
+        ])
     func errorAfterOutgrowing(text: String, offset: Int, reason: String) {
         #expect(throws: JSONParseError(offset: offset, reason: reason)) { try JSONParser.parse(Array(text.utf8)) }
     }

@@ -1,5 +1,6 @@
-@testable import FCMTranslation
 import Testing
+
+@testable import FCMTranslation
 
 /// Member names as the translation reads them: unescaped, compared as bytes, the last of
 /// duplicates winning, written in byte order however many there are.
@@ -7,7 +8,8 @@ import Testing
 struct MemberNameTests {
     @Test("an escaped data key is read unescaped and written escaped only where JSON needs it")
     func escapedKey() throws {
-        let message = try #require(translate(#"{"to":"t","data":{"k\u0065y":"v","q\"uote":"w","li\u000ane":"x"}}"#).message)
+        let message = try #require(
+            translate(#"{"to":"t","data":{"k\u0065y":"v","q\"uote":"w","li\u000ane":"x"}}"#).message)
         #expect(message.payload["key"] == .string("v"))
         #expect(message.payload["q\"uote"] == .string("w"))
         #expect(message.payload["li\nne"] == .string("x"))
@@ -19,9 +21,10 @@ struct MemberNameTests {
     func lastDuplicateWins() throws {
         let legacy = try #require(translate(#"{"to":"t","data":{"k":"1","k":"2"}}"#).message)
         #expect(legacy.payload["k"] == .string("2"))
-        let v1 = try #require(translate(
-            #"{"message":{"token":"t","apns":{"headers":{"apns-priority":"5","apns-priority":"10"},"payload":{"aps":{"sound":"a","sound":"b"}}}}}"#
-        ).message)
+        let v1 = try #require(
+            translate(
+                #"{"message":{"token":"t","apns":{"headers":{"apns-priority":"5","apns-priority":"10"},"payload":{"aps":{"sound":"a","sound":"b"}}}}}"#
+            ).message)
         #expect(v1.headers["apns-priority"] == "10")
         #expect(v1.payload["aps"]?["sound"] == .string("b"))
     }

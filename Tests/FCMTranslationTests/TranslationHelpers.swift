@@ -1,8 +1,11 @@
-@testable import FCMTranslation
 import Testing
 
+@testable import FCMTranslation
+
 /// Decodes and translates a request given as JSON text, for one device.
-func translate(_ json: String, bundleID: String? = nil, limit: Int = 4096, sentAt: Int64 = 1_700_000_000_000) -> Result<APNsMessage, Rejection> {
+func translate(_ json: String, bundleID: String? = nil, limit: Int = 4096, sentAt: Int64 = 1_700_000_000_000) -> Result<
+    APNsMessage, Rejection
+> {
     RequestDecoder.decode(Array(json.utf8)).flatMap {
         APNsTranslator(bundleID: bundleID, payloadLimit: limit).translate($0, messageID: "m-1", sentAt: sentAt)
     }

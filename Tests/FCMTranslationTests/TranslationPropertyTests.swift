@@ -1,6 +1,7 @@
-@testable import FCMTranslation
 import PropertyBased
 import Testing
+
+@testable import FCMTranslation
 
 @Suite("Translation properties")
 struct TranslationPropertyTests {
@@ -17,12 +18,21 @@ struct TranslationPropertyTests {
             Self.dataKey.array(of: 0...8), Self.dataValue, Gen.int(in: 0...RequestDecoder.maximumTimeToLive), Gen.bool
         ) { title, body, badge, dataKeys, dataValue, ttl, legacy in
             let data = Dictionary(dataKeys.map { ($0, JSONValue.string(dataValue)) }) { $1 }
-            let request: JSONValue = legacy
-                ? .object(["to": .string("token"), "time_to_live": .integer(ttl), "data": .object(data),
-                           "notification": .object(["title": .string(title), "body": .string(body), "badge": .string(String(badge))])])
-                : .object(["message": .object(["token": .string("token"), "data": .object(data),
-                                               "notification": .object(["title": .string(title), "body": .string(body)]),
-                                               "apns": .object(["payload": .object(["aps": .object(["badge": .integer(badge)])])])])])
+            let request: JSONValue =
+                legacy
+                ? .object([
+                    "to": .string("token"), "time_to_live": .integer(ttl), "data": .object(data),
+                    "notification": .object([
+                        "title": .string(title), "body": .string(body), "badge": .string(String(badge)),
+                    ]),
+                ])
+                : .object([
+                    "message": .object([
+                        "token": .string("token"), "data": .object(data),
+                        "notification": .object(["title": .string(title), "body": .string(body)]),
+                        "apns": .object(["payload": .object(["aps": .object(["badge": .integer(badge)])])]),
+                    ])
+                ])
             switch translate(request.jsonString) {
             case .success(let message):
                 let bytes = JSONValue.object(message.payload).jsonBytes
@@ -47,8 +57,11 @@ struct TranslationPropertyTests {
 
     @Test("damaged valid requests are accepted or rejected, never crash")
     func damagedRequests() async {
-        let valid = Array(#"{"message":{"token":"t","notification":{"title":"x"},"data":{"k":"v"},"apns":{"headers":{"apns-priority":"10"},"payload":{"aps":{"badge":1}}}}}"#.utf8)
-        await propertyCheck(count: 1000, input: Gen.int(in: 0...(valid.count - 1)), Gen.uint8(in: 0...255)) { index, byte in
+        let valid = Array(
+            #"{"message":{"token":"t","notification":{"title":"x"},"data":{"k":"v"},"apns":{"headers":{"apns-priority":"10"},"payload":{"aps":{"badge":1}}}}}"#
+                .utf8)
+        await propertyCheck(count: 1000, input: Gen.int(in: 0...(valid.count - 1)), Gen.uint8(in: 0...255)) {
+            index, byte in
             var damaged = valid
             damaged[index] = byte
             switch translate(String(decoding: damaged, as: UTF8.self)) {

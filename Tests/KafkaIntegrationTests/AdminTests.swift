@@ -8,9 +8,14 @@ struct AdminTests {
     func describeConfigs() async throws {
         let admin = try KafkaAdmin(configuration: TestBroker.kafka(), logger: TestBroker.logger)
         let name = TestBroker.uniqueName("configs")
-        try await admin.createTopics([NewTopic(name: name, partitions: 1, configs: [
-            "cleanup.policy": "compact", "message.timestamp.type": "LogAppendTime",
-        ])], ignoreExisting: false)
+        try await admin.createTopics(
+            [
+                NewTopic(
+                    name: name, partitions: 1,
+                    configs: [
+                        "cleanup.policy": "compact", "message.timestamp.type": "LogAppendTime",
+                    ])
+            ], ignoreExisting: false)
         let configs = try await admin.topicConfigs([name])
         #expect(configs[name]?["cleanup.policy"] == "compact", "\(configs)")
         #expect(configs[name]?["message.timestamp.type"] == "LogAppendTime", "\(configs)")
@@ -27,7 +32,8 @@ extension AdminTests {
         let name = try await TestBroker.createTopic("trim")
         let partition = TopicPartition(name, 0)
         let producer = try TestBroker.producer()
-        let reports = try await producer.send((0..<5).map { ProducerRecord(topic: name, partition: .explicit(0), value: [UInt8($0)]) })
+        let reports = try await producer.send(
+            (0..<5).map { ProducerRecord(topic: name, partition: .explicit(0), value: [UInt8($0)]) })
         try reports.throwFirstError()
         try await producer.close()
         do {

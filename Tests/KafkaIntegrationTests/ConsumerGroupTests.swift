@@ -1,5 +1,5 @@
-import NIOCore
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -57,17 +57,20 @@ struct ConsumerGroupTests {
         let partition = TopicPartition(topic, 0)
         let group = TestBroker.uniqueName("commit")
         let producer = try TestBroker.producer()
-        try await producer.send((0..<10).map { ProducerRecord(topic: topic, value: Array("\($0)".utf8)) }).throwFirstError()
+        try await producer.send((0..<10).map { ProducerRecord(topic: topic, value: Array("\($0)".utf8)) })
+            .throwFirstError()
         try await producer.close()
 
-        let first = try KafkaConsumer(configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
+        let first = try KafkaConsumer(
+            configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
         try first.subscribe([topic])
         let read = try await first.pollRecords(count: 10)
         #expect(read.map(\.offset) == Array(0..<10))
         try await first.commit([TopicPartitionOffset(partition, offset: 6)])
         try await first.close()
 
-        let second = try KafkaConsumer(configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
+        let second = try KafkaConsumer(
+            configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
         #expect(try await second.committed([partition]) == [TopicPartitionOffset(partition, offset: 6)])
         try second.subscribe([topic])
         let rest = try await second.pollUntilEnd(of: [partition])

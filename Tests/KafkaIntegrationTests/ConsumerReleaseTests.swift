@@ -8,7 +8,8 @@ import Testing
 /// of what it holds is answered, with nobody polling for it any more.
 @Suite("Consumers released without close", .needsBroker, .timeLimit(.minutes(2)))
 struct ConsumerReleaseTests {
-    @Test("a consumer released while it holds partitions is destroyed, not left waiting for an answer to its revocation")
+    @Test(
+        "a consumer released while it holds partitions is destroyed, not left waiting for an answer to its revocation")
     func releasedHoldingPartitions() async throws {
         let topic = try await TestBroker.createTopic("release", partitions: 2)
         var configuration = TestBroker.consumerConfiguration(group: TestBroker.uniqueName("release"))
@@ -43,7 +44,10 @@ private final class ConsumerHolder: @unchecked Sendable {
 
     /// Drops the last reference, destroying the consumer on the calling thread.
     func release() {
-        var consumer = lock.withLock { defer { held = nil }; return held }
+        var consumer = lock.withLock {
+            defer { held = nil }
+            return held
+        }
         consumer = nil
         lock.withLock { done = consumer == nil }
     }

@@ -1,5 +1,5 @@
-import NIOCore
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -34,12 +34,15 @@ struct ProduceErrorTests {
         let report = try await producer.send([ProducerRecord(topic: topic, value: Array(repeating: 7, count: size))])[0]
         try await producer.close()
         if let error = report.error {
-            #expect([KafkaError.Code.messageSizeTooLarge, KafkaError.Code.invalidRecord].contains(error.code), "\(error)")
+            #expect(
+                [KafkaError.Code.messageSizeTooLarge, KafkaError.Code.invalidRecord].contains(error.code), "\(error)")
         } else {
             // The broker has no such limit (tansu): then it must have kept the whole record.
             var configuration = TestBroker.consumerConfiguration(group: nil)
-            configuration.kafka.properties = ["fetch.max.bytes": "50000000", "receive.message.max.bytes": "60000000",
-                                              "max.partition.fetch.bytes": "50000000"]
+            configuration.kafka.properties = [
+                "fetch.max.bytes": "50000000", "receive.message.max.bytes": "60000000",
+                "max.partition.fetch.bytes": "50000000",
+            ]
             let consumer = try KafkaConsumer(configuration: configuration, logger: TestBroker.logger)
             try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
             let records = try await consumer.pollRecords(count: 1)
@@ -51,11 +54,17 @@ struct ProduceErrorTests {
     @Test("a missing topic with auto-creation off fails delivery, where the broker honours it")
     func missingTopic() async throws {
         let topic = TestBroker.uniqueName("missing")
-        let producer = try TestBroker.producer(properties: ["allow.auto.create.topics": "false", "message.timeout.ms": "5000"])
+        let producer = try TestBroker.producer(properties: [
+            "allow.auto.create.topics": "false", "message.timeout.ms": "5000",
+        ])
         let report = try await producer.send([ProducerRecord(topic: topic, value: Array("x".utf8))])[0]
         try await producer.close()
         if let error = report.error {
-            #expect([KafkaError.Code.unknownTopicOrPartition, KafkaError.Code.unknownTopic, KafkaError.Code.messageTimedOut].contains(error.code), "\(error)")
+            #expect(
+                [
+                    KafkaError.Code.unknownTopicOrPartition, KafkaError.Code.unknownTopic,
+                    KafkaError.Code.messageTimedOut,
+                ].contains(error.code), "\(error)")
         } else {
             // The broker created the topic anyway (tansu always does): then it must exist now.
             let admin = try KafkaAdmin(configuration: TestBroker.kafka(), logger: TestBroker.logger)

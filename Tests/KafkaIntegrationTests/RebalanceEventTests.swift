@@ -12,7 +12,8 @@ struct RebalanceEventTests {
         let topic = try await TestBroker.createTopic("events", partitions: 2)
         let all = Set((0..<2).map { TopicPartition(topic, Int32($0)) })
         let producer = try TestBroker.producer()
-        _ = try await producer.send((0..<2).map { ProducerRecord(topic: topic, partition: .explicit(Int32($0)), value: [UInt8($0)]) })
+        _ = try await producer.send(
+            (0..<2).map { ProducerRecord(topic: topic, partition: .explicit(Int32($0)), value: [UInt8($0)]) })
         try await producer.close()
         let group = TestBroker.uniqueName("events")
 

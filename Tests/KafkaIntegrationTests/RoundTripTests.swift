@@ -1,7 +1,7 @@
-import NIOCore
-import Foundation
 import BridgeCore
+import Foundation
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -13,13 +13,19 @@ struct RoundTripTests {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let fortyDaysAgo = now - 40 * 24 * 3600 * 1000
         let sent = [
-            ProducerRecord(topic: topic, partition: .explicit(0), key: Array("token-a".utf8), value: Array(#"{"a":1}"#.utf8),
-                           headers: [KafkaHeader(key: "kind", value: "message"), KafkaHeader(key: "message-id", value: "m-1")],
-                           timestamp: fortyDaysAgo),
-            ProducerRecord(topic: topic, partition: .explicit(0), key: nil, value: Array("no key".utf8), timestamp: now),
-            ProducerRecord(topic: topic, partition: .explicit(1), key: Array("token-b".utf8), value: nil,
-                           headers: [KafkaHeader(key: "empty", value: nil), KafkaHeader(key: "dup", value: "1"), KafkaHeader(key: "dup", value: "2")],
-                           timestamp: now - 1),
+            ProducerRecord(
+                topic: topic, partition: .explicit(0), key: Array("token-a".utf8), value: Array(#"{"a":1}"#.utf8),
+                headers: [KafkaHeader(key: "kind", value: "message"), KafkaHeader(key: "message-id", value: "m-1")],
+                timestamp: fortyDaysAgo),
+            ProducerRecord(
+                topic: topic, partition: .explicit(0), key: nil, value: Array("no key".utf8), timestamp: now),
+            ProducerRecord(
+                topic: topic, partition: .explicit(1), key: Array("token-b".utf8), value: nil,
+                headers: [
+                    KafkaHeader(key: "empty", value: nil), KafkaHeader(key: "dup", value: "1"),
+                    KafkaHeader(key: "dup", value: "2"),
+                ],
+                timestamp: now - 1),
             ProducerRecord(topic: topic, partition: .explicit(1), key: [], value: [], timestamp: now - 2),
         ]
         let producer = try TestBroker.producer()
@@ -66,10 +72,14 @@ struct RoundTripTests {
                     defer { offset += text.utf8.count }
                     return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + text.utf8.count])
                 }
-                let keyBytes = take(key), valueBytes = take(value)
-                let headers = zip(names, headerValues).map { ProducerRecordView.Header(name: $0, value: take($1) ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+                let keyBytes = take(key)
+                let valueBytes = take(value)
+                let headers = zip(names, headerValues).map {
+                    ProducerRecordView.Header(name: $0, value: take($1) ?? UnsafeRawBufferPointer(start: nil, count: 0))
+                }
                 try headers.withUnsafeBufferPointer { headers in
-                    let view = ProducerRecordView(partition: partition, key: keyBytes, value: valueBytes, headers: headers, timestamp: timestamp)
+                    let view = ProducerRecordView(
+                        partition: partition, key: keyBytes, value: valueBytes, headers: headers, timestamp: timestamp)
                     try producer.produce(view, to: handle, deliveries: deliveries, index: index)
                 }
             }
@@ -84,7 +94,9 @@ struct RoundTripTests {
             #expect(record.key.map(Array.init(buffer:)) == key.map { Array($0.utf8) })
             #expect(record.value.map(Array.init(buffer:)) == value.map { Array($0.utf8) })
             #expect(record.headers == zip(names, headerValues).map { KafkaHeader(key: "\($0)", value: $1) })
-            #expect(record.partition == partition && record.timestamp == KafkaTimestamp(milliseconds: timestamp, kind: .createTime))
+            #expect(
+                record.partition == partition
+                    && record.timestamp == KafkaTimestamp(milliseconds: timestamp, kind: .createTime))
         }
     }
 
@@ -94,7 +106,8 @@ struct RoundTripTests {
         // Partitions the Java client computes: Utils.toPositive(Utils.murmur2(key)) % 4.
         let expected: [(String, Int32)] = [("a", 0), ("b", 0), ("token-1", 1), ("device-42", 1), ("", 1)]
         let producer = try TestBroker.producer()
-        let reports = try await producer.send(expected.map { ProducerRecord(topic: topic, key: Array($0.0.utf8), value: []) })
+        let reports = try await producer.send(
+            expected.map { ProducerRecord(topic: topic, key: Array($0.0.utf8), value: []) })
         try await producer.close()
         try reports.throwFirstError()
         #expect(reports.map(\.partition) == expected.map(\.1))

@@ -1,5 +1,5 @@
-import NIOCore
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -11,10 +11,12 @@ struct TransactionTests {
         let output = try await TestBroker.createTopic("tx-out")
         let group = TestBroker.uniqueName("tx")
         let plain = try TestBroker.producer()
-        try await plain.send((0..<5).map { ProducerRecord(topic: input, value: Array("in-\($0)".utf8)) }).throwFirstError()
+        try await plain.send((0..<5).map { ProducerRecord(topic: input, value: Array("in-\($0)".utf8)) })
+            .throwFirstError()
         try await plain.close()
 
-        let consumer = try KafkaConsumer(configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
+        let consumer = try KafkaConsumer(
+            configuration: TestBroker.consumerConfiguration(group: group), logger: TestBroker.logger)
         try consumer.subscribe([input])
         let records = try await consumer.pollRecords(count: 5)
         try #require(records.count == 5)
@@ -22,7 +24,9 @@ struct TransactionTests {
         let producer = try TestBroker.producer(transactionalID: TestBroker.uniqueName("tx-id"))
         try await producer.initTransactions()
         try producer.beginTransaction()
-        let outputs = records.map { ProducerRecord(topic: output, value: Array("out-".utf8) + ($0.value.map(Array.init(buffer:)) ?? [])) }
+        let outputs = records.map {
+            ProducerRecord(topic: output, value: Array("out-".utf8) + ($0.value.map(Array.init(buffer:)) ?? []))
+        }
         try await producer.send(outputs).throwFirstError()
         let next = TopicPartitionOffset(TopicPartition(input, 0), offset: (records.last?.offset ?? 0) + 1)
         try await producer.sendOffsetsToTransaction([next], groupMetadata: try consumer.groupMetadata())

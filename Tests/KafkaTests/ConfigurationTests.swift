@@ -29,15 +29,17 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("durations become whole milliseconds, saturating instead of overflowing", arguments: [
-        (Duration.milliseconds(1500), 1500),
-        (Duration.zero, 0),
-        (Duration.microseconds(2999), 2),
-        (Duration.seconds(-3), -3000),
-        (Duration.seconds(Int64.max), Int.max),
-        (Duration.seconds(Int64.min), Int.min),
-        (Duration.seconds(Int64.max / 1000) + .seconds(1), Int.max),
-    ])
+    @Test(
+        "durations become whole milliseconds, saturating instead of overflowing",
+        arguments: [
+            (Duration.milliseconds(1500), 1500),
+            (Duration.zero, 0),
+            (Duration.microseconds(2999), 2),
+            (Duration.seconds(-3), -3000),
+            (Duration.seconds(Int64.max), Int.max),
+            (Duration.seconds(Int64.min), Int.min),
+            (Duration.seconds(Int64.max / 1000) + .seconds(1), Int.max),
+        ])
     func milliseconds(_ duration: Duration, expected: Int) {
         #expect(duration.milliseconds == expected)
     }
@@ -70,11 +72,13 @@ struct ConfigurationTests {
         #expect(KafkaProducerConfiguration(kafka: kafka).librdkafkaProperties["transactional.id"] == nil)
     }
 
-    @Test("the typed linger gives way to linger.ms or its alias queue.buffering.max.ms among the properties", arguments: [
-        ([:], "linger.ms", "20"),
-        (["linger.ms": "3"], "linger.ms", "3"),
-        (["queue.buffering.max.ms": "3"], "queue.buffering.max.ms", "3"),
-    ])
+    @Test(
+        "the typed linger gives way to linger.ms or its alias queue.buffering.max.ms among the properties",
+        arguments: [
+            ([:], "linger.ms", "20"),
+            (["linger.ms": "3"], "linger.ms", "3"),
+            (["queue.buffering.max.ms": "3"], "queue.buffering.max.ms", "3"),
+        ])
     func lingerGivesWay(properties: [String: String], key: String, expected: String) throws {
         var configuration = KafkaProducerConfiguration(kafka: kafka)
         configuration.kafka.properties = properties
@@ -88,9 +92,11 @@ struct ConfigurationTests {
         #expect(NativeConfiguration.value(of: "linger.ms", in: conf) == expected)
     }
 
-    @Test("secret values never appear in descriptions", arguments: [
-        "sasl.password", "sasl.username", "ssl.key.password", "ssl.key.pem", "sasl.oauthbearer.client.secret",
-    ])
+    @Test(
+        "secret values never appear in descriptions",
+        arguments: [
+            "sasl.password", "sasl.username", "ssl.key.password", "ssl.key.pem", "sasl.oauthbearer.client.secret",
+        ])
     func redaction(property: String) {
         let configuration = KafkaConfiguration(bootstrapServers: "b:9092", properties: [property: "hunter2"])
         #expect(!configuration.description.contains("hunter2"))
@@ -104,11 +110,14 @@ struct ConfigurationTests {
         #expect(configuration.description.contains("bootstrap.servers=b:9092"))
     }
 
-    @Test("a default of a newer librdkafka is set where the linked one knows it, left out where not, and loses to a given property")
+    @Test(
+        "a default of a newer librdkafka is set where the linked one knows it, left out where not, and loses to a given property"
+    )
     func defaultsWhereKnown() throws {
         let telemetryKnown = rd_kafka_version() >= 0x0205_0000
         // An unknown default must not make `make` throw, as an unknown given property does.
-        let conf = try NativeConfiguration.make([:], defaults: ["enable.metrics.push": "false", "no.such.property": "1", "linger.ms": "7"])
+        let conf = try NativeConfiguration.make(
+            [:], defaults: ["enable.metrics.push": "false", "no.such.property": "1", "linger.ms": "7"])
         defer { rd_kafka_conf_destroy(conf) }
         #expect(NativeConfiguration.value(of: "enable.metrics.push", in: conf) == (telemetryKnown ? "false" : nil))
         #expect(NativeConfiguration.value(of: "linger.ms", in: conf) == "7")
@@ -125,7 +134,8 @@ struct ConfigurationTests {
         quiet.logLevel = .critical  // the producer is refused by the address it never needs
         func made(_ properties: [String: String]) throws -> String? {
             let client = try KafkaClient(
-                type: RD_KAFKA_PRODUCER, properties: KafkaProducerConfiguration(kafka: kafka).librdkafkaProperties.merging(properties) { $1 },
+                type: RD_KAFKA_PRODUCER,
+                properties: KafkaProducerConfiguration(kafka: kafka).librdkafkaProperties.merging(properties) { $1 },
                 context: ClientContext(logger: quiet, properties: [:])
             )
             return client.configurationValue("enable.metrics.push")
@@ -158,14 +168,15 @@ struct ConfigurationTests {
         let logs = CapturedLogs()
         let error = #expect(throws: KafkaError.self) {
             _ = try KafkaProducer(
-                configuration: KafkaProducerConfiguration(kafka: KafkaConfiguration(
-                    bootstrapServers: "127.0.0.1:1",
-                    properties: [
-                        "security.protocol": "SSL",
-                        "ssl.key.location": "/no/such/dir/hunter2.key",
-                        "ssl.key.password": "hunter2",
-                    ]
-                )),
+                configuration: KafkaProducerConfiguration(
+                    kafka: KafkaConfiguration(
+                        bootstrapServers: "127.0.0.1:1",
+                        properties: [
+                            "security.protocol": "SSL",
+                            "ssl.key.location": "/no/such/dir/hunter2.key",
+                            "ssl.key.password": "hunter2",
+                        ]
+                    )),
                 logger: logs.logger
             )
         }
@@ -179,9 +190,10 @@ struct ConfigurationTests {
     func badClient() {
         let error = #expect(throws: KafkaError.self) {
             _ = try KafkaProducer(
-                configuration: KafkaProducerConfiguration(kafka: KafkaConfiguration(
-                    bootstrapServers: "127.0.0.1:1", properties: ["acks": "several"]
-                )),
+                configuration: KafkaProducerConfiguration(
+                    kafka: KafkaConfiguration(
+                        bootstrapServers: "127.0.0.1:1", properties: ["acks": "several"]
+                    )),
                 logger: Logger(label: "test")
             )
         }

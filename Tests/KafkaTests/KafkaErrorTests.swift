@@ -5,15 +5,17 @@ import Testing
 
 @Suite("Error mapping")
 struct KafkaErrorTests {
-    @Test("codes map to librdkafka's names", arguments: [
-        (Int32(10), "MSG_SIZE_TOO_LARGE"),
-        (Int32(3), "UNKNOWN_TOPIC_OR_PART"),
-        (Int32(36), "TOPIC_ALREADY_EXISTS"),
-        (Int32(-185), "_TIMED_OUT"),
-        (Int32(-192), "_MSG_TIMED_OUT"),
-        (Int32(-186), "_INVALID_ARG"),
-        (Int32(-188), "_UNKNOWN_TOPIC"),
-    ])
+    @Test(
+        "codes map to librdkafka's names",
+        arguments: [
+            (Int32(10), "MSG_SIZE_TOO_LARGE"),
+            (Int32(3), "UNKNOWN_TOPIC_OR_PART"),
+            (Int32(36), "TOPIC_ALREADY_EXISTS"),
+            (Int32(-185), "_TIMED_OUT"),
+            (Int32(-192), "_MSG_TIMED_OUT"),
+            (Int32(-186), "_INVALID_ARG"),
+            (Int32(-188), "_UNKNOWN_TOPIC"),
+        ])
     func names(code: Int32, name: String) {
         let error = KafkaError(code: KafkaError.Code(rawValue: code))
         #expect(error.name == name)
@@ -53,4 +55,3 @@ struct KafkaErrorTests {
         #expect(Librdkafka.version.split(separator: ".").count >= 3)
     }
 }
-

@@ -5,7 +5,9 @@ import Testing
 extension KafkaConsumer {
     /// Polls until every partition in `partitions` reported its end, returning the records read;
     /// records an issue and returns what it has when `timeout` passes first.
-    public func pollUntilEnd(of partitions: Set<TopicPartition>, timeout: Duration = .seconds(30)) async throws -> [ConsumerRecord] {
+    public func pollUntilEnd(of partitions: Set<TopicPartition>, timeout: Duration = .seconds(30)) async throws
+        -> [ConsumerRecord]
+    {
         var records: [ConsumerRecord] = []
         var ended: Set<TopicPartition> = []
         let deadline = ContinuousClock.now + timeout

@@ -13,7 +13,8 @@ public enum TestBroker {
     /// The test logger: warnings and worse, or the level `TEST_LOG_LEVEL` names.
     public static var logger: Logger {
         var logger = Logger(label: "test")
-        logger.logLevel = ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
         return logger
     }
 
@@ -55,7 +56,9 @@ public enum TestBroker {
     }
 
     /// A producer that lingers 1 ms, transactional when given an id.
-    public static func producer(transactionalID: String? = nil, properties: [String: String] = [:]) throws -> KafkaProducer {
+    public static func producer(transactionalID: String? = nil, properties: [String: String] = [:]) throws
+        -> KafkaProducer
+    {
         var configuration = KafkaProducerConfiguration(kafka: kafka(), transactionalID: transactionalID)
         configuration.kafka.properties = properties
         configuration.linger = .milliseconds(1)
@@ -63,7 +66,9 @@ public enum TestBroker {
     }
 
     /// Every record of `partitions`, read from their beginning to their end with no group.
-    public static func readAll(_ partitions: [TopicPartition], isolation: IsolationLevel = .readCommitted) async throws -> [ConsumerRecord] {
+    public static func readAll(_ partitions: [TopicPartition], isolation: IsolationLevel = .readCommitted) async throws
+        -> [ConsumerRecord]
+    {
         var configuration = consumerConfiguration(group: nil)
         configuration.isolationLevel = isolation
         return try await KafkaConsumer.readToEnd(partitions, configuration: configuration, logger: logger)
@@ -75,8 +80,10 @@ public let day: Int64 = 86_400_000
 
 /// Waits until `condition` holds, checking it every `interval` (a condition that waits itself,
 /// such as a poll, takes none); false if it never did within `timeout`.
-public func eventually(timeout: Duration = .seconds(60), every interval: Duration = .milliseconds(50),
-                       _ condition: () async throws -> Bool) async rethrows -> Bool {
+public func eventually(
+    timeout: Duration = .seconds(60), every interval: Duration = .milliseconds(50),
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

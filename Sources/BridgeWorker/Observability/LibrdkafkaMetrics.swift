@@ -23,21 +23,29 @@ public final class LibrdkafkaMetrics: Sendable {
     public func record(_ statistics: KafkaStatistics) {
         var values: [GaugeKey: Double] = [:]
         let client = statistics.type
-        values[GaugeKey(label: "fcm_bridge_kafka_queued_messages", dimensions: ["client", client])] = Double(statistics.messageCount)
-        values[GaugeKey(label: "fcm_bridge_kafka_reply_queue", dimensions: ["client", client])] = Double(statistics.replyQueue)
+        values[GaugeKey(label: "fcm_bridge_kafka_queued_messages", dimensions: ["client", client])] = Double(
+            statistics.messageCount)
+        values[GaugeKey(label: "fcm_bridge_kafka_reply_queue", dimensions: ["client", client])] = Double(
+            statistics.replyQueue)
         for broker in statistics.brokers.values where broker.state == "UP" {
             let dimensions = ["client", client, "broker", broker.name]
-            values[GaugeKey(label: "fcm_bridge_kafka_broker_outbuf_requests", dimensions: dimensions)] = Double(broker.outbufCount)
-            values[GaugeKey(label: "fcm_bridge_kafka_broker_waiting_responses", dimensions: dimensions)] = Double(broker.waitingResponseCount)
+            values[GaugeKey(label: "fcm_bridge_kafka_broker_outbuf_requests", dimensions: dimensions)] = Double(
+                broker.outbufCount)
+            values[GaugeKey(label: "fcm_bridge_kafka_broker_waiting_responses", dimensions: dimensions)] = Double(
+                broker.waitingResponseCount)
             if let roundTrip = broker.roundTrip, roundTrip.avg > 0 {
-                values[GaugeKey(label: "fcm_bridge_kafka_broker_rtt_seconds", dimensions: dimensions)] = Double(roundTrip.avg) / 1_000_000
+                values[GaugeKey(label: "fcm_bridge_kafka_broker_rtt_seconds", dimensions: dimensions)] =
+                    Double(roundTrip.avg) / 1_000_000
             }
         }
         if client == "consumer" {
             for (topic, entry) in statistics.topics {
                 for partition in entry.partitions.values where partition.partition >= 0 {
                     guard let lag = partition.readingLag ?? partition.consumerLag, lag >= 0 else { continue }
-                    values[GaugeKey(label: "fcm_bridge_consumer_lag", dimensions: ["topic", topic, "partition", "\(partition.partition)"])] = Double(lag)
+                    values[
+                        GaugeKey(
+                            label: "fcm_bridge_consumer_lag",
+                            dimensions: ["topic", topic, "partition", "\(partition.partition)"])] = Double(lag)
                 }
             }
         }

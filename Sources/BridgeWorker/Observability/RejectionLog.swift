@@ -27,9 +27,11 @@ struct RejectionLog {
                 continue
             }
             logged += 1
-            logger.notice(note.deadLettered ? "rejected input, written to the dead letter topic" : "rejected input", metadata: [
-                "source": "\(note.source)", "reason": "\(note.reason)", "detail": "\(note.detail)",
-            ])
+            logger.notice(
+                note.deadLettered ? "rejected input, written to the dead letter topic" : "rejected input",
+                metadata: [
+                    "source": "\(note.source)", "reason": "\(note.reason)", "detail": "\(note.detail)",
+                ])
         }
         suppressed += tally.unnotedRejections
     }
@@ -38,9 +40,11 @@ struct RejectionLog {
     mutating func endWindowIfDue(now: ContinuousClock.Instant) {
         guard now - windowStart >= Self.window else { return }
         if suppressed > 0 {
-            logger.warning("rejected inputs not logged, over the limit of \(Self.maximumPerWindow) lines per \(Self.window)", metadata: [
-                "suppressed": "\(suppressed)",
-            ])
+            logger.warning(
+                "rejected inputs not logged, over the limit of \(Self.maximumPerWindow) lines per \(Self.window)",
+                metadata: [
+                    "suppressed": "\(suppressed)"
+                ])
         }
         windowStart = now
         logged = 0

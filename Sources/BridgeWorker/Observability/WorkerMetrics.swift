@@ -1,7 +1,7 @@
 import BridgeCore
 import CoreMetrics
-import Foundation
 import FCMTranslation
+import Foundation
 import Kafka
 
 /// The worker's metrics, through swift-metrics with the factory given (Prometheus in
@@ -39,10 +39,13 @@ public struct WorkerMetrics: Sendable {
     /// Metrics for a worker reading `inputTopics` and writing `outputTopics` (by ``OutputTopic``).
     public init(inputTopics: [String], outputTopics: [String], factory: any MetricsFactory) {
         self.factory = factory
-        consumed = Dictionary(uniqueKeysWithValues: inputTopics.map {
-            ($0, Counter(label: "fcm_bridge_records_consumed_total", dimensions: [("topic", $0)], factory: factory))
-        })
-        produced = outputTopics.map { Counter(label: "fcm_bridge_records_produced_total", dimensions: [("topic", $0)], factory: factory) }
+        consumed = Dictionary(
+            uniqueKeysWithValues: inputTopics.map {
+                ($0, Counter(label: "fcm_bridge_records_consumed_total", dimensions: [("topic", $0)], factory: factory))
+            })
+        produced = outputTopics.map {
+            Counter(label: "fcm_bridge_records_produced_total", dimensions: [("topic", $0)], factory: factory)
+        }
         statuses = StatusType.allCases.map {
             Counter(label: "fcm_bridge_status_events_total", dimensions: [("type", $0.name)], factory: factory)
         }
@@ -82,7 +85,8 @@ public struct WorkerMetrics: Sendable {
         for createTime in batch.createTimes {
             // Input timestamps are the producers' word: any Int64 at all.
             let (milliseconds, overflow) = now.subtractingReportingOverflow(createTime)
-            latency.recordMilliseconds(overflow ? Int64.max / 1_000_000 : max(0, min(milliseconds, Int64.max / 1_000_000)))
+            latency.recordMilliseconds(
+                overflow ? Int64.max / 1_000_000 : max(0, min(milliseconds, Int64.max / 1_000_000)))
         }
     }
 

@@ -18,10 +18,12 @@ public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible, Custom
     public init(_ text: String) throws(InvalidSecret) {
         let encoded = text.hasPrefix("whsec_") ? String(text.dropFirst("whsec_".count)) : text
         guard let key = Data(base64Encoded: encoded) else {
-            throw InvalidSecret(description: "a webhook secret must be whsec_ and base64, or base64 (\(text.count) characters given)")
+            throw InvalidSecret(
+                description: "a webhook secret must be whsec_ and base64, or base64 (\(text.count) characters given)")
         }
         guard key.count >= Self.minimumKeyBytes else {
-            throw InvalidSecret(description: "a webhook secret must hold at least \(Self.minimumKeyBytes) bytes, not \(key.count)")
+            throw InvalidSecret(
+                description: "a webhook secret must hold at least \(Self.minimumKeyBytes) bytes, not \(key.count)")
         }
         self.key = Array(key)
     }
@@ -30,7 +32,8 @@ public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible, Custom
     /// them: several while one is rotated. Lines starting with `#` are comments.
     public static func list(_ text: String) throws(InvalidSecret) -> [WebhookSecret] {
         var secrets: [WebhookSecret] = []
-        for line in text.split(whereSeparator: \.isNewline) where !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") {
+        for line in text.split(whereSeparator: \.isNewline)
+        where !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") {
             for word in line.split(whereSeparator: { $0.isWhitespace || $0 == "," }) {
                 secrets.append(try WebhookSecret(String(word)))
             }
@@ -41,7 +44,8 @@ public struct WebhookSecret: Sendable, Hashable, CustomStringConvertible, Custom
     /// A new random secret, `whsec_` and 32 bytes in base64.
     public static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
-        return "whsec_" + Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+        return "whsec_"
+            + Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
     }
 
     public var description: String { "WebhookSecret(\(key.count) bytes, redacted)" }

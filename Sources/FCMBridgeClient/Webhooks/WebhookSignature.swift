@@ -13,10 +13,18 @@ public enum WebhookSignature {
     public static let signatureHeader = "webhook-signature"
 
     /// The three headers for `body`, sent as event `id` at `timestamp`, signed with each secret.
-    public static func headers(id: String, timestamp: Int64, body: [UInt8], secrets: [WebhookSecret]) -> [(name: String, value: String)] {
+    public static func headers(id: String, timestamp: Int64, body: [UInt8], secrets: [WebhookSecret]) -> [(
+        name: String, value: String
+    )] {
         let content = signedContent(id: id, timestamp: timestamp, body: body)
-        let signatures = secrets.map { "v1," + Data(HMAC<SHA256>.authenticationCode(for: content, using: SymmetricKey(data: $0.key))).base64EncodedString() }
-        return [(idHeader, id), (timestampHeader, String(timestamp)), (signatureHeader, signatures.joined(separator: " "))]
+        let signatures = secrets.map {
+            "v1,"
+                + Data(HMAC<SHA256>.authenticationCode(for: content, using: SymmetricKey(data: $0.key)))
+                .base64EncodedString()
+        }
+        return [
+            (idHeader, id), (timestampHeader, String(timestamp)), (signatureHeader, signatures.joined(separator: " ")),
+        ]
     }
 
     /// What is signed: `id.timestamp.body`.

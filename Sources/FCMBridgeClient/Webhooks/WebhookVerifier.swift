@@ -37,7 +37,9 @@ public struct WebhookVerifier: Sendable {
 
     /// Returns when the request is the bridge's; throws why not. Each signature is compared in
     /// constant time.
-    public func verify(id: String?, timestamp: String?, signature: String?, body: [UInt8], now: Date = Date()) throws(Failure) {
+    public func verify(id: String?, timestamp: String?, signature: String?, body: [UInt8], now: Date = Date())
+        throws(Failure)
+    {
         guard let id else { throw .missingHeader(WebhookSignature.idHeader) }
         guard let timestamp else { throw .missingHeader(WebhookSignature.timestampHeader) }
         guard let signature else { throw .missingHeader(WebhookSignature.signatureHeader) }
@@ -47,7 +49,10 @@ public struct WebhookVerifier: Sendable {
         let content = WebhookSignature.signedContent(id: id, timestamp: seconds, body: body)
         for candidate in signature.split(separator: " ") where candidate.hasPrefix("v1,") {
             guard let code = Data(base64Encoded: String(candidate.dropFirst(3))) else { continue }
-            for secret in secrets where HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: content, using: SymmetricKey(data: secret.key)) {
+            for secret in secrets
+            where HMAC<SHA256>.isValidAuthenticationCode(
+                code, authenticating: content, using: SymmetricKey(data: secret.key))
+            {
                 return
             }
         }

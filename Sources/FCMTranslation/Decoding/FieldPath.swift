@@ -5,8 +5,9 @@ struct FieldPath: Sendable, CustomStringConvertible {
     /// The deepest path kept; deeper names are not recorded.
     static let maximumDepth = 4
     // StaticString text is immortal and NUL-terminated.
-    private nonisolated(unsafe) var names: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) =
-        (nil, nil, nil, nil)
+    private nonisolated(unsafe) var names:
+        (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) =
+            (nil, nil, nil, nil)
     private var depth = 0
 
     /// The top of the request.
@@ -26,7 +27,8 @@ struct FieldPath: Sendable, CustomStringConvertible {
     }
 
     var description: String {
-        [names.0, names.1, names.2, names.3].prefix(depth).compactMap { $0.map { String(cString: $0) } }.joined(separator: ".")
+        [names.0, names.1, names.2, names.3].prefix(depth).compactMap { $0.map { String(cString: $0) } }.joined(
+            separator: ".")
     }
 
     /// The text of the member `name` of the object at this path.

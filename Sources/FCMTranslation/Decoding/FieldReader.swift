@@ -98,7 +98,9 @@ struct FieldReader<Field: FieldName>: ~Copyable {
         guard let value = value(field) else { return nil }
         let node = document[value]
         guard node.kind == .number, let number = DecimalInteger.parse(document.span(value).buffer) else {
-            throw invalid(field, "must be a whole number, not \(node.kind == .number ? document.numberText(value) : node.typeName)")
+            throw invalid(
+                field,
+                "must be a whole number, not \(node.kind == .number ? document.numberText(value) : node.typeName)")
         }
         return number
     }
@@ -115,7 +117,9 @@ struct FieldReader<Field: FieldName>: ~Copyable {
     /// An object whose values must all be strings; the first offender in name order is named.
     func stringMap(_ field: Field) throws(Rejection) -> FieldReader<NoFields>? {
         guard let map = try object(field, as: NoFields.self) else { return nil }
-        guard document.members(of: map.object).contains(where: { document[$0.value].kind != .string }) else { return map }
+        guard document.members(of: map.object).contains(where: { document[$0.value].kind != .string }) else {
+            return map
+        }
         // Of duplicate names only the last counts.
         if let offender = map.effectiveMembers().first(where: { document[$0.value].kind != .string }) {
             throw map.invalid(document.text(offender.key), "must be a string, not \(document[offender.value].typeName)")

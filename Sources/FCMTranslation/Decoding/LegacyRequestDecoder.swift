@@ -9,7 +9,9 @@ enum LegacyRequestDecoder {
 
     /// Everything but the targets. Filled in place: when one function made and returned the
     /// request, the compiler copied it whole on return (about 600 instructions a request).
-    private static func decodeOptions(_ request: borrowing FieldReader<LegacyField>, into result: inout SendRequest) throws(Rejection) {
+    private static func decodeOptions(_ request: borrowing FieldReader<LegacyField>, into result: inout SendRequest)
+        throws(Rejection)
+    {
         result.validateOnly = try request.bool(.dryRun) ?? false
         if let notification = try request.object(.notification, as: LegacyNotificationField.self) {
             result.notification = try decodeNotification(notification)
@@ -34,7 +36,8 @@ enum LegacyRequestDecoder {
         try RequestDecoder.checkCollapseKey(result.collapseKey, path: "collapse_key")
         if let ttl = try request.integer(.timeToLive) {
             guard (0...RequestDecoder.maximumTimeToLive).contains(ttl) else {
-                throw request.invalid(.timeToLive, "must be 0 to \(RequestDecoder.maximumTimeToLive) seconds, not \(ttl)")
+                throw request.invalid(
+                    .timeToLive, "must be 0 to \(RequestDecoder.maximumTimeToLive) seconds, not \(ttl)")
             }
             result.timeToLive = ttl
         }
@@ -52,7 +55,9 @@ enum LegacyRequestDecoder {
         }
         if let node = try request.stringNode(.to) {
             let document = request.document
-            if document.string(node, hasPrefix: "/topics/") { throw Rejection(.unsupportedTarget, "to: topic targets are not supported") }
+            if document.string(node, hasPrefix: "/topics/") {
+                throw Rejection(.unsupportedTarget, "to: topic targets are not supported")
+            }
             let to = document.text(node)
             guard !to.isEmpty else { throw request.invalid(.to, "must not be empty") }
             try RequestDecoder.checkToken(to, key: "to", in: request)
@@ -67,7 +72,9 @@ enum LegacyRequestDecoder {
         }
         let elements = Array(document.elements(of: value))
         guard (1...RequestDecoder.maximumRegistrationIDs).contains(elements.count) else {
-            throw request.invalid(.registrationIDs, "must hold 1 to \(RequestDecoder.maximumRegistrationIDs) tokens, not \(elements.count)")
+            throw request.invalid(
+                .registrationIDs,
+                "must hold 1 to \(RequestDecoder.maximumRegistrationIDs) tokens, not \(elements.count)")
         }
         var tokens: [String] = []
         tokens.reserveCapacity(elements.count)
@@ -82,7 +89,9 @@ enum LegacyRequestDecoder {
         return DeviceTokens(tokens)
     }
 
-    private static func decodeNotification(_ notification: borrowing FieldReader<LegacyNotificationField>) throws(Rejection) -> NotificationContent {
+    private static func decodeNotification(_ notification: borrowing FieldReader<LegacyNotificationField>)
+        throws(Rejection) -> NotificationContent
+    {
         var content = NotificationContent()
         content.title = try notification.stringNode(.title)
         content.body = try notification.stringNode(.body)
@@ -97,11 +106,12 @@ enum LegacyRequestDecoder {
         if let badge = notification.value(.badge) {
             // A string in the legacy API; a number is taken as well.
             let document = notification.document
-            let number: Int? = switch document[badge].kind {
-            case .string: document.withUTF8(badge) { DecimalInteger.parse($0.trimmingSpaces) }
-            case .number: DecimalInteger.parse(document.span(badge).buffer)
-            default: nil
-            }
+            let number: Int? =
+                switch document[badge].kind {
+                case .string: document.withUTF8(badge) { DecimalInteger.parse($0.trimmingSpaces) }
+                case .number: DecimalInteger.parse(document.span(badge).buffer)
+                default: nil
+                }
             guard let number, number >= 0 else {
                 throw notification.invalid(.badge, "must be a whole number of 0 or more, as a string")
             }
@@ -115,8 +125,8 @@ extension UnsafeBufferPointer<UInt8> {
     /// The bytes without leading and trailing spaces (U+0020).
     var trimmingSpaces: UnsafeBufferPointer<UInt8> {
         guard let first = firstIndex(where: { $0 != UInt8(ascii: " ") }),
-              let last = lastIndex(where: { $0 != UInt8(ascii: " ") }) else { return UnsafeBufferPointer(start: baseAddress, count: 0) }
+            let last = lastIndex(where: { $0 != UInt8(ascii: " ") })
+        else { return UnsafeBufferPointer(start: baseAddress, count: 0) }
         return UnsafeBufferPointer(rebasing: self[first...last])
     }
 }
-

@@ -35,7 +35,9 @@ public enum RequestDecoder {
         }
         let root = document[document.root]
         guard root.kind == .object else {
-            return .failure(Rejection(.invalidArgument, "the request must be a JSON object, not \(root.typeName)", isUndecodable: true))
+            return .failure(
+                Rejection(
+                    .invalidArgument, "the request must be a JSON object, not \(root.typeName)", isUndecodable: true))
         }
         let legacy = FieldReader<LegacyField>(document: document, object: document.root, path: .root)
         do throws(Rejection) {
@@ -77,7 +79,9 @@ public enum RequestDecoder {
     }
 
     /// Rejects a token with a ``tokenProblem(_:)``, naming `key` of `reader` (made only then).
-    static func checkToken(_ token: String, key: @autoclosure () -> String, in reader: borrowing FieldReader<some FieldName>) throws(Rejection) {
+    static func checkToken(
+        _ token: String, key: @autoclosure () -> String, in reader: borrowing FieldReader<some FieldName>
+    ) throws(Rejection) {
         if let problem = tokenProblem(token) { throw reader.invalid(key(), problem) }
     }
 
@@ -89,7 +93,10 @@ public enum RequestDecoder {
         if count > maximumTokenBytes { return "\(count) bytes, over \(maximumTokenBytes)" }
         // Over the contiguous bytes of a native string (every token read from a record), eight
         // at a time; a String.UTF8View walked byte by byte costs several times more.
-        let needsEscapes = token.utf8.withContiguousStorageIfAvailable { JSONScan.plainPrefix(UnsafeRawBufferPointer($0), allowingNonASCII: true) < $0.count }
+        let needsEscapes =
+            token.utf8.withContiguousStorageIfAvailable {
+                JSONScan.plainPrefix(UnsafeRawBufferPointer($0), allowingNonASCII: true) < $0.count
+            }
             ?? token.utf8.contains { !JSONScan.isPlain($0, allowingNonASCII: true) }
         if needsEscapes {
             return "must not hold control characters, quotes or backslashes"
@@ -128,7 +135,8 @@ public enum RequestDecoder {
 
     static func checkCollapseKey(_ key: String?, path: @autoclosure () -> String) throws(Rejection) {
         if let key, key.utf8.count > maximumCollapseKeyBytes {
-            throw Rejection(.invalidArgument, "\(path()): collapse key is \(key.utf8.count) bytes, over \(maximumCollapseKeyBytes)")
+            throw Rejection(
+                .invalidArgument, "\(path()): collapse key is \(key.utf8.count) bytes, over \(maximumCollapseKeyBytes)")
         }
     }
 

@@ -2,7 +2,9 @@
 enum V1RequestDecoder {
     static func decode(_ request: borrowing FieldReader<V1RequestField>) throws(Rejection) -> SendRequest {
         try request.onlyKnown()
-        guard let message = try request.object(.message, as: V1MessageField.self) else { throw RequestDecoder.noTarget("message") }
+        guard let message = try request.object(.message, as: V1MessageField.self) else {
+            throw RequestDecoder.noTarget("message")
+        }
         try message.onlyKnown()
         let token = try deviceTarget(of: message)
         var result = SendRequest(format: .v1, tokens: DeviceTokens(token), document: request.document)
@@ -41,7 +43,8 @@ enum V1RequestDecoder {
         }
         guard let target else { throw RequestDecoder.noTarget("message.token or message.fid") }
         guard target == .token || target == .fid else {
-            throw Rejection(.unsupportedTarget, "\(message.path(target)): only device targets (token, fid) are supported")
+            throw Rejection(
+                .unsupportedTarget, "\(message.path(target)): only device targets (token, fid) are supported")
         }
         let token = try message.string(target) ?? ""
         guard !token.isEmpty else { throw message.invalid(target, "must not be empty") }
@@ -49,17 +52,22 @@ enum V1RequestDecoder {
         return token
     }
 
-    private static func decodeAPNs(_ apns: borrowing FieldReader<APNsField>, into result: inout SendRequest) throws(Rejection) {
+    private static func decodeAPNs(_ apns: borrowing FieldReader<APNsField>, into result: inout SendRequest)
+        throws(Rejection)
+    {
         try apns.onlyKnown()
         if let headers = try apns.stringMap(.headers) {
             if let priority = headers.mapValue("apns-priority"), !["1", "5", "10"].contains(priority) {
                 throw headers.invalid("apns-priority", "must be \"10\", \"5\" or \"1\"")
             }
             if let expiration = headers.member(named: "apns-expiration"),
-               !(0...RequestDecoder.latestExpiration).contains(headers.document.integer(expiration) ?? -1) {
-                throw headers.invalid("apns-expiration", "must be a UNIX time in seconds, not \"\(headers.document.text(expiration))\"")
+                !(0...RequestDecoder.latestExpiration).contains(headers.document.integer(expiration) ?? -1)
+            {
+                throw headers.invalid(
+                    "apns-expiration", "must be a UNIX time in seconds, not \"\(headers.document.text(expiration))\"")
             }
-            try RequestDecoder.checkCollapseKey(headers.mapValue("apns-collapse-id"), path: headers.path.describing("apns-collapse-id"))
+            try RequestDecoder.checkCollapseKey(
+                headers.mapValue("apns-collapse-id"), path: headers.path.describing("apns-collapse-id"))
             result.apnsHeaders = headers.object
         }
         if let payload = try apns.object(.payload, as: APNsPayloadField.self) {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A growable byte buffer for writing JSON: appends are a bounds check and a copy, with none of
@@ -44,7 +44,8 @@ public struct ByteWriter: ~Copyable {
     /// avoids).
     @inlinable
     public static func withWritten<Written, R>(
-        scratchCapacity: Int = 1024, _ write: (inout ByteWriter) -> Written, read: (Written, UnsafeRawBufferPointer) -> R
+        scratchCapacity: Int = 1024, _ write: (inout ByteWriter) -> Written,
+        read: (Written, UnsafeRawBufferPointer) -> R
     ) -> R {
         withUnsafeTemporaryAllocation(byteCount: scratchCapacity, alignment: 16) { scratch in
             var writer = ByteWriter(scratch: scratch)
@@ -123,7 +124,8 @@ public struct ByteWriter: ~Copyable {
             destination.storeBytes(of: tail, toByteOffset: byteCount - 4, as: UInt32.self)
         case 1..<4:
             for offset in 0..<byteCount {
-                destination.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+                destination.storeBytes(
+                    of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
             }
         default:
             destination.copyMemory(from: source, byteCount: byteCount)

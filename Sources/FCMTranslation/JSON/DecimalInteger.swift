@@ -25,7 +25,8 @@ package enum DecimalInteger {
             guard digit < 10 else { return nil }
             // Negative numbers are built downwards, so that Int.min fits.
             let (scaled, scaleOverflow) = value.multipliedReportingOverflow(by: 10)
-            let (next, digitOverflow) = isNegative
+            let (next, digitOverflow) =
+                isNegative
                 ? scaled.subtractingReportingOverflow(Int(digit))
                 : scaled.addingReportingOverflow(Int(digit))
             guard !scaleOverflow && !digitOverflow else { return nil }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Heap memory for the buffers made per record (a document's bytes and nodes, an output's
@@ -23,9 +23,9 @@ enum HeapMemory {
 
     static func free(_ memory: UnsafeMutableRawPointer) {
         #if canImport(Glibc)
-        Glibc.free(memory)
+            Glibc.free(memory)
         #elseif canImport(Darwin)
-        Darwin.free(memory)
+            Darwin.free(memory)
         #endif
     }
 

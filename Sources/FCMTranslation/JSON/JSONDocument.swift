@@ -21,11 +21,15 @@ public struct JSONDocument: Sendable {
 
     /// Parses one JSON document from bytes it copies.
     public init(parsing bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
-        guard bytes.count < (Int(Int32.max) - JSONTapeBuilder.sentinelCount) / 2 else { throw JSONParseError(offset: 0, reason: "document too large") }
+        guard bytes.count < (Int(Int32.max) - JSONTapeBuilder.sentinelCount) / 2 else {
+            throw JSONParseError(offset: 0, reason: "document too large")
+        }
         // Most documents fit compact storage; the rest are parsed again with room for any.
         if let storage = try JSONTapeBuilder(copying: bytes, layout: .compact(documentCount: bytes.count)).build() {
             self.storage = storage
-        } else if let storage = try JSONTapeBuilder(copying: bytes, layout: .roomForAny(documentCount: bytes.count)).build() {
+        } else if let storage = try JSONTapeBuilder(copying: bytes, layout: .roomForAny(documentCount: bytes.count))
+            .build()
+        {
             self.storage = storage
         } else {
             throw JSONParseError(offset: 0, reason: "more values than the document's size allows")
@@ -54,7 +58,8 @@ public struct JSONDocument: Sendable {
     /// Valid while the document lives.
     func span(_ index: JSONNodeIndex) -> ByteSpan {
         let node = self[index]
-        return ByteSpan(start: storage.base + Int(node.start), count: Int(node.end - node.start), isPlain: !node.nameNeedsEscaping)
+        return ByteSpan(
+            start: storage.base + Int(node.start), count: Int(node.end - node.start), isPlain: !node.nameNeedsEscaping)
     }
 
     /// A member name's text, unescaped (names always are). Valid while the document lives.

@@ -91,11 +91,16 @@ package struct ByteSpan {
         var offset = 0
         while left.count - offset >= 8 {
             if left.start.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                != right.start.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+                != right.start.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            {
+                return false
+            }
             offset += 8
         }
         while offset < left.count {
-            if left.start.load(fromByteOffset: offset, as: UInt8.self) != right.start.load(fromByteOffset: offset, as: UInt8.self) {
+            if left.start.load(fromByteOffset: offset, as: UInt8.self)
+                != right.start.load(fromByteOffset: offset, as: UInt8.self)
+            {
                 return false
             }
             offset += 1

@@ -90,7 +90,9 @@ struct JSONTapeBuilder: ~Copyable {
     }
 
     /// Appends a leaf node spanning `start..<end`.
-    private mutating func leaf(_ kind: JSONNode.Kind, _ start: Int, _ end: Int, hasEscapes: Bool = false) throws(JSONParseError) {
+    private mutating func leaf(_ kind: JSONNode.Kind, _ start: Int, _ end: Int, hasEscapes: Bool = false)
+        throws(JSONParseError)
+    {
         let next = Int32(nodeCount + 1)
         _ = try append(JSONNode(kind: kind, hasEscapes: hasEscapes, start: Int32(start), end: Int32(end), next: next))
     }
@@ -207,10 +209,11 @@ struct JSONTapeBuilder: ~Copyable {
                     let text = try unescapeName(start: start, end: position)
                     let unescaped = UnsafeRawBufferPointer(start: base + text.lowerBound, count: text.count)
                     let needsEscaping = JSONScan.plainPrefix(unescaped, allowingNonASCII: true) < text.count
-                    _ = try append(JSONNode(
-                        kind: .string, nameNeedsEscaping: needsEscaping,
-                        start: Int32(text.lowerBound), end: Int32(text.upperBound), next: Int32(nodeCount + 1)
-                    ))
+                    _ = try append(
+                        JSONNode(
+                            kind: .string, nameNeedsEscaping: needsEscaping,
+                            start: Int32(text.lowerBound), end: Int32(text.upperBound), next: Int32(nodeCount + 1)
+                        ))
                 } else {
                     try leaf(.string, start, position, hasEscapes: hasEscapes)
                 }
@@ -241,14 +244,16 @@ struct JSONTapeBuilder: ~Copyable {
         index += 1
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             return
         case UInt8(ascii: "u"):
             guard let unit = JSONEscapes.hex4(bytes, at: index) else { throw error("invalid \\u escape") }
             index += 4
             if (0xD800..<0xDC00).contains(unit) {
-                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u"),
-                      let low = JSONEscapes.hex4(bytes, at: index + 2), (0xDC00..<0xE000).contains(low) else {
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u"),
+                    let low = JSONEscapes.hex4(bytes, at: index + 2), (0xDC00..<0xE000).contains(low)
+                else {
                     throw error("lone surrogate in string")
                 }
                 index += 6

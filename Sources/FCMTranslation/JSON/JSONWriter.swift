@@ -26,7 +26,9 @@ extension JSONValue {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
+            for (index, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
+                .enumerated()
+            {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 JSONOutput.writeString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
@@ -51,7 +53,8 @@ public enum JSONOutput {
         output.append(UInt8(ascii: "\""))
         var start = 0
         while start < utf8.count {
-            let clean = JSONScan.plainPrefix(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[start...]), allowingNonASCII: true)
+            let clean = JSONScan.plainPrefix(
+                UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[start...]), allowingNonASCII: true)
             output.append(UnsafeBufferPointer(rebasing: utf8[start..<start + clean]))
             start += clean
             guard start < utf8.count else { break }

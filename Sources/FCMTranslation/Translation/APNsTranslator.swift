@@ -33,7 +33,10 @@ public struct APNsTranslator: Sendable {
             switch translate(request, messageID: messageID, sentAt: sentAt, into: &output) {
             case .success(let summary):
                 let bytes = output.withUnsafeBytes { [UInt8]($0) }
-                return .success(APNsMessage(jsonBytes: bytes, payloadRange: summary.payloadRange, collapseID: summary.collapseID, expiration: summary.expiration))
+                return .success(
+                    APNsMessage(
+                        jsonBytes: bytes, payloadRange: summary.payloadRange, collapseID: summary.collapseID,
+                        expiration: summary.expiration))
             case .failure(let rejection):
                 return .failure(rejection)
             }
@@ -61,11 +64,15 @@ public struct APNsTranslator: Sendable {
         writer.write(to: &output)
         let payloadSize = output.count - payloadStart
         guard payloadSize <= payloadLimit else {
-            return .failure(Rejection(.payloadTooLarge, "APNs payload is \(payloadSize) bytes, over the \(payloadLimit)-byte limit"))
+            return .failure(
+                Rejection(.payloadTooLarge, "APNs payload is \(payloadSize) bytes, over the \(payloadLimit)-byte limit")
+            )
         }
         let payloadRange = payloadStart..<output.count
         output.append(UInt8(ascii: "}"))
-        return .success(TranslationSummary(payloadRange: payloadRange, collapseID: headers.collapseID, expiration: headers.expiration))
+        return .success(
+            TranslationSummary(
+                payloadRange: payloadRange, collapseID: headers.collapseID, expiration: headers.expiration))
     }
 }
 

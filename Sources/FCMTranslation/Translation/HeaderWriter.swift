@@ -41,10 +41,11 @@ struct HeaderWriter: ~Copyable {
         derivedExpiration = request.timeToLive.map { ttl in ttl == 0 ? 0 : sentAt / 1000 + Int64(ttl) }
         expiration = derivedExpiration
         if derivedExpiration != nil { members.add(ByteSpan("apns-expiration"), .derivedExpiration) }
-        let priority: StaticString = switch (kind, request.priority) {
-        case (.background, _), (_, .normal): "5"
-        case (_, .high), (_, nil): "10"
-        }
+        let priority: StaticString =
+            switch (kind, request.priority) {
+            case (.background, _), (_, .normal): "5"
+            case (_, .high), (_, nil): "10"
+            }
         members.add(ByteSpan("apns-priority"), .literal(priority))
         switch kind {
         case .alert: members.add(ByteSpan("apns-push-type"), .literal("alert"))
@@ -59,7 +60,9 @@ struct HeaderWriter: ~Copyable {
                 members.add(document.name(name), .node(value))
                 if document.name(name, equals: "apns-collapse-id") { collapseID = document.text(value) }
                 // A whole number within range: the decoder checked it.
-                if document.name(name, equals: "apns-expiration") { expiration = document.integer(value).map(Int64.init) }
+                if document.name(name, equals: "apns-expiration") {
+                    expiration = document.integer(value).map(Int64.init)
+                }
                 if document.name(name, equals: "apns-push-type") { givesPushType = true }
             }
         }

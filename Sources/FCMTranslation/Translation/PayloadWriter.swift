@@ -142,7 +142,8 @@ struct PayloadWriter: ~Copyable {
         if let sound = request.notification.sound { aps.add(Names.sound, .node(sound)) }
         let document = request.document
         if let payload = request.apnsPayload,
-           let overrides = FieldReader<APNsPayloadField>(document: document, object: payload, path: .root).value(.aps) {
+            let overrides = FieldReader<APNsPayloadField>(document: document, object: payload, path: .root).value(.aps)
+        {
             for (key, value) in document.members(of: overrides) { aps.add(document.name(key), .node(value)) }
         }
         aps.sort()
@@ -159,12 +160,14 @@ struct PayloadWriter: ~Copyable {
             let name = member.name
             if name == Names.alert || name == Names.badge || name == Names.sound { return .alert }
             guard name == Names.contentAvailable else { continue }
-            contentAvailable = switch member.value {
-            case .node(let node):
-                !(document[node].kind == .false || (document[node].kind == .number && document.numberText(node) == "0"))
-            case .alert, .integer, .one:
-                true
-            }
+            contentAvailable =
+                switch member.value {
+                case .node(let node):
+                    !(document[node].kind == .false
+                        || (document[node].kind == .number && document.numberText(node) == "0"))
+                case .alert, .integer, .one:
+                    true
+                }
         }
         return contentAvailable ? .background : .direct
     }
