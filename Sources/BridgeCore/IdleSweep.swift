@@ -1,7 +1,7 @@
 import DeviceQueues
 
 /// Forgets the idle devices of one state partition (``DeviceQueue/isIdle(at:rules:)``), so that
-/// state stays bounded however many tokens pass through (issue 9, defect 10).
+/// state stays bounded however many tokens pass through.
 ///
 /// A scan finds the idle devices at an input's event time; the inputs after it forget them a
 /// few at a time, so that no input makes more than about ``changesPerInput`` changelog records.

@@ -2,8 +2,7 @@ import Kafka
 import Logging
 
 /// Deletes repartition records the group has committed past (DeleteRecords), so that the
-/// repartition topic, which keeps records forever by design, does not grow without end
-/// (issue 9, defect 10).
+/// repartition topic, which keeps records forever by design, does not grow without end.
 ///
 /// The batch committer hands it each commit's offsets; it trims at most once per interval, off
 /// the worker's loop. A broker that refuses DeleteRecords (or drops the request three times in

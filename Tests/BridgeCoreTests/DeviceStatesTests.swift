@@ -5,7 +5,7 @@ import Testing
 @testable import BridgeCore
 
 /// Device state is keyed by the token's bytes: Swift's `String` equality is canonical
-/// equivalence, under which two different tokens could share one device (issue 9, defect 9).
+/// equivalence, under which two different tokens could share one device.
 @Suite("Device states")
 struct DeviceStatesTests {
     @Test(
@@ -26,8 +26,7 @@ struct DeviceStatesTests {
     }
 }
 
-/// Idle devices are forgotten, a bounded number per input, with tombstones in the changelog
-/// (issue 9, defect 10).
+/// Idle devices are forgotten, a bounded number per input, with tombstones in the changelog.
 @Suite("Forgetting idle devices")
 struct IdleDeviceTests {
     static let t0: Int64 = 1_700_000_000_000

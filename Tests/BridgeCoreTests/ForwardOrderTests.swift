@@ -4,7 +4,7 @@ import Testing
 
 @testable import BridgeCore
 
-/// Per-device send order across the two paths (issue 9, defect 6): a record that could be
+/// Per-device send order across the two paths: a record that could be
 /// handled in place must not overtake an earlier input for its device that this worker sent
 /// through the repartition topic and has not read back yet.
 extension RecordProcessorTests {

@@ -102,7 +102,7 @@ struct SendIntakeTests {
     }
 
     @Test(
-        "a request over FCM's 1,000-token limit gets one rejection with no token, not one per token (issue 9, defect 3)",
+        "a request over FCM's 1,000-token limit gets one rejection with no token, not one per token",
         arguments: [1_001, 1_500, 100_000])
     func overTheTokenLimit(count: Int) throws {
         let ids = (0..<count).map { "\"t\($0)\"" }.joined(separator: ",")

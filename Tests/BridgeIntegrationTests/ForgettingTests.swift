@@ -5,7 +5,7 @@ import NIOCore
 import TestSupport
 import Testing
 
-/// Devices are not kept forever (issue 9, defect 10): one with nothing waiting and no presence
+/// Devices are not kept forever: one with nothing waiting and no presence
 /// event for longer than `inactive_after` is forgotten, and its changelog key gets a tombstone, so
 /// that compaction drops it and a restore does not bring it back.
 @Suite("Forgetting idle devices", .needsBroker, .timeLimit(.minutes(3)))

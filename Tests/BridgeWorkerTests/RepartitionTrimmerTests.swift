@@ -7,8 +7,7 @@ import Testing
 @testable import BridgeWorker
 
 /// The repartition topic is trimmed behind the group's commits where the broker supports
-/// DeleteRecords, and left whole, without stalling the worker, where it does not (issue 9,
-/// defect 10). On the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
+/// DeleteRecords, and left whole, without stalling the worker, where it does not. On the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
 @Suite(
     "Trimming the repartition topic",
     .needsBroker,

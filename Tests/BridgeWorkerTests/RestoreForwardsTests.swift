@@ -9,7 +9,7 @@ import Testing
 
 /// A restore learns which devices have inputs on their way through the repartition topic, so that
 /// a worker that takes a partition over (or restarts) does not let a later input overtake them
-/// (issue 9, defect 6). On the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
+/// On the real broker named by `KAFKA_BOOTSTRAP_SERVERS`.
 @Suite(
     "Restoring forwards in flight",
     .needsBroker,

@@ -7,8 +7,8 @@ import Testing
 @_spi(Benchmarks) @testable import BridgeWorker
 
 /// A restore that stops making progress starts over with a new consumer, and one that still
-/// cannot reach the end within its timeout fails, naming what it waited for (issue 9, defect 11:
-/// after a broker restart, a restore once sat four minutes without a word). On the real broker
+/// cannot reach the end within its timeout fails, naming what it waited for, rather than sit
+/// silent (as a restore can after a broker restart). On the real broker
 /// named by `KAFKA_BOOTSTRAP_SERVERS`.
 @Suite("A stalled restore", .needsBroker, .timeLimit(.minutes(2)))
 struct RestoreStallTests {

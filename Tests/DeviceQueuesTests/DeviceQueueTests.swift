@@ -251,7 +251,7 @@ struct DeviceQueueTests {
     }
 }
 
-/// Times come from input records: no time may trap, however extreme (issue 9, defect 1).
+/// Times come from input records: no time may trap, however extreme.
 @Suite("Device queue rules at extreme times")
 struct ExtremeTimeTests {
     let rules = QueueRules()
