@@ -77,20 +77,18 @@ struct WorkerLoop: ~Copyable {
     }
 
     /// Commits the batch at hand and, while the commit is under way, processes the records
-    /// `polled` and those that arrive meanwhile into the next batch, up to its size. Their
-    /// outputs stay with the loop until the commit is done (one transaction at a time), and the
-    /// loop's state is the loop's alone: the commit task touches none of it. A commit that fails
-    /// ends the worker, so state built past it is never used. Returns the events to handle next:
-    /// records that arrived as the commit ended, or a poll that returned a rebalance.
+    /// `polled` and those that arrive meanwhile into the next batch, up to its size, as
+    /// ``CommitOverlap`` decides. Their outputs stay with the loop until the commit is done (one
+    /// transaction at a time), and the loop's state is the loop's alone: the commit task touches
+    /// none of it. A commit that fails ends the worker, so state built past it is never used.
+    /// Returns the events to handle next: what arrived as the commit ended, or a rebalance.
     private mutating func commitTaking(_ polled: [ConsumerEvent]) async throws -> [ConsumerEvent] {
         var sealed = OpenBatch()
         swap(&sealed, &batch)
         guard let seal = try await committer.seal(&sealed, consumer: consumer) else { return polled }
         let (committer, consumer) = (self.committer, self.consumer)
         let pollTimeout = min(committer.interval, Self.pollDuringCommit)
-        var commitOutcome: Result<Void, any Error>?
-        var pollFailure: (any Error)?
-        var next: [ConsumerEvent] = []
+        var overlap = CommitOverlap()
         await withTaskGroup(of: CommitStep.self) { group in
             group.addTask {
                 do {
@@ -98,38 +96,38 @@ struct WorkerLoop: ~Copyable {
                     return .settled(.success(()))
                 } catch { return .settled(.failure(error)) }
             }
-            var taken: [ConsumerEvent]? = polled
+            var arrived: [ConsumerEvent]? = polled
             while true {
-                if let events = taken {
-                    taken = nil
-                    if commitOutcome == nil, events.allSatisfy(\.isRecord), hasRoom {
-                        for case .record(let record) in events { take(record) }
-                        progress.record(inputs: events.count)
-                        if hasRoom {
-                            let maxRecords = pollLimits().maxRecords
-                            group.addTask {
-                                do {
-                                    return .polled(
-                                        .success(try await consumer.poll(maxRecords: maxRecords, timeout: pollTimeout)))
-                                } catch { return .polled(.failure(error)) }
-                            }
+                if let events = arrived, overlap.polled(events, hasRoom: hasRoom) == .take {
+                    for case .record(let record) in events { take(record) }
+                    progress.record(inputs: events.count)
+                    if overlap.pollsAgain(hasRoom: hasRoom) {
+                        let maxRecords = pollLimits().maxRecords
+                        group.addTask {
+                            do {
+                                return .polled(
+                                    .success(try await consumer.poll(maxRecords: maxRecords, timeout: pollTimeout)))
+                            } catch { return .polled(.failure(error)) }
                         }
-                    } else {
-                        next = events
                     }
                 }
+                arrived = nil
                 guard let step = await group.next() else { break }
                 switch step {
-                case .settled(let outcome): commitOutcome = outcome
-                case .polled(.success(let events)): taken = events
-                case .polled(.failure(let error)): pollFailure = error
+                case .settled(let outcome): overlap.settled(outcome)
+                case .polled(.success(let events)): arrived = events
+                case .polled(.failure(let error)): overlap.pollFailed(error)
                 }
             }
         }
-        if case .failure(let error) = commitOutcome { throw await committer.failed(&sealed, cause: error) }
-        try await committer.finish(&sealed, seal, consumer: consumer)
-        if let pollFailure { throw pollFailure }
-        return next
+        switch overlap.ending() {
+        case .commitFailed(let error):
+            throw await committer.failed(&sealed, cause: error)
+        case .finish(let pollFailure, let held):
+            try await committer.finish(&sealed, seal, consumer: consumer)
+            if let pollFailure { throw pollFailure }
+            return held
+        }
     }
 
     /// Whether the open batch may take more records before its outputs can be handed over.
@@ -226,10 +224,4 @@ struct WorkerLoop: ~Copyable {
 private enum CommitStep: Sendable {
     case settled(Result<Void, any Error>)
     case polled(Result<[ConsumerEvent], any Error>)
-}
-
-extension ConsumerEvent {
-    var isRecord: Bool {
-        if case .record = self { true } else { false }
-    }
 }

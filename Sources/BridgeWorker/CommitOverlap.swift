@@ -1,0 +1,70 @@
+import Kafka
+
+/// The overlap of a batch's commit with the records that arrive meanwhile, as a state machine
+/// the loop drives: told what a poll returned, that a poll failed, or that the commit settled,
+/// it says whether to take the records into the next batch, whether to poll again, and at the
+/// end what the loop does with the commit and what it holds.
+///
+/// Records are taken while the commit runs and the next batch has room; a poll that returns
+/// anything else (a rebalance), returns after the commit settled, or finds no room is held for
+/// the loop to handle once the commit has finished (the next poll completes a revocation, so
+/// one is handled after the commit, never during it). A poll's failure is never lost behind
+/// the commit: it is thrown once the commit has finished.
+struct CommitOverlap {
+    /// What to do with the events a poll returned.
+    enum Decision: Equatable {
+        /// Take the records into the next batch.
+        case take
+        /// Keep them for after the commit.
+        case hold
+    }
+
+    /// How the overlap ends, once the commit and every poll have answered.
+    enum Ending {
+        /// The commit failed: fail the sealed batch with this cause (and end the worker).
+        case commitFailed(any Error)
+        /// The commit succeeded: finish it, then throw `pollFailure` if a poll failed, else
+        /// handle `held`.
+        case finish(pollFailure: (any Error)?, held: [ConsumerEvent])
+    }
+
+    private var commit: Result<Void, any Error>?
+    private var pollFailure: (any Error)?
+    private var held: [ConsumerEvent] = []
+
+    /// A poll returned `events`; `hasRoom` says whether the next batch may take more.
+    mutating func polled(_ events: [ConsumerEvent], hasRoom: Bool) -> Decision {
+        guard commit == nil, hasRoom, events.allSatisfy(\.isRecord) else {
+            held += events
+            return .hold
+        }
+        return .take
+    }
+
+    /// Whether to poll again, after the records were taken: while the commit runs and there is room.
+    func pollsAgain(hasRoom: Bool) -> Bool {
+        commit == nil && hasRoom
+    }
+
+    /// A poll failed.
+    mutating func pollFailed(_ error: any Error) {
+        pollFailure = pollFailure ?? error
+    }
+
+    /// The commit settled.
+    mutating func settled(_ outcome: Result<Void, any Error>) {
+        commit = outcome
+    }
+
+    /// How the overlap ends; call once the commit has settled and no poll is in flight.
+    func ending() -> Ending {
+        if case .failure(let error) = commit { return .commitFailed(error) }
+        return .finish(pollFailure: pollFailure, held: held)
+    }
+}
+
+extension ConsumerEvent {
+    var isRecord: Bool {
+        if case .record = self { true } else { false }
+    }
+}
