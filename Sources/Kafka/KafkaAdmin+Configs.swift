@@ -8,6 +8,7 @@ extension KafkaAdmin {
         String]]
     {
         let ms = Int32(timeout.milliseconds)
+        try client.checkServing("describe configs")
         return try await client.blocking { handle in
             var resources: [OpaquePointer?] = names.map { rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, $0) }
             defer { for resource in resources { rd_kafka_ConfigResource_destroy(resource) } }

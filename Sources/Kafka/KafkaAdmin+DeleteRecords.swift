@@ -11,6 +11,7 @@ extension KafkaAdmin {
     {
         guard !offsets.isEmpty else { return [] }
         let ms = Int32(timeout.milliseconds)
+        try client.checkServing("delete records")
         return try await client.blocking { handle in
             let list = NativePartitionList(offsets)
             var request: OpaquePointer? = rd_kafka_DeleteRecords_new(list.pointer)

@@ -46,6 +46,7 @@ public final class KafkaAdmin: Sendable {
     public func createTopics(_ topics: [NewTopic], ignoreExisting: Bool = true, timeout: Duration = .seconds(30))
         async throws
     {
+        try client.checkServing("create topics")
         let ms = Int32(timeout.milliseconds)
         try await client.blocking { handle in
             var errorText = [CChar](repeating: 0, count: 512)
@@ -117,6 +118,7 @@ public final class KafkaAdmin: Sendable {
 
     /// The metadata of every topic in the cluster.
     public func topics(timeout: Duration = .seconds(10)) async throws -> [TopicMetadata] {
+        try client.checkServing("metadata")
         let ms = Int32(timeout.milliseconds)
         return try await client.blocking { handle in
             var metadata: UnsafePointer<rd_kafka_metadata>?
@@ -138,8 +140,10 @@ public final class KafkaAdmin: Sendable {
         try await topics(timeout: timeout).first { $0.name == name }
     }
 
-    /// Stops the admin client's thread.
+    /// Stops the admin client's thread; any call after it fails at once with
+    /// ``KafkaError/Code/closed``. A second close does nothing.
     public func close() async {
-        await client.shutDownThreads()
+        guard client.beginClose() else { return }
+        await client.finishClose()
     }
 }

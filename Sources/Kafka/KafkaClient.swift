@@ -37,7 +37,8 @@ final class KafkaClient: @unchecked Sendable {
     let context: ClientContext
     let logger: Logger
     private let threads: NIOThreadPool
-    private let loopsRun = NIOLockedValueBox(true)
+    /// A box, not a `Mutex`, so that the loops can hold it without holding the client.
+    private let lifecycle = NIOLockedValueBox(ClientLifecycle())
     private let retainedContext: Unmanaged<ClientContext>
 
     /// - Parameters:
@@ -108,20 +109,33 @@ final class KafkaClient: @unchecked Sendable {
         return try await threads.runIfActive { try body(handle.pointer) }
     }
 
-    /// Runs `body` again and again on a thread of its own until ``stopLoops()``.
+    /// Runs `body` again and again on a thread of its own until the client is closed.
     /// `body` should block for a short while (a poll with a timeout of ~100 ms).
     func startLoop(_ body: @escaping @Sendable (OpaquePointer) -> Void) {
         let handle = SendableHandle(pointer: self.handle)
-        let loopsRun = self.loopsRun
-        threads.submit { state in
+        threads.submit { [lifecycle] state in
             guard state == .active else { return }
-            while loopsRun.withLockedValue({ $0 }) { body(handle.pointer) }
+            while lifecycle.withLockedValue({ $0.loopsRun }) { body(handle.pointer) }
         }
     }
 
-    /// Makes the loops end after their current round.
-    func stopLoops() {
-        loopsRun.withLockedValue { $0 = false }
+    /// Throws at once when the client is closed, or closing unless `duringClose`: `operation`
+    /// is not served.
+    func checkServing(_ operation: @autoclosure () -> String, duringClose: Bool = false) throws(KafkaError) {
+        guard lifecycle.withLockedValue({ $0.servesCalls(duringClose: duringClose) }) else {
+            throw KafkaError(code: .closed, message: "\(operation()): the client is closed")
+        }
+    }
+
+    /// Begins closing; false when a close began before (the caller then has nothing to do).
+    func beginClose() -> Bool {
+        lifecycle.withLockedValue { $0.beginClose() } == .close
+    }
+
+    /// Ends the close: the loops end after their current round, and the threads stop.
+    func finishClose() async {
+        lifecycle.withLockedValue { $0.finishClose() }
+        try? await threads.shutdownGracefully()
     }
 
     /// The value librdkafka uses for `property` (set or default); nil for an unknown property.
@@ -138,15 +152,9 @@ final class KafkaClient: @unchecked Sendable {
         return KafkaError(code: KafkaError.Code(err), message: text, isFatal: true)
     }
 
-    /// Ends the loops and waits for the threads to stop.
-    func shutDownThreads() async {
-        stopLoops()
-        try? await threads.shutdownGracefully()
-    }
-
     deinit {
         // No thread may use the handle once it is destroyed.
-        stopLoops()
+        lifecycle.withLockedValue { $0.finishClose() }
         try? threads.syncShutdownGracefully()
         rd_kafka_destroy(handle)
         retainedContext.release()

@@ -5,6 +5,8 @@ extension KafkaConsumer {
     /// Commits offsets for the group and waits for the broker's answer. Each offset is that of the
     /// next record to read (last processed + 1).
     public func commit(_ offsets: [TopicPartitionOffset]) async throws {
+        // A listener commits what it did when the close revokes its partitions.
+        try client.checkServing("commit", duringClose: true)
         guard !offsets.isEmpty else { return }
         let list = NativePartitionList(offsets)
         try await client.blocking { handle in

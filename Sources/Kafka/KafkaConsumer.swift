@@ -48,6 +48,7 @@ public final class KafkaConsumer: Sendable {
 
     /// Joins the group and subscribes to the topics.
     public func subscribe(_ topics: [String]) throws {
+        try client.checkServing("subscribe")
         let list = NativePartitionList(topics.map { TopicPartition($0, RD_KAFKA_PARTITION_UA) })
         try KafkaError.check(rd_kafka_subscribe(client.handle, list.pointer), "subscribe to \(topics)")
     }
@@ -60,6 +61,7 @@ public final class KafkaConsumer: Sendable {
     /// of a partition whose leader it does not know yet only after a 500 ms retry. A metadata
     /// error is left to the assignment, which retries on its own.
     public func assign(_ offsets: [TopicPartitionOffset], metadataTimeout: Duration = .seconds(5)) async throws {
+        try client.checkServing("assign")
         let list = NativePartitionList(offsets)
         let topics = Set(offsets.map(\.topicPartition.topic))
         try await client.blocking { handle in
@@ -109,6 +111,7 @@ public final class KafkaConsumer: Sendable {
         maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100),
         reading read: @escaping @Sendable (ConsumedBatch) -> Output
     ) async throws -> Output {
+        try client.checkServing("poll")
         if listener != nil {
             try await handlePendingRebalances()
         } else if let rebalance = try await nextRebalanceEvent() {
@@ -195,7 +198,9 @@ public final class KafkaConsumer: Sendable {
 
     /// Leaves the group: the listener gets the last revocation first, then the consumer closes.
     /// Without a listener, the caller is expected to have committed what it did before closing.
+    /// Any call after it fails at once with ``KafkaError/Code/closed``; a second close does nothing.
     public func close() async throws {
+        guard client.beginClose() else { return }
         for event in takeUnansweredEvents() {
             try? await client.blocking { try event.apply(to: $0) }
         }
@@ -209,11 +214,16 @@ public final class KafkaConsumer: Sendable {
         // Rebalances reported after the ones handled above are completed here or, from now on,
         // in the callback: librdkafka cannot leave the group while one waits for its answer.
         let leftovers = context.beginClosing()
-        try await client.blocking { handle in
-            for event in leftovers { try? event.apply(to: handle) }
-            try KafkaError.check(rd_kafka_consumer_close(handle), "close consumer")
+        do {
+            try await client.blocking { handle in
+                for event in leftovers { try? event.apply(to: handle) }
+                try KafkaError.check(rd_kafka_consumer_close(handle), "close consumer")
+            }
+        } catch {
+            await client.finishClose()
+            throw error
         }
-        await client.shutDownThreads()
+        await client.finishClose()
     }
 
     /// The revocation returned as an event but not completed, then the rebalances not yet

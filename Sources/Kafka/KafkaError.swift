@@ -126,6 +126,9 @@ extension KafkaError {
         public static let topicAuthorizationFailed = Code(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
         /// The client may not do this on the cluster (`CLUSTER_AUTHORIZATION_FAILED`).
         public static let clusterAuthorizationFailed = Code(RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
+        /// The client is closed (`_DESTROY`): ``KafkaProducer/close(timeout:)``,
+        /// ``KafkaConsumer/close()`` or ``KafkaAdmin/close()`` was called.
+        public static let closed = Code(RD_KAFKA_RESP_ERR__DESTROY)
         /// A broker policy forbids the request (`POLICY_VIOLATION`).
         public static let policyViolation = Code(RD_KAFKA_RESP_ERR_POLICY_VIOLATION)
     }

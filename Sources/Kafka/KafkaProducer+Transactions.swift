@@ -10,12 +10,14 @@ import CRDKafka
 extension KafkaProducer {
     /// Registers the transactional id with the cluster and fences older producers with the same id.
     public func initTransactions(timeout: Duration = .seconds(60)) async throws {
+        try client.checkServing("init transactions")
         let ms = Int32(timeout.milliseconds)
         try await client.blocking { try KafkaError.check(rd_kafka_init_transactions($0, ms)) }
     }
 
     /// Starts a transaction; records sent from now on belong to it.
     public func beginTransaction() throws {
+        try client.checkServing("begin transaction")
         try KafkaError.check(rd_kafka_begin_transaction(client.handle))
     }
 
@@ -35,6 +37,7 @@ extension KafkaProducer {
 
     /// Delivers the transaction's records and commits it.
     public func commitTransaction(timeout: Duration = .seconds(60)) async throws {
+        try client.checkServing("commit transaction")
         let ms = Int32(timeout.milliseconds)
         try await client.blocking { try KafkaError.check(rd_kafka_commit_transaction($0, ms)) }
     }

@@ -4,7 +4,8 @@ import Logging
 /// Sends records to Kafka. Sending is asynchronous: records are handed to librdkafka at once,
 /// many are in flight together, and each completes with librdkafka's delivery report.
 ///
-/// Call ``close(timeout:)`` when done: it delivers what is still in flight.
+/// Call ``close(timeout:)`` when done: it delivers what is still in flight, and any call after it
+/// fails at once with ``KafkaError/Code/closed``.
 public final class KafkaProducer: Sendable {
     let client: KafkaClient
     let topics = TopicHandles()
@@ -55,6 +56,7 @@ public final class KafkaProducer: Sendable {
     /// A record that cannot be sent gets an error report. After a fatal producer error, every
     /// record not yet sent gets that error too, and the error is thrown.
     public func enqueue(_ records: [ProducerRecord]) async throws -> PendingDeliveries {
+        try client.checkServing("send")
         let pending = PendingDeliveries(topics: records.map(\.topic))
         var lastTopic: TopicHandle?
         var fatal: KafkaError?
@@ -92,17 +94,36 @@ public final class KafkaProducer: Sendable {
 
     /// Waits until every record in flight is delivered or failed.
     public func flush(timeout: Duration) async throws {
-        let ms = Int32(timeout.milliseconds)
+        try client.checkServing("flush")
+        try await flushInFlight(timeout: timeout)
+    }
+
+    /// Delivers what is in flight, within `timeout`, then stops the producer's thread. Records
+    /// still in flight then are given up: their reports say so (`_PURGE_QUEUE`,
+    /// `_PURGE_INFLIGHT`), so nobody waits for them, and the flush's error is thrown. A second
+    /// close does nothing.
+    public func close(timeout: Duration = .seconds(30)) async throws {
+        guard client.beginClose() else { return }
+        var failure: (any Error)?
+        do {
+            try await flushInFlight(timeout: timeout)
+        } catch {
+            failure = error
+            // The poll loop still runs: it hands the purged records' reports to their waiters.
+            try? await client.blocking { handle in
+                _ = rd_kafka_purge(handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
+                _ = rd_kafka_flush(handle, 5_000)
+            }
+        }
+        await client.finishClose()
+        if let failure { throw failure }
+    }
+
+    private func flushInFlight(timeout: Duration) async throws {
+        let ms = Int32(clamping: timeout.milliseconds)
         try await client.blocking { handle in
             try KafkaError.check(rd_kafka_flush(handle, ms), "flush")
         }
-    }
-
-    /// Delivers what is in flight, then stops the producer's thread.
-    public func close(timeout: Duration = .seconds(30)) async throws {
-        defer { client.stopLoops() }
-        try await flush(timeout: timeout)
-        await client.shutDownThreads()
     }
 
     deinit {
