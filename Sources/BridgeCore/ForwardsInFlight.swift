@@ -2,8 +2,9 @@
 /// and has not read back yet: per device, where the last one came from.
 ///
 /// While a device has an input on its way, its inputs that could be handled in place are
-/// forwarded behind it instead, so that per-device order holds across both paths. The worker's forwards to one partition come back in the order it wrote them, so
-/// the device is released when the last one is read back.
+/// forwarded behind it instead, so that per-device order holds across both paths. The worker's
+/// forwards to one partition come back in the order it wrote them, so the device is released
+/// when the last one is read back.
 struct ForwardsInFlight: Sendable {
     private var last: [Int32: [DeviceKey: String]] = [:]
 

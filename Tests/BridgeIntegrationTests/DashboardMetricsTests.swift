@@ -80,7 +80,7 @@ struct DashboardMetricsTests {
 
         let webhook = TestWebhook()
         try await webhook.serving { url in
-            let watcher = try WatchTests.watcher(fixture, url: url, group: "watch-\(UUID().uuidString.prefix(8))")
+            let watcher = try WatchTests.watcher(fixture, url: url, group: TestBroker.uniqueName("watch"))
             defer { watcher.kill() }
             let watcherAddress = try #require(try await watcher.httpAddress(), "no endpoints: \(watcher.output)")
             // A deleted_messages to deliver, so that the watcher's per-partition gauge exists.

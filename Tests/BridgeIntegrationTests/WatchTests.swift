@@ -55,7 +55,7 @@ struct WatchTests {
         let others = [#"{"at":\#(testEpoch),"message_id":"0:9:0","token":"device-0","type":"dispatched"}"#]
         let reports = try await Self.produce(others + deletions, to: fixture)
         let webhook = TestWebhook { _, earlier in .init(status: earlier.count < 2 ? .internalServerError : .ok) }
-        let group = "watch-\(UUID().uuidString.prefix(8))"
+        let group = TestBroker.uniqueName("watch")
         try await webhook.serving { url in
             let watcher = try Self.watcher(fixture, url: url, group: group, ["--log-level", "trace"])
             #expect(await eventually { webhook.taken.count >= deletions.count }, "every deletion")
@@ -120,7 +120,7 @@ struct WatchTests {
             }
             return .init()
         }
-        let group = "watch-\(UUID().uuidString.prefix(8))"
+        let group = TestBroker.uniqueName("watch")
         let parked = "\(group).parked"
         let firstID = "\(fixture.configuration.topics.status):0:\(reports[0].offset)"
         try await webhook.serving { url in
@@ -184,7 +184,7 @@ struct WatchTests {
         let deletions = (0..<3).map(Self.deletion)
         _ = try await Self.produce(deletions, to: fixture)
         let webhook = TestWebhook { _, earlier in .init(delay: earlier.isEmpty ? .seconds(5) : .zero) }
-        let group = "watch-\(UUID().uuidString.prefix(8))"
+        let group = TestBroker.uniqueName("watch")
         try await webhook.serving { url in
             let first = try Self.watcher(fixture, url: url, group: group)
             #expect(await eventually { !webhook.requests.isEmpty }, "the first request")
@@ -219,11 +219,11 @@ struct WatchTests {
         try await webhook.serving { url in
             // The secrets from a file this time, with a comment and a rotation's two.
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "secrets-\(UUID().uuidString.prefix(8))")
+                TestBroker.uniqueName("secrets"))
             try "# webhook secrets\n\(Self.oldSecret)\n\(Self.newSecret)\n".write(
                 to: file, atomically: true, encoding: .utf8)
             let watcher = try Self.watcher(
-                fixture, url: url, group: "watch-\(UUID().uuidString.prefix(8))", secrets: nil,
+                fixture, url: url, group: TestBroker.uniqueName("watch"), secrets: nil,
                 ["--types", "fanned_out, expired", "--secrets-file", file.path])
             #expect(await eventually { webhook.taken.count >= 2 }, "both chosen types")
             try await Task.sleep(for: .seconds(1))
@@ -251,7 +251,7 @@ struct WatchTests {
         let webhook = TestWebhook()
         try await webhook.serving { url in
             let unsigned = try Self.watcher(
-                fixture, url: url, group: "watch-\(UUID().uuidString.prefix(8))", secrets: nil, ["--unsigned"])
+                fixture, url: url, group: TestBroker.uniqueName("watch"), secrets: nil, ["--unsigned"])
             #expect(await eventually { !webhook.taken.isEmpty }, "the deletion")
             unsigned.send(SIGTERM)
             #expect(try await unsigned.exitStatus(within: .seconds(30)) == 0, "\(unsigned.output)")
