@@ -36,6 +36,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         "BridgeWorker(group: \(configuration.kafka.groupID), delivery: \(configuration.delivery.rawValue))"
     }
 
+    /// Runs the worker until graceful shutdown. Its Kafka clients are scoped to the run: each
+    /// is closed on the way out, the consumer first (leaving the group), whatever ended the run.
     public func run() async throws {
         try Librdkafka.requireMinimumVersion()
         let kafka = configuration.kafkaClients
@@ -45,61 +47,41 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                 "librdkafka": "\(Librdkafka.version)", "kafka": "\(kafka)", "group": "\(configuration.kafka.groupID)",
                 "delivery": "\(configuration.delivery.rawValue)",
             ])
-
         // One admin client serves start-up (topics) and then trimming, for the worker's life.
-        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
-        do {
-            try await run(admin: admin)
-        } catch {
-            await admin.close()
-            throw error
+        try await withKafkaAdmin(configuration: kafka, logger: logger) { admin in
+            let layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
+            logger.info(
+                "topics ready",
+                metadata: [
+                    "state_partitions": "\(layout.statePartitions)",
+                    "colocated_inputs": "\(layout.colocatedTopics.sorted())",
+                ])
+            let metrics = workerMetrics
+            try await withKafkaProducer(
+                configuration: configuration.workerProducer(topicRecordLimit: layout.maxRecordBytes),
+                statistics: metrics.librdkafka.record, logger: logger
+            ) { producer in
+                let limits = outputLimits(producer: producer, layout: layout)
+                if let problem = limits.problem(with: configuration) { throw problem }
+                if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
+                try await withKafkaConsumer(
+                    configuration: configuration.workerConsumer, statistics: metrics.librdkafka.record, logger: logger
+                ) { consumer in
+                    try consumer.subscribe([
+                        configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic,
+                    ])
+                    do {
+                        try await consume(
+                            consumer, producer: producer, admin: admin,
+                            processor: processor(layout, limits: limits), metrics: metrics)
+                    } catch {
+                        logger.error("stopping: \(error)")
+                        throw error
+                    }
+                    logger.info("shutting down: leaving the group")
+                }
+            }
         }
-        await admin.close()
-    }
-
-    private func run(admin: KafkaAdmin) async throws {
-        let layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
-        logger.info(
-            "topics ready",
-            metadata: [
-                "state_partitions": "\(layout.statePartitions)",
-                "colocated_inputs": "\(layout.colocatedTopics.sorted())",
-            ])
-
-        let metrics = workerMetrics
-        let producer = try KafkaProducer(
-            configuration: configuration.workerProducer(topicRecordLimit: layout.maxRecordBytes),
-            statistics: metrics.librdkafka.record, logger: logger)
-        let limits = outputLimits(producer: producer, layout: layout)
-        if let problem = limits.problem(with: configuration) {
-            try? await producer.close()
-            throw problem
-        }
-        let consumer: KafkaConsumer
-        do {
-            if configuration.delivery == .exactlyOnce { try await producer.initTransactions() }
-            consumer = try KafkaConsumer(
-                configuration: configuration.workerConsumer, statistics: metrics.librdkafka.record, logger: logger)
-        } catch {
-            try? await producer.close()
-            throw error
-        }
-        do {
-            try consumer.subscribe([
-                configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic,
-            ])
-            try await consume(
-                consumer, producer: producer, admin: admin, processor: processor(layout, limits: limits),
-                metrics: metrics)
-        } catch {
-            logger.error("stopping: \(error)")
-            try? await consumer.close()
-            try? await producer.close()
-            throw error
-        }
-        logger.info("shutting down: leaving the group")
-        try await consumer.close()
-        try await producer.close()
     }
 
     /// Runs the loop with its committer and restorer, and the trimmer beside it.
@@ -107,24 +89,21 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         _ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor,
         metrics: WorkerMetrics
     ) async throws {
-        var committer = BatchCommitter(
-            delivery: configuration.delivery, producer: producer,
+        let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
+        let committer = BatchCommitter(
+            delivery: configuration.delivery,
             outputs: try OutputProducer(producer: producer, topicNames: processor.outputTopicNames),
             interval: .milliseconds(configuration.commitIntervalMilliseconds),
-            maxRecords: configuration.maxBatchRecords, maxBytes: configuration.maxBatchBytes, logger: logger
+            maxRecords: configuration.maxBatchRecords, maxBytes: configuration.maxBatchBytes, trimmer: trimmer,
+            metrics: metrics, logger: logger
         )
-        let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
-        committer.trimmer = trimmer
-        committer.metrics = metrics
-        var restorer = ChangelogRestorer(
+        let restorer = ChangelogRestorer(
             consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
-            repartitionTopic: configuration.repartitionTopic, logger: logger)
-        restorer.health = health
-        restorer.metrics = metrics
+            repartitionTopic: configuration.repartitionTopic, health: health, metrics: metrics, logger: logger)
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer,
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health,
-            logger: logger
+            metrics: metrics, logger: logger
         )
         async let trimming: Void = trimmer.run(admin: admin)
         var failure: (any Error)?

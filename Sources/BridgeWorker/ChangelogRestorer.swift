@@ -22,19 +22,21 @@ import NIOCore
     /// starts over.
     var stallTimeout: Duration = .seconds(60)
     /// Told that the restore turns, so that a long restore does not count as a stuck worker.
-    var health: WorkerHealth?
+    let health: WorkerHealth?
     /// Counts restores and what they replayed.
-    var metrics = WorkerMetrics.none
+    let metrics: WorkerMetrics
     let logger: Logger
 
     /// A restorer reading `changelogTopic` with consumers configured like `consumerConfiguration`.
     public init(
         consumerConfiguration: KafkaConsumerConfiguration, changelogTopic: String, repartitionTopic: String,
-        logger: Logger
+        health: WorkerHealth? = nil, metrics: WorkerMetrics = .none, logger: Logger
     ) {
         self.consumerConfiguration = consumerConfiguration
         self.codec = ChangelogCodec(topic: changelogTopic)
         self.repartitionTopic = repartitionTopic
+        self.health = health
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -88,17 +90,9 @@ import NIOCore
         configuration.reportsEndOfPartition = true
         // The reader empties the consumer queue faster than librdkafka's 1 s recheck of a full one.
         configuration.fetchQueueBackoff = .milliseconds(10)
-        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
-        let replayed: Int
-        do {
-            replayed = try await replay(
-                partitions, forwards: forwards, with: consumer, into: &states, deadline: deadline)
-        } catch {
-            try? await consumer.close()
-            throw error
+        return try await withKafkaConsumer(configuration: configuration, logger: logger) { consumer in
+            try await replay(partitions, forwards: forwards, with: consumer, into: &states, deadline: deadline)
         }
-        try await consumer.close()
-        return replayed
     }
 
     /// Reads the changelog partitions from the beginning and the repartition partitions from

@@ -3,7 +3,7 @@ import Kafka
 
 /// Hands ``OutputRecords`` to the producer in place: each record is read from the run's
 /// buffer by librdkafka, which copies it, with no record value of its own in between.
-struct OutputProducer: Sendable {
+struct OutputProducer: OutputSink {
     let producer: KafkaProducer
     /// The topic of each ``OutputTopic``, by its raw value.
     private let names: [String]
@@ -31,6 +31,18 @@ struct OutputProducer: Sendable {
     func enqueueInTransaction(_ outputs: borrowing OutputRecords) async throws {
         try await enqueue(outputs, deliveries: nil)
     }
+
+    func beginTransaction() throws { try producer.beginTransaction() }
+
+    func sendOffsetsToTransaction(_ offsets: [TopicPartitionOffset], groupMetadata: ConsumerGroupMetadata)
+        async throws
+    {
+        try await producer.sendOffsetsToTransaction(offsets, groupMetadata: groupMetadata)
+    }
+
+    func commitTransaction() async throws { try await producer.commitTransaction() }
+
+    func abortTransaction() async throws { try await producer.abortTransaction() }
 
     private func enqueue(_ outputs: borrowing OutputRecords, deliveries: PendingDeliveries?) async throws {
         var next = 0

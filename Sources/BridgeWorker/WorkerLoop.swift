@@ -7,7 +7,7 @@ import Logging
 /// poll, so the state needs no lock: a revocation commits the batch at hand before the
 /// partitions go, an assignment restores their state before any of their records.
 struct WorkerLoop: ~Copyable {
-    let consumer: KafkaConsumer
+    let consumer: any InputConsumer
     let processor: RecordProcessor
     let committer: BatchCommitter
     let restorer: ChangelogRestorer
@@ -26,8 +26,9 @@ struct WorkerLoop: ~Copyable {
     private var stateGauges: StateGauges
 
     init(
-        consumer: KafkaConsumer, processor: RecordProcessor, committer: BatchCommitter, restorer: ChangelogRestorer,
-        stateTopic: String, maxBatchRecords: Int, health: WorkerHealth, logger: Logger
+        consumer: any InputConsumer, processor: RecordProcessor, committer: BatchCommitter,
+        restorer: ChangelogRestorer, stateTopic: String, maxBatchRecords: Int, health: WorkerHealth,
+        metrics: WorkerMetrics, logger: Logger
     ) {
         self.consumer = consumer
         self.processor = processor
@@ -39,7 +40,7 @@ struct WorkerLoop: ~Copyable {
         self.logger = logger
         self.progress = ProgressLog(logger: logger)
         self.rejections = RejectionLog(logger: logger)
-        self.stateGauges = StateGauges(metrics: committer.metrics)
+        self.stateGauges = StateGauges(metrics: metrics)
     }
 
     /// Takes what has arrived, handles it, hands the outputs to the producer, and commits each
@@ -83,10 +84,8 @@ struct WorkerLoop: ~Copyable {
     /// none of it. A commit that fails ends the worker, so state built past it is never used.
     /// Returns the events to handle next: what arrived as the commit ended, or a rebalance.
     private mutating func commitTaking(_ polled: [ConsumerEvent]) async throws -> [ConsumerEvent] {
-        var sealed = OpenBatch()
-        swap(&sealed, &batch)
-        guard let seal = try await committer.seal(&sealed, consumer: consumer) else { return polled }
-        let (committer, consumer) = (self.committer, self.consumer)
+        guard let sealed = try await committer.seal(&batch, consumer: consumer) else { return polled }
+        let (committer, consumer, seal) = (self.committer, self.consumer, sealed.seal)
         let pollTimeout = min(committer.interval, Self.pollDuringCommit)
         var overlap = CommitOverlap()
         await withTaskGroup(of: CommitStep.self) { group in
@@ -122,9 +121,9 @@ struct WorkerLoop: ~Copyable {
         }
         switch overlap.ending() {
         case .commitFailed(let error):
-            throw await committer.failed(&sealed, cause: error)
+            throw await committer.failed(sealed, cause: error)
         case .finish(let pollFailure, let held):
-            try await committer.finish(&sealed, seal, consumer: consumer)
+            try await committer.finish(sealed, consumer: consumer)
             if let pollFailure { throw pollFailure }
             return held
         }
@@ -165,7 +164,7 @@ struct WorkerLoop: ~Copyable {
             case .partitionsAssigned(let partitions):
                 let owned = partitions.filter { $0.topic == stateTopic }
                 health.set(.restoring)
-                let forwards = owned.isEmpty ? [] : try await consumer.committed(owned)
+                let forwards = owned.isEmpty ? [] : try await consumer.committed(owned, timeout: .seconds(10))
                 try await restorer.restore(owned.map(\.partition), forwards: forwards, into: &states)
                 health.set(owned.isEmpty ? .idle : .ready)
                 stateGauges.refresh(states, now: .now, force: true)

@@ -110,12 +110,12 @@ final class KafkaClient: @unchecked Sendable {
     }
 
     /// Runs `body` again and again on a thread of its own until the client is closed.
-    /// `body` should block for a short while (a poll with a timeout of ~100 ms).
+    /// `body` should block for a short while (a poll with a timeout of ~100 ms). The loop holds
+    /// the client: a client is never released while one of its loops runs.
     func startLoop(_ body: @escaping @Sendable (OpaquePointer) -> Void) {
-        let handle = SendableHandle(pointer: self.handle)
-        threads.submit { [lifecycle] state in
+        threads.submit { [self] state in
             guard state == .active else { return }
-            while lifecycle.withLockedValue({ $0.loopsRun }) { body(handle.pointer) }
+            while lifecycle.withLockedValue({ $0.loopsRun }) { body(handle) }
         }
     }
 
@@ -152,11 +152,15 @@ final class KafkaClient: @unchecked Sendable {
         return KafkaError(code: KafkaError.Code(err), message: text, isFatal: true)
     }
 
+    /// Frees the handle, which nothing uses any more: a closed client's threads have stopped,
+    /// and a loop holds its client until the close. A client released without a close (a bug
+    /// of its owner) is not closed here: it leaves its group only by the session timeout, and
+    /// its idle threads stay until the process ends.
     deinit {
-        // No thread may use the handle once it is destroyed.
-        lifecycle.withLockedValue { $0.finishClose() }
-        try? threads.syncShutdownGracefully()
-        rd_kafka_destroy(handle)
+        if lifecycle.withLockedValue({ $0.state }) != .closed {
+            logger.error("a Kafka client was released without close(); it was not closed")
+        }
+        rd_kafka_destroy_flags(handle, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
         retainedContext.release()
     }
 }

@@ -1,6 +1,5 @@
 import CRDKafka
 import Logging
-import Synchronization
 
 /// Reads records from Kafka in batches, as a member of a consumer group or from partitions
 /// assigned by hand.
@@ -13,10 +12,6 @@ public final class KafkaConsumer: Sendable {
     let client: KafkaClient
     private let context: ConsumerContext
     private let listener: (any KafkaRebalanceListener)?
-    /// A revocation returned as an event, applied at the next poll or close.
-    private let revocationToApply = Mutex<RebalanceEvent?>(nil)
-    /// Rebalances taken from librdkafka but not yet returned as events.
-    private let rebalancesToReturn = Mutex<[RebalanceEvent]>([])
 
     /// Creates a consumer. Throws for an invalid configuration, naming the property.
     /// `statistics` is told of librdkafka's statistics every `statistics.interval.ms`.
@@ -129,37 +124,34 @@ public final class KafkaConsumer: Sendable {
 
     /// The next rebalance as an event, after completing a revocation returned before.
     private func nextRebalanceEvent() async throws -> ConsumerEvent? {
-        if let revocation = revocationToApply.withLock({ $0.take() }) {
-            try await client.blocking { try revocation.apply(to: $0) }
-        }
-        let reported = context.takePendingRebalances()
-        guard
-            let event = rebalancesToReturn.withLock({ queued -> RebalanceEvent? in
-                queued.append(contentsOf: reported)
-                return queued.isEmpty ? nil : queued.removeFirst()
-            })
-        else { return nil }
-        let partitions = event.partitions.partitions
-        switch event.kind {
-        case .assign:
-            client.logger.info("partitions assigned: \(partitions)")
-            try await client.blocking { try event.apply(to: $0) }
-            return .partitionsAssigned(partitions)
-        case .revoke:
-            client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
-            revocationToApply.withLock { $0 = event }
-            return .partitionsRevoked(partitions, lost: event.lost)
-        case .failure(let error):
-            client.logger.warning("rebalance failed: \(error); dropping the assignment")
-            revocationToApply.withLock { $0 = event }
-            return .partitionsRevoked(try assignment(), lost: true)
+        while true {
+            switch context.rebalances.withLock({ $0.next() }) {
+            case .readRecords:
+                return nil
+            case .completeRevocation(let revocation):
+                try await client.blocking { try revocation.apply(to: $0) }
+            case .returnEvent(let event):
+                let partitions = event.partitions.partitions
+                switch event.kind {
+                case .assign:
+                    client.logger.info("partitions assigned: \(partitions)")
+                    try await client.blocking { try event.apply(to: $0) }
+                    return .partitionsAssigned(partitions)
+                case .revoke:
+                    client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
+                    return .partitionsRevoked(partitions, lost: event.lost)
+                case .failure(let error):
+                    client.logger.warning("rebalance failed: \(error); dropping the assignment")
+                    return .partitionsRevoked(try assignment(), lost: true)
+                }
+            }
         }
     }
 
     /// Hands each rebalance reported by librdkafka to the listener, then completes it.
     private func handlePendingRebalances() async throws {
         var firstError: (any Error)?
-        for event in context.takePendingRebalances() {
+        for event in context.rebalances.withLock({ $0.takeReported() }) {
             do {
                 try await handle(event)
             } catch {
@@ -201,22 +193,20 @@ public final class KafkaConsumer: Sendable {
     /// Any call after it fails at once with ``KafkaError/Code/closed``; a second close does nothing.
     public func close() async throws {
         guard client.beginClose() else { return }
-        for event in takeUnansweredEvents() {
-            try? await client.blocking { try event.apply(to: $0) }
-        }
-        try? await handlePendingRebalances()
-        let current = (try? assignment()) ?? []
-        if !current.isEmpty, let listener {
-            do { try await listener.partitionsRevoked(current, lost: false, consumer: self) } catch {
-                client.logger.error("revoking partitions on close failed: \(error)")
+        if let listener {
+            try? await handlePendingRebalances()
+            let current = (try? assignment()) ?? []
+            if !current.isEmpty {
+                do { try await listener.partitionsRevoked(current, lost: false, consumer: self) } catch {
+                    client.logger.error("revoking partitions on close failed: \(error)")
+                }
             }
         }
-        // Rebalances reported after the ones handled above are completed here or, from now on,
-        // in the callback: librdkafka cannot leave the group while one waits for its answer.
-        let leftovers = context.beginClosing()
+        // What is still unanswered is answered here and, from now on, in the callback.
+        let unanswered = context.rebalances.withLock { $0.beginClose() }
         do {
             try await client.blocking { handle in
-                for event in leftovers { try? event.apply(to: handle) }
+                for event in unanswered { try? event.apply(to: handle) }
                 try KafkaError.check(rd_kafka_consumer_close(handle), "close consumer")
             }
         } catch {
@@ -224,28 +214,5 @@ public final class KafkaConsumer: Sendable {
             throw error
         }
         await client.finishClose()
-    }
-
-    /// The revocation returned as an event but not completed, then the rebalances not yet
-    /// returned: what a consumer that stops polling must still answer, in order.
-    private func takeUnansweredEvents() -> [RebalanceEvent] {
-        let revocation = revocationToApply.withLock { $0.take() }
-        return (revocation.map { [$0] } ?? [])
-            + rebalancesToReturn.withLock { queued in
-                defer { queued = [] }
-                return queued
-            }
-    }
-
-    /// Released without ``close()``: librdkafka's destroy closes the consumer itself, and that
-    /// close waits until every rebalance is answered. Nobody polls for them any more, so the
-    /// ones returned or reported so far are answered here and later ones in the callback;
-    /// otherwise `rd_kafka_destroy` would wait forever.
-    deinit {
-        for event in takeUnansweredEvents() + context.beginClosing() {
-            do { try event.apply(to: client.handle) } catch {
-                client.logger.error("answering a rebalance of a consumer released without close failed: \(error)")
-            }
-        }
     }
 }

@@ -28,29 +28,9 @@ struct RebalanceEvent: Sendable {
     }
 }
 
-/// The consumer's callback context: rebalances reported by librdkafka, in order, until the
-/// consumer hands them to the caller's listener.
+/// The consumer's callback context, which holds its rebalances (see ``ConsumerRebalances``).
 final class ConsumerContext: ClientContext, @unchecked Sendable {
-    /// Rebalances not yet taken; `closing` once nobody polls for them any more, after which
-    /// the callback applies them at once. One lock, so that no rebalance falls in between.
-    private let state = Mutex<(pending: [RebalanceEvent], closing: Bool)>(([], false))
-
-    func takePendingRebalances() -> [RebalanceEvent] {
-        state.withLock { state in
-            defer { state.pending.removeAll() }
-            return state.pending
-        }
-    }
-
-    /// Marks the consumer as closing and returns the rebalances reported before, which the
-    /// caller must still apply.
-    func beginClosing() -> [RebalanceEvent] {
-        state.withLock { state in
-            state.closing = true
-            defer { state.pending.removeAll() }
-            return state.pending
-        }
-    }
+    let rebalances = Mutex(ConsumerRebalances())
 
     /// The `rebalance_cb`. It runs inside librdkafka's poll on the consumer's thread.
     static let rebalanceCallback:
@@ -73,15 +53,14 @@ final class ConsumerContext: ClientContext, @unchecked Sendable {
                 lost: rd_kafka_assignment_lost(handle) != 0,
                 cooperative: String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
             )
-            let closing = context.state.withLock { state in
-                if !state.closing { state.pending.append(event) }
-                return state.closing
-            }
-            if closing {
+            switch context.rebalances.withLock({ $0.reported(event) }) {
+            case .answer:
                 do { try event.apply(to: handle) } catch {
                     context.logger.error("rebalance while closing failed: \(error)")
                 }
                 return
+            case .wakePoll:
+                break
             }
             // Make the batch poll in progress return, so the caller sees the rebalance promptly.
             let queue = rd_kafka_queue_get_consumer(handle)

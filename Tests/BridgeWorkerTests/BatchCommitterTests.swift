@@ -1,3 +1,4 @@
+import BridgeConfig
 import Foundation
 import Kafka
 import Logging
@@ -24,36 +25,34 @@ struct BatchCommitterTests {
         let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
         try await TestBroker.createTopics(
             names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: "batch-input.\(id)", partitions: 1)])
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
-        let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger)
-        let committer = BatchCommitter(
-            delivery: .atLeastOnce, producer: producer,
-            outputs: try OutputProducer(producer: producer, topicNames: names),
-            interval: .milliseconds(100), maxRecords: 100, maxBytes: 1 << 20, logger: logger
-        )
+        try await withKafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger) {
+            producer in
+            try await withKafkaConsumer(
+                configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger
+            ) { consumer in
+                let committer = try committer(.atLeastOnce, producer: producer, topics: names)
 
-        // An inbox record for a partition the topic does not have cannot be delivered; the
-        // changelog record written after it says the device got it.
-        var undeliverable = Self.dispatch(inboxPartition: 7)
-        var batch = Self.batch(of: "batch-input.\(id)")
-        await #expect(throws: (any Error).self) {
-            try await committer.send(&undeliverable, in: &batch)
-            try await committer.commit(&batch, consumer: consumer)
+                // An inbox record for a partition the topic does not have cannot be delivered; the
+                // changelog record written after it says the device got it.
+                var undeliverable = Self.dispatch(inboxPartition: 7)
+                var batch = Self.batch(of: "batch-input.\(id)")
+                await #expect(throws: (any Error).self) {
+                    try await committer.send(&undeliverable, in: &batch)
+                    try await committer.commit(&batch, consumer: consumer)
+                }
+                #expect(
+                    try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue]).isEmpty,
+                    "the changelog got ahead of the outputs")
+
+                // The same writes with a deliverable inbox record: the changelog record lands.
+                var deliverable = Self.dispatch(inboxPartition: 0)
+                var next = Self.batch(of: "batch-input.\(id)")
+                try await committer.send(&deliverable, in: &next)
+                try await committer.commit(&next, consumer: consumer)
+                let changelog = try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue])
+                #expect(changelog.map { $0.value.map { String(buffer: $0) } } == ["dispatched"])
+            }
         }
-        #expect(
-            try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue]).isEmpty,
-            "the changelog got ahead of the outputs")
-
-        // The same writes with a deliverable inbox record: the changelog record lands.
-        var deliverable = Self.dispatch(inboxPartition: 0)
-        var next = Self.batch(of: "batch-input.\(id)")
-        try await committer.send(&deliverable, in: &next)
-        try await committer.commit(&next, consumer: consumer)
-        let changelog = try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue])
-        #expect(changelog.map { $0.value.map { String(buffer: $0) } } == ["dispatched"])
-        try await consumer.close()
-        try? await producer.close()
     }
 
     @Test(
@@ -69,37 +68,43 @@ struct BatchCommitterTests {
         // As the worker configures its exactly-once producer.
         var configuration = KafkaProducerConfiguration(kafka: kafka, transactionalID: "batch-test-\(id)")
         configuration.kafka.properties["delivery.report.only.error"] = "true"
-        let producer = try KafkaProducer(configuration: configuration, logger: logger)
-        try await producer.initTransactions()
-        let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger)
-        let committer = BatchCommitter(
-            delivery: .exactlyOnce, producer: producer,
-            outputs: try OutputProducer(producer: producer, topicNames: names),
-            interval: .milliseconds(100), maxRecords: 100, maxBytes: 1 << 20, logger: logger
-        )
+        try await withKafkaProducer(configuration: configuration, logger: logger) { producer in
+            try await producer.initTransactions()
+            try await withKafkaConsumer(
+                configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger
+            ) { consumer in
+                let committer = try committer(.exactlyOnce, producer: producer, topics: names)
 
-        var undeliverable = Self.dispatch(inboxPartition: 7)
-        var batch = Self.batch(of: input.topic)
-        await #expect(throws: (any Error).self) {
-            try await committer.send(&undeliverable, in: &batch)
-            try await committer.commit(&batch, consumer: consumer)
+                var undeliverable = Self.dispatch(inboxPartition: 7)
+                var batch = Self.batch(of: input.topic)
+                await #expect(throws: (any Error).self) {
+                    try await committer.send(&undeliverable, in: &batch)
+                    try await committer.commit(&batch, consumer: consumer)
+                }
+                #expect(
+                    try await consumer.committed([input]).map(\.offset) != [1],
+                    "the input was committed past an output that never landed")
+
+                // The same writes with a deliverable inbox record, in a new transaction: they land, and
+                // the input offset with them.
+                var deliverable = Self.dispatch(inboxPartition: 0)
+                var next = Self.batch(of: input.topic)
+                try await committer.send(&deliverable, in: &next)
+                try await committer.commit(&next, consumer: consumer)
+                #expect(try await consumer.committed([input]).map(\.offset) == [1])
+                let inbox = try await TestBroker.readToEnd(names[OutputTopic.inbox.rawValue])
+                #expect(inbox.map { $0.value.map { String(buffer: $0) } }.last == "message")
+            }
         }
-        #expect(
-            try await consumer.committed([input]).map(\.offset) != [1],
-            "the input was committed past an output that never landed")
+    }
 
-        // The same writes with a deliverable inbox record, in a new transaction: they land, and
-        // the input offset with them.
-        var deliverable = Self.dispatch(inboxPartition: 0)
-        var next = Self.batch(of: input.topic)
-        try await committer.send(&deliverable, in: &next)
-        try await committer.commit(&next, consumer: consumer)
-        #expect(try await consumer.committed([input]).map(\.offset) == [1])
-        let inbox = try await TestBroker.readToEnd(names[OutputTopic.inbox.rawValue])
-        #expect(inbox.map { $0.value.map { String(buffer: $0) } }.last == "message")
-        try await consumer.close()
-        try? await producer.close()
+    private func committer(_ delivery: BridgeConfiguration.Delivery, producer: KafkaProducer, topics: [String]) throws
+        -> BatchCommitter
+    {
+        BatchCommitter(
+            delivery: delivery, outputs: try OutputProducer(producer: producer, topicNames: topics),
+            interval: .milliseconds(100), maxRecords: 100, maxBytes: 1 << 20, trimmer: nil, metrics: .none,
+            logger: logger)
     }
 
     /// A dispatch's writes: an inbox record for `inboxPartition`, then the changelog record saying so.
