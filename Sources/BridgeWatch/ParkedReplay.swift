@@ -15,16 +15,21 @@ public struct ParkedReplay: Sendable {
         case stillRefused(id: String, answer: WebhookAnswer, delivered: Int)
     }
 
-    let consumer: KafkaConsumer
+    let consumerConfiguration: KafkaConsumerConfiguration
     let topic: String
     let delivery: EventDelivery
     let logger: Logger
     /// How long to wait for the group to assign the parking topic's partitions.
     var assignmentTimeout = Duration.seconds(60)
 
-    /// A replay of `topic` by `consumer`: a group member with `reportsEndOfPartition` set.
-    public init(consumer: KafkaConsumer, topic: String, delivery: EventDelivery, logger: Logger) {
-        self.consumer = consumer
+    /// A replay of `topic` by a consumer configured as `consumerConfiguration`: a group member,
+    /// which the replay has report the ends of partitions.
+    public init(
+        consumerConfiguration: KafkaConsumerConfiguration, topic: String, delivery: EventDelivery, logger: Logger
+    ) {
+        var consumerConfiguration = consumerConfiguration
+        consumerConfiguration.reportsEndOfPartition = true
+        self.consumerConfiguration = consumerConfiguration
         self.topic = topic
         self.delivery = delivery
         self.logger = logger
@@ -32,18 +37,10 @@ public struct ParkedReplay: Sendable {
 
     /// Replays, then leaves the group.
     public func run() async throws -> Outcome {
-        let outcome: Outcome
-        do {
-            outcome = try await replay()
-        } catch {
-            try? await consumer.close()
-            throw error
-        }
-        try await consumer.close()
-        return outcome
+        try await withKafkaConsumer(configuration: consumerConfiguration, logger: logger) { try await replay(by: $0) }
     }
 
-    private func replay() async throws -> Outcome {
+    private func replay(by consumer: KafkaConsumer) async throws -> Outcome {
         try consumer.subscribe([topic])
         let deadline = ContinuousClock.now + assignmentTimeout
         var assigned: Set<TopicPartition>?

@@ -26,11 +26,10 @@ struct SmokeCommand: AsyncParsableCommand {
 
         let kafka = KafkaConfiguration(bootstrapServers: bootstrapServers, clientID: "fcm-bridge-smoke")
         let topic = "fcm-bridge.smoke.\(UUID().uuidString.prefix(8))"
-        let admin = try KafkaAdmin(configuration: kafka, logger: logger)
-        try await admin.createTopics([NewTopic(name: topic, partitions: 1)])
-        await admin.close()
+        try await withKafkaAdmin(configuration: kafka, logger: logger) { admin in
+            try await admin.createTopics([NewTopic(name: topic, partitions: 1)])
+        }
 
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
         let records = (0..<count).map { index in
             ProducerRecord(
                 topic: topic,
@@ -39,35 +38,39 @@ struct SmokeCommand: AsyncParsableCommand {
                 headers: [KafkaHeader(key: "kind", value: "smoke")]
             )
         }
-        let reports = try await producer.send(records)
+        let reports = try await withKafkaProducer(
+            configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger
+        ) {
+            try await $0.send(records)
+        }
         try reports.throwFirstError()
-        try await producer.close()
         logger.info("sent \(reports.count) records to \(topic)")
 
         var configuration = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
         configuration.reportsEndOfPartition = true
-        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
-        try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
-        var received = 0
-        let deadline = ContinuousClock.now + .seconds(30)
-        reading: while ContinuousClock.now < deadline {
-            for event in try await consumer.poll() {
-                switch event {
-                case .record(let record):
-                    received += 1
-                    let key = record.key.map { String(buffer: $0) } ?? "null"
-                    let value = record.value.map { String(buffer: $0) } ?? "null"
-                    print(
-                        "\(record.topicPartition)@\(record.offset) key=\(key) value=\(value) headers=\(record.headers.map(\.key))"
-                    )
-                case .endOfPartition where received >= count:
-                    break reading
-                case .endOfPartition, .partitionsAssigned, .partitionsRevoked:
-                    continue
+        let received = try await withKafkaConsumer(configuration: configuration, logger: logger) { consumer in
+            try await consumer.assign([TopicPartitionOffset(TopicPartition(topic, 0), offset: KafkaOffset.beginning)])
+            var received = 0
+            let deadline = ContinuousClock.now + .seconds(30)
+            reading: while ContinuousClock.now < deadline {
+                for event in try await consumer.poll() {
+                    switch event {
+                    case .record(let record):
+                        received += 1
+                        let key = record.key.map { String(buffer: $0) } ?? "null"
+                        let value = record.value.map { String(buffer: $0) } ?? "null"
+                        print(
+                            "\(record.topicPartition)@\(record.offset) key=\(key) value=\(value) headers=\(record.headers.map(\.key))"
+                        )
+                    case .endOfPartition where received >= count:
+                        break reading
+                    case .endOfPartition, .partitionsAssigned, .partitionsRevoked:
+                        continue
+                    }
                 }
             }
+            return received
         }
-        try await consumer.close()
         guard received == count else {
             throw ValidationError("read back \(received) of \(count) records")
         }

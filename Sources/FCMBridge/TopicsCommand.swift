@@ -28,22 +28,17 @@ struct TopicsCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.logger(label: "fcm-bridge.topics")
         let configuration = try options.load(logger: logger)
-        let admin = try KafkaAdmin(configuration: configuration.kafkaClients, logger: logger)
         let report: TopicReport
         do {
-            report =
+            report = try await withKafkaAdmin(configuration: configuration.kafkaClients, logger: logger) { admin in
                 try await create
-                ? TopicReport.create(configuration, admin: admin, logger: logger)
-                : TopicReport.survey(configuration, admin: admin)
+                    ? TopicReport.create(configuration, admin: admin, logger: logger)
+                    : TopicReport.survey(configuration, admin: admin)
+            }
         } catch let error as ConfigurationError {
-            await admin.close()
             printError("\(error)")
             throw ExitCode(2)
-        } catch {
-            await admin.close()
-            throw error
         }
-        await admin.close()
         print(report)
         if !report.problems.isEmpty { throw ExitCode(1) }
     }

@@ -181,11 +181,6 @@ struct WatchCommand: AsyncParsableCommand {
             return
         }
         try await createParkingTopic(parkingTopic, configuration: configuration, logger: logger)
-        let producer = try KafkaProducer(
-            configuration: KafkaProducerConfiguration(kafka: configuration.kafkaClients), logger: logger)
-        let statuses = try StatusEvents(
-            kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger,
-            polled: { health.turned() }, commitsEachEvent: true)
         let watchedTypes = try eventTypes()
         logger.info(
             "watching status events",
@@ -195,33 +190,39 @@ struct WatchCommand: AsyncParsableCommand {
                 "signed_with": "\(webhook.secretCount) secret(s)",
                 "parking_topic": "\(parkingTopic)", "park_after": "\(parkAfter)",
             ])
-        let watcher = Watcher(
-            statuses: statuses, types: watchedTypes, delivery: delivery,
-            parking: ParkingTopic(name: parkingTopic, producer: producer), logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services + [watcher], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await group.run()
-        } catch {
-            try? await statuses.close()
-            try? await producer.close()
-            if let error = error as? ConfigurationError {
-                logger.critical("cannot start: \(error)")
-                throw ExitCode(2)
+            try await withKafkaProducer(
+                configuration: KafkaProducerConfiguration(kafka: configuration.kafkaClients), logger: logger
+            ) { producer in
+                let statuses = try StatusEvents(
+                    kafka: kafka, topic: configuration.topics.status, groupID: group, logger: logger,
+                    polled: { health.turned() }, commitsEachEvent: true)
+                let watcher = Watcher(
+                    statuses: statuses, types: watchedTypes, delivery: delivery,
+                    parking: ParkingTopic(name: parkingTopic, producer: producer), logger: logger)
+                let group = ServiceGroup(
+                    configuration: .init(
+                        services: services + [watcher], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                do {
+                    try await group.run()
+                } catch {
+                    try? await statuses.close()
+                    throw error
+                }
+                try await statuses.close()
             }
-            throw error
+        } catch let error as ConfigurationError {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(2)
         }
-        try await statuses.close()
-        try await producer.close()
     }
 
     /// Creates the parking topic where it is missing: one partition (parked events are few),
     /// kept until replayed.
     private func createParkingTopic(_ name: String, configuration: BridgeConfiguration, logger: Logger) async throws {
-        let admin = try KafkaAdmin(configuration: configuration.kafkaClients, logger: logger)
-        defer { Task { await admin.close() } }
-        try await admin.createTopics([NewTopic(name: name, partitions: 1, configs: InternalTopicSettings.parking)])
+        try await withKafkaAdmin(configuration: configuration.kafkaClients, logger: logger) { admin in
+            try await admin.createTopics([NewTopic(name: name, partitions: 1, configs: InternalTopicSettings.parking)])
+        }
     }
 
     /// Replays the parking topic: exit 0 once every parked event was delivered, 1 when the
@@ -231,11 +232,8 @@ struct WatchCommand: AsyncParsableCommand {
         logger: Logger
     ) async throws {
         var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: "\(group).replay")
-        consumer.reportsEndOfPartition = true
         consumer.autoOffsetReset = .earliest
-        let replay = ParkedReplay(
-            consumer: try KafkaConsumer(configuration: consumer, logger: logger), topic: topic, delivery: delivery,
-            logger: logger)
+        let replay = ParkedReplay(consumerConfiguration: consumer, topic: topic, delivery: delivery, logger: logger)
         logger.info("replaying parked events", metadata: ["topic": "\(topic)", "webhook": "\(webhook.redactedURL)"])
         let outcome: ParkedReplay.Outcome
         do {

@@ -36,15 +36,15 @@ struct BridgeFixture: Sendable {
         adjust(&configuration)
         let fixture = BridgeFixture(
             configuration: configuration, kafka: KafkaConfiguration(bootstrapServers: servers, clientID: "bridge-test"))
-        let admin = try KafkaAdmin(configuration: fixture.kafka, logger: Self.logger)
         let topics = configuration.topics
-        try await admin.createTopics(
-            [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters].map {
-                NewTopic(name: $0, partitions: partitions)
-            },
-            ignoreExisting: false
-        )
-        await admin.close()
+        try await withKafkaAdmin(configuration: fixture.kafka, logger: Self.logger) { admin in
+            try await admin.createTopics(
+                [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters].map {
+                    NewTopic(name: $0, partitions: partitions)
+                },
+                ignoreExisting: false
+            )
+        }
         return fixture
     }
 
@@ -105,9 +105,9 @@ struct BridgeFixture: Sendable {
     func produce(_ records: [ProducerRecord]) async throws -> [DeliveryReport] {
         var producerConfiguration = KafkaProducerConfiguration(kafka: kafka)
         producerConfiguration.linger = .milliseconds(1)
-        let producer = try KafkaProducer(configuration: producerConfiguration, logger: Self.logger)
-        let reports = try await producer.send(records)
-        try await producer.close()
+        let reports = try await withKafkaProducer(configuration: producerConfiguration, logger: Self.logger) {
+            try await $0.send(records)
+        }
         try reports.throwFirstError()
         return reports
     }

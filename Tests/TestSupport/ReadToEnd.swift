@@ -35,15 +35,9 @@ extension KafkaConsumer {
         var configuration = configuration
         configuration.groupID = nil
         configuration.reportsEndOfPartition = true
-        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
-        do {
+        return try await withKafkaConsumer(configuration: configuration, logger: logger) { consumer in
             try await consumer.assign(partitions.map { TopicPartitionOffset($0, offset: KafkaOffset.beginning) })
-            let records = try await consumer.pollUntilEnd(of: Set(partitions))
-            try await consumer.close()
-            return records
-        } catch {
-            try? await consumer.close()
-            throw error
+            return try await consumer.pollUntilEnd(of: Set(partitions))
         }
     }
 }

@@ -28,14 +28,9 @@ public enum TestBroker {
 
     /// Creates `topics` with an admin client of its own.
     public static func createTopics(_ topics: [NewTopic], ignoreExisting: Bool = false) async throws {
-        let admin = try KafkaAdmin(configuration: kafka(), logger: logger)
-        do {
-            try await admin.createTopics(topics, ignoreExisting: ignoreExisting)
-        } catch {
-            await admin.close()
-            throw error
+        try await withKafkaAdmin(configuration: kafka(), logger: logger) {
+            try await $0.createTopics(topics, ignoreExisting: ignoreExisting)
         }
-        await admin.close()
     }
 
     /// A new topic with a name no other test uses.
