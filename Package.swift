@@ -121,7 +121,10 @@ let package = Package(
         // `fcm-bridge demo`: simulated devices and an app server against a running bridge.
         .target(
             name: "BridgeDemo",
-            dependencies: ["Kafka", "FCMBridgeClient", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Kafka", "FCMBridgeClient", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         // The `fcm-bridge` executable.
         .executableTarget(
@@ -252,7 +255,11 @@ let package = Package(
         .testTarget(name: "FCMBridgeClientTests", dependencies: ["FCMBridgeClient"]),
         .testTarget(name: "BridgeWatchTests", dependencies: ["BridgeWatch"]),
         .testTarget(
-            name: "KafkaTests", dependencies: ["Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log")]),
+            name: "KafkaTests",
+            dependencies: [
+                "Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "FCMTranslationTests",
             dependencies: ["FCMTranslation", .product(name: "PropertyBased", package: "swift-property-based")]

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 
 /// Produces then consumes N messages through the Swift Kafka layer and, in the same run on the
 /// same broker, through raw librdkafka (its `rdkafka_performance` tool, built from the same
@@ -83,7 +84,7 @@ struct KafkaBenchmark: AsyncParsableCommand {
         var configuration = KafkaProducerConfiguration(kafka: kafka)
         configuration.kafka.properties = Self.producerProperties
         let producer = try KafkaProducer(configuration: configuration, logger: logger)
-        let payload = [UInt8](repeating: 0x61, count: size)
+        let payload = ByteBuffer(repeating: 0x61, count: size)
         let batchSize = 10_000
         let start = ContinuousClock.now
         var inFlight: [PendingDeliveries] = []

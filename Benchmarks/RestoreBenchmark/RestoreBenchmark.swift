@@ -112,8 +112,8 @@ struct RestoreBenchmark: AsyncParsableCommand {
             ProducerRecord(
                 topic: configuration.changelogTopic,
                 partition: copy.partition.map(ProducerRecord.Partition.explicit) ?? .byKey,
-                key: copy.key, value: copy.value,
-                headers: copy.headers.map { KafkaHeader(key: $0.name, value: $0.value) },
+                key: copy.key.map { ByteBuffer(bytes: $0) }, value: copy.value.map { ByteBuffer(bytes: $0) },
+                headers: copy.headers.map { KafkaHeader(key: $0.name, value: ByteBuffer(bytes: $0.value)) },
                 timestamp: copy.timestamp
             )
         }

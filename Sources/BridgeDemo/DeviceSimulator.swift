@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import NIOCore
 
 /// The demo's devices: they connect and disconnect as their ``DevicePlan`` says (presence
 /// `connect` / `disconnect`), read their inbox records, acknowledge each message (presence
@@ -19,7 +20,8 @@ struct DeviceSimulator: Sendable {
         encoder.outputFormatting = .sortedKeys
         func record(_ event: PresenceRecord) -> ProducerRecord {
             ProducerRecord(
-                topic: presenceTopic, key: Array(event.token.utf8), value: Array((try? encoder.encode(event)) ?? Data())
+                topic: presenceTopic, key: ByteBuffer(string: event.token),
+                value: ByteBuffer(bytes: (try? encoder.encode(event)) ?? Data())
             )
         }
         // The bridge takes a device it has not heard of for offline.

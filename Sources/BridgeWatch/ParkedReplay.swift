@@ -59,9 +59,7 @@ public struct ParkedReplay: Sendable {
                 case .record(let record):
                     atEnd.remove(record.topicPartition)
                     let id =
-                        record.headers.first { $0.key == WebhookSignature.idHeader }?.value.map {
-                            String(decoding: $0, as: UTF8.self)
-                        }
+                        record.headers.string(for: WebhookSignature.idHeader)
                         ?? StatusEvent.position(topic: record.topic, partition: record.partition, offset: record.offset)
                     let next = TopicPartitionOffset(record.topicPartition, offset: record.offset + 1)
                     guard let value = record.value, let parked = try? StatusEvent.decode(Array(value.readableBytesView))

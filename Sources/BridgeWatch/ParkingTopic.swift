@@ -1,6 +1,7 @@
 import FCMBridgeClient
 import Foundation
 import Kafka
+import NIOCore
 
 /// Where events the webhook refuses go, so that their partition moves on: the watcher group's
 /// own topic, `<group>.parked`. A parked record is the event whole (its key and value as the
@@ -29,8 +30,12 @@ public struct ParkingTopic: Sendable {
             (WebhookSignature.idHeader, id), ("status", answer.status.map(String.init) ?? "none"),
             ("answer", answer.detail),
             ("attempts", String(attempts)), ("parked-at", String(Int64(now.timeIntervalSince1970 * 1000))),
-        ].map { KafkaHeader(key: $0.0, value: Array($0.1.utf8)) }
-        try await producer.send([ProducerRecord(topic: name, key: event.key, value: event.json, headers: headers)])
-            .throwFirstError()
+        ].map { KafkaHeader(key: $0.0, value: $0.1) }
+        try await producer.send([
+            ProducerRecord(
+                topic: name, key: event.key.map { ByteBuffer(bytes: $0) }, value: ByteBuffer(bytes: event.json),
+                headers: headers)
+        ])
+        .throwFirstError()
     }
 }

@@ -33,8 +33,8 @@ struct SmokeCommand: AsyncParsableCommand {
         let records = (0..<count).map { index in
             ProducerRecord(
                 topic: topic,
-                key: Array("device-\(index % 3)".utf8),
-                value: Array(#"{"n": \#(index)}"#.utf8),
+                key: ByteBuffer(string: "device-\(index % 3)"),
+                value: ByteBuffer(string: #"{"n": \#(index)}"#),
                 headers: [KafkaHeader(key: "kind", value: "smoke")]
             )
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 
 /// Sends requests to the bridge: each is produced to the send topic as JSON, keyed by its device
 /// (FID or token) where it names one (null otherwise; the bridge routes every device either way).
@@ -20,7 +21,8 @@ public final class FCMBridgeSender: Sendable {
         encoder.outputFormatting = .sortedKeys
         let records = try requests.map { request in
             ProducerRecord(
-                topic: topic, key: request.token.map { Array($0.utf8) }, value: Array(try encoder.encode(request)))
+                topic: topic, key: request.token.map { ByteBuffer(string: $0) },
+                value: ByteBuffer(bytes: try encoder.encode(request)))
         }
         try await producer.send(records).throwFirstError()
     }

@@ -1,5 +1,6 @@
 import CRDKafka
 import Logging
+import NIOCore
 
 /// Sends records to Kafka. Sending is asynchronous: records are handed to librdkafka at once,
 /// many are in flight together, and each completes with librdkafka's delivery report.
@@ -137,7 +138,7 @@ public final class KafkaProducer: Sendable {
         for header in record.headers {
             scratch.append(contentsOf: header.key.utf8)
             scratch.append(0)
-            scratch.append(contentsOf: header.value ?? [])
+            if let value = header.value { scratch.append(contentsOf: value.readableBytesView) }
         }
         return withOptionalBytes(record.key) { key in
             withOptionalBytes(record.value) { value in
@@ -148,7 +149,7 @@ public final class KafkaProducer: Sendable {
                         for (index, header) in record.headers.enumerated() {
                             let name = scratch.baseAddress.unsafelyUnwrapped + offset
                             offset += header.key.utf8.count + 1
-                            let count = header.value?.count ?? 0
+                            let count = header.value?.readableBytes ?? 0
                             headers.initializeElement(
                                 at: index,
                                 to: ProducerRecordView.Header(
@@ -176,11 +177,11 @@ public final class KafkaProducer: Sendable {
     }
 }
 
-/// Runs `body` with the bytes' buffer, or with nil for nil bytes. An empty array still yields a
-/// non-nil (empty) buffer, so that an empty value stays distinct from a null one.
-func withOptionalBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+/// Runs `body` with the bytes' readable buffer, or with nil for nil bytes. An empty buffer still
+/// yields a non-nil (empty) buffer, so that an empty value stays distinct from a null one.
+func withOptionalBytes<R>(_ bytes: ByteBuffer?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
     guard let bytes else { return body(nil) }
-    return bytes.withUnsafeBytes { buffer in
+    return bytes.withUnsafeReadableBytes { buffer in
         if buffer.baseAddress != nil { return body(buffer) }
         return withUnsafeBytes(of: UInt8(0)) { body(UnsafeRawBufferPointer(rebasing: $0[0..<0])) }
     }

@@ -66,7 +66,7 @@ enum NativeMessageConverter {
         var value: UnsafeRawPointer?
         var size = 0
         while rd_kafka_header_get_all(native, headers.count, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-            let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) }
+            let bytes = value.map { ByteBuffer(bytes: UnsafeRawBufferPointer(start: $0, count: size)) }
             headers.append(KafkaHeader(key: name.map { String(cString: $0) } ?? "", value: bytes))
         }
         return headers

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// A record to send to Kafka.
 public struct ProducerRecord: Sendable, Hashable {
     /// How the record's partition is chosen.
@@ -18,9 +20,9 @@ public struct ProducerRecord: Sendable, Hashable {
     /// How to choose the partition.
     public var partition: Partition
     /// The key; nil for a null key.
-    public var key: [UInt8]?
+    public var key: ByteBuffer?
     /// The value; nil for a null value.
-    public var value: [UInt8]?
+    public var value: ByteBuffer?
     /// Headers, in order.
     public var headers: [KafkaHeader]
     /// The record's CreateTime in milliseconds since the epoch; nil lets librdkafka use now.
@@ -30,8 +32,8 @@ public struct ProducerRecord: Sendable, Hashable {
     public init(
         topic: String,
         partition: Partition = .byKey,
-        key: [UInt8]? = nil,
-        value: [UInt8]?,
+        key: ByteBuffer? = nil,
+        value: ByteBuffer?,
         headers: [KafkaHeader] = [],
         timestamp: Int64? = nil
     ) {

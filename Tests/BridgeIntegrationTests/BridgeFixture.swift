@@ -4,6 +4,7 @@ import FCMTranslation
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 import ServiceLifecycle
 import TestSupport
 import Testing
@@ -86,7 +87,7 @@ struct BridgeFixture: Sendable {
             requests.map {
                 ProducerRecord(
                     topic: configuration.topics.send, partition: partition.map { .explicit($0) } ?? .byKey,
-                    key: key.map { Array($0.utf8) }, value: Array($0.utf8), timestamp: time)
+                    key: key.map { ByteBuffer(string: $0) }, value: ByteBuffer(string: $0), timestamp: time)
             })
     }
 
@@ -96,8 +97,8 @@ struct BridgeFixture: Sendable {
         fields["message_ids"] = messageIDs.map { .array($0.map(JSONValue.string)) }
         try await produce([
             ProducerRecord(
-                topic: configuration.topics.presence, key: Array(token.utf8),
-                value: JSONValue.object(fields).jsonBytes, timestamp: time)
+                topic: configuration.topics.presence, key: ByteBuffer(string: token),
+                value: ByteBuffer(bytes: JSONValue.object(fields).jsonBytes), timestamp: time)
         ])
     }
 

@@ -2,6 +2,7 @@ import BridgeConfig
 import FCMTranslation
 import Foundation
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -15,8 +16,9 @@ struct FaultTests {
     private func sendRound(_ round: Int, tokens: [String], fixture: BridgeFixture) async throws -> [String] {
         let records = tokens.map { token in
             ProducerRecord(
-                topic: fixture.configuration.topics.send, key: Array(token.utf8),
-                value: Array(Requests.legacy(token, title: "r\(round)").utf8), timestamp: testEpoch + Int64(round))
+                topic: fixture.configuration.topics.send, key: ByteBuffer(string: token),
+                value: ByteBuffer(string: Requests.legacy(token, title: "r\(round)")),
+                timestamp: testEpoch + Int64(round))
         }
         return try await fixture.produce(records).map { "\($0.partition):\($0.offset):0" }
     }

@@ -1,6 +1,7 @@
 import BridgeCore
 import FCMTranslation
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -103,11 +104,12 @@ struct IntakeTests {
             let token = uniqueToken()
             try await fixture.produce([
                 ProducerRecord(
-                    topic: fixture.configuration.topics.presence, key: Array(token.utf8), value: Array("garbage".utf8),
+                    topic: fixture.configuration.topics.presence, key: ByteBuffer(string: token),
+                    value: ByteBuffer(string: "garbage"),
                     timestamp: testEpoch),
                 ProducerRecord(
-                    topic: fixture.configuration.topics.presence, key: Array(token.utf8),
-                    value: Array(#"{"token": "\#(token)", "event": "dance"}"#.utf8), timestamp: testEpoch + 1),
+                    topic: fixture.configuration.topics.presence, key: ByteBuffer(string: token),
+                    value: ByteBuffer(string: #"{"token": "\#(token)", "event": "dance"}"#), timestamp: testEpoch + 1),
             ])
             try await fixture.send([Requests.legacy(token)], key: token, at: testEpoch + 2)
             try await reader.waitUntil("rejection, dead letter and queued") {
@@ -177,7 +179,7 @@ struct IntakeTests {
             try await fixture.produce([
                 ProducerRecord(
                     topic: fixture.configuration.topics.presence, partition: .explicit(wrong), key: nil,
-                    value: Array(#"{"token": "\#(token)", "event": "connect"}"#.utf8), timestamp: testEpoch + 2
+                    value: ByteBuffer(string: #"{"token": "\#(token)", "event": "connect"}"#), timestamp: testEpoch + 2
                 )
             ])
             // Inbox and status records are in one transaction, but a reader may see one topic first.

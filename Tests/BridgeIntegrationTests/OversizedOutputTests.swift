@@ -1,6 +1,7 @@
 import BridgeConfig
 import Foundation
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -19,7 +20,8 @@ struct OversizedOutputTests {
         let value = "{" + String(repeating: "x", count: 199_999)
         try await fixture.produce([
             ProducerRecord(
-                topic: fixture.configuration.topics.send, key: Array("big".utf8), value: Array(value.utf8),
+                topic: fixture.configuration.topics.send, key: ByteBuffer(string: "big"),
+                value: ByteBuffer(string: value),
                 timestamp: testEpoch)
         ])
         let token = uniqueToken("after")
@@ -34,7 +36,7 @@ struct OversizedOutputTests {
         #expect(letter.value.map { $0.count < 80_000 && Array(value.utf8.prefix($0.count)) == $0 } == true)
         #expect(
             letter.headers.first { $0.key == "original-value-bytes" }.flatMap {
-                $0.value.map { String(decoding: $0, as: UTF8.self) }
+                $0.value.map { String(buffer: $0) }
             } == "200000")
         #expect(reader.statuses(of: token).first?.type == "queued")
     }

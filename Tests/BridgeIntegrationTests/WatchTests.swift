@@ -1,6 +1,7 @@
 import FCMBridgeClient
 import Foundation
 import Kafka
+import NIOCore
 import Synchronization
 import TestSupport
 import Testing
@@ -23,8 +24,8 @@ struct WatchTests {
             values.enumerated().map { index, value in
                 ProducerRecord(
                     topic: fixture.configuration.topics.status, partition: .explicit(0),
-                    key: Array("device-\(index)".utf8),
-                    value: Array(value.utf8), timestamp: testEpoch)
+                    key: ByteBuffer(string: "device-\(index)"),
+                    value: ByteBuffer(string: value), timestamp: testEpoch)
             })
     }
 
@@ -152,7 +153,7 @@ struct WatchTests {
             let record = try #require(records.first)
             #expect(record.value.map { String(buffer: $0) } == deletions[0])
             #expect(record.key.map { String(buffer: $0) } == "device-0")
-            let headers = Dictionary(record.headers.map { ($0.key, String(decoding: $0.value ?? [], as: UTF8.self)) }) {
+            let headers = Dictionary(record.headers.map { ($0.key, $0.stringValue ?? "") }) {
                 $1
             }
             #expect(headers["webhook-id"] == firstID && headers["status"] == "400" && headers["attempts"] == "5")

@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 import TestSupport
 import Testing
 
@@ -29,7 +30,9 @@ struct RepartitionTrimmerTests {
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
         for topic in [repartition, input] {
             try await producer.send(
-                (0..<6).map { ProducerRecord(topic: topic, partition: .explicit(0), value: [UInt8($0)]) }
+                (0..<6).map {
+                    ProducerRecord(topic: topic, partition: .explicit(0), value: ByteBuffer(bytes: [UInt8($0)]))
+                }
             ).throwFirstError()
         }
         try await producer.close()

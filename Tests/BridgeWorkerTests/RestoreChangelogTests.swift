@@ -1,6 +1,7 @@
 import DeviceQueues
 import Foundation
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -43,8 +44,9 @@ struct RestoreChangelogTests {
             (try await producer.send(
                 outputs.copies.map { copy in
                     ProducerRecord(
-                        topic: changelog, partition: .explicit(0), key: copy.key, value: copy.value,
-                        headers: copy.headers.map { KafkaHeader(key: $0.name, value: $0.value) },
+                        topic: changelog, partition: .explicit(0), key: copy.key.map { ByteBuffer(bytes: $0) },
+                        value: copy.value.map { ByteBuffer(bytes: $0) },
+                        headers: copy.headers.map { KafkaHeader(key: $0.name, value: ByteBuffer(bytes: $0.value)) },
                         timestamp: copy.timestamp)
                 })).throwFirstError()
         try await producer.close()

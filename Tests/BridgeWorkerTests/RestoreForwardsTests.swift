@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 import TestSupport
 import Testing
 
@@ -32,7 +33,8 @@ struct RestoreForwardsTests {
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
         func forward(_ token: String, source: String, partition: Int32) -> ProducerRecord {
             ProducerRecord(
-                topic: repartition, partition: .explicit(partition), key: Array(token.utf8), value: [],
+                topic: repartition, partition: .explicit(partition), key: ByteBuffer(string: token),
+                value: ByteBuffer(),
                 headers: [KafkaHeader(key: "kind", value: "connect"), KafkaHeader(key: "source", value: source)],
                 timestamp: 1)
         }

@@ -1,4 +1,5 @@
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -33,7 +34,7 @@ extension AdminTests {
         let partition = TopicPartition(name, 0)
         let producer = try TestBroker.producer()
         let reports = try await producer.send(
-            (0..<5).map { ProducerRecord(topic: name, partition: .explicit(0), value: [UInt8($0)]) })
+            (0..<5).map { ProducerRecord(topic: name, partition: .explicit(0), value: ByteBuffer(bytes: [UInt8($0)])) })
         try reports.throwFirstError()
         try await producer.close()
         do {
@@ -46,7 +47,8 @@ extension AdminTests {
             TestBroker.logger.notice("DeleteRecords not supported: \(error)")
             #expect(try await TestBroker.readAll([partition]).map(\.offset) == [0, 1, 2, 3, 4])
             let again = try TestBroker.producer()
-            try await again.send([ProducerRecord(topic: name, partition: .explicit(0), value: [5])]).throwFirstError()
+            try await again.send([ProducerRecord(topic: name, partition: .explicit(0), value: ByteBuffer(bytes: [5]))])
+                .throwFirstError()
             try await again.close()
             #expect(try await TestBroker.readAll([partition]).map(\.offset) == [0, 1, 2, 3, 4, 5], "still writable")
         }

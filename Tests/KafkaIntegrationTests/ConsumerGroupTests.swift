@@ -57,7 +57,7 @@ struct ConsumerGroupTests {
         let partition = TopicPartition(topic, 0)
         let group = TestBroker.uniqueName("commit")
         let producer = try TestBroker.producer()
-        try await producer.send((0..<10).map { ProducerRecord(topic: topic, value: Array("\($0)".utf8)) })
+        try await producer.send((0..<10).map { ProducerRecord(topic: topic, value: ByteBuffer(string: "\($0)")) })
             .throwFirstError()
         try await producer.close()
 

@@ -1,4 +1,5 @@
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -24,19 +25,22 @@ struct InPlaceReadTests {
         let topic = try await TestBroker.createTopic("in-place", partitions: 2)
         let sent = [
             ProducerRecord(
-                topic: topic, partition: .explicit(0), key: Array("token-a".utf8), value: Array(#"{"a":1}"#.utf8),
+                topic: topic, partition: .explicit(0), key: ByteBuffer(string: "token-a"),
+                value: ByteBuffer(string: #"{"a":1}"#),
                 headers: [KafkaHeader(key: "kind", value: "message")], timestamp: 1_700_000_000_000),
             ProducerRecord(
-                topic: topic, partition: .explicit(0), key: nil, value: Array("no key".utf8),
+                topic: topic, partition: .explicit(0), key: nil, value: ByteBuffer(string: "no key"),
                 timestamp: 1_700_000_000_001),
             ProducerRecord(
-                topic: topic, partition: .explicit(1), key: Array("token-b".utf8), value: nil,
+                topic: topic, partition: .explicit(1), key: ByteBuffer(string: "token-b"), value: nil,
                 headers: [
                     KafkaHeader(key: "empty", value: nil), KafkaHeader(key: "dup", value: "1"),
                     KafkaHeader(key: "dup", value: "2"),
                 ],
                 timestamp: 1_700_000_000_002),
-            ProducerRecord(topic: topic, partition: .explicit(1), key: [], value: [], timestamp: 1_700_000_000_003),
+            ProducerRecord(
+                topic: topic, partition: .explicit(1), key: ByteBuffer(), value: ByteBuffer(),
+                timestamp: 1_700_000_000_003),
         ]
         let producer = try TestBroker.producer()
         try (try await producer.send(sent)).throwFirstError()

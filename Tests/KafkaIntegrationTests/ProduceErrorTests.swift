@@ -10,8 +10,8 @@ struct ProduceErrorTests {
         let topic = try await TestBroker.createTopic("toolarge")
         let producer = try TestBroker.producer(properties: ["message.max.bytes": "100000"])
         let reports = try await producer.send([
-            ProducerRecord(topic: topic, value: Array(repeating: 1, count: 200_000)),
-            ProducerRecord(topic: topic, value: Array(repeating: 1, count: 10)),
+            ProducerRecord(topic: topic, value: ByteBuffer(repeating: 1, count: 200_000)),
+            ProducerRecord(topic: topic, value: ByteBuffer(repeating: 1, count: 10)),
         ])
         try await producer.close()
         #expect(reports[0].error?.code == KafkaError.Code.messageSizeTooLarge)
@@ -19,7 +19,7 @@ struct ProduceErrorTests {
         await #expect(throws: KafkaError.self) {
             let producer = try TestBroker.producer(properties: ["message.max.bytes": "100000"])
             defer { Task { try await producer.close() } }
-            try await producer.send(ProducerRecord(topic: topic, value: Array(repeating: 1, count: 200_000)))
+            try await producer.send(ProducerRecord(topic: topic, value: ByteBuffer(repeating: 1, count: 200_000)))
         }
     }
 
@@ -31,7 +31,9 @@ struct ProduceErrorTests {
         let producer = try TestBroker.producer(properties: [
             "message.max.bytes": "30000000", "message.timeout.ms": "20000", "compression.type": "none",
         ])
-        let report = try await producer.send([ProducerRecord(topic: topic, value: Array(repeating: 7, count: size))])[0]
+        let report = try await producer.send([
+            ProducerRecord(topic: topic, value: ByteBuffer(repeating: 7, count: size))
+        ])[0]
         try await producer.close()
         if let error = report.error {
             #expect(
@@ -57,7 +59,7 @@ struct ProduceErrorTests {
         let producer = try TestBroker.producer(properties: [
             "allow.auto.create.topics": "false", "message.timeout.ms": "5000",
         ])
-        let report = try await producer.send([ProducerRecord(topic: topic, value: Array("x".utf8))])[0]
+        let report = try await producer.send([ProducerRecord(topic: topic, value: ByteBuffer(string: "x"))])[0]
         try await producer.close()
         if let error = report.error {
             #expect(

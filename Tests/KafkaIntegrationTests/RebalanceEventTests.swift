@@ -1,4 +1,5 @@
 import Kafka
+import NIOCore
 import TestSupport
 import Testing
 
@@ -13,7 +14,9 @@ struct RebalanceEventTests {
         let all = Set((0..<2).map { TopicPartition(topic, Int32($0)) })
         let producer = try TestBroker.producer()
         _ = try await producer.send(
-            (0..<2).map { ProducerRecord(topic: topic, partition: .explicit(Int32($0)), value: [UInt8($0)]) })
+            (0..<2).map {
+                ProducerRecord(topic: topic, partition: .explicit(Int32($0)), value: ByteBuffer(bytes: [UInt8($0)]))
+            })
         try await producer.close()
         let group = TestBroker.uniqueName("events")
 
@@ -74,7 +77,7 @@ struct RebalanceEventTests {
     func returnsPromptly() async throws {
         let topic = try await TestBroker.createTopic("prompt")
         let producer = try TestBroker.producer()
-        _ = try await producer.send(ProducerRecord(topic: topic, value: [1]))
+        _ = try await producer.send(ProducerRecord(topic: topic, value: ByteBuffer(bytes: [1])))
         try await producer.close()
         var configuration = TestBroker.consumerConfiguration(group: nil)
         configuration.reportsEndOfPartition = false

@@ -14,19 +14,21 @@ struct RoundTripTests {
         let fortyDaysAgo = now - 40 * 24 * 3600 * 1000
         let sent = [
             ProducerRecord(
-                topic: topic, partition: .explicit(0), key: Array("token-a".utf8), value: Array(#"{"a":1}"#.utf8),
+                topic: topic, partition: .explicit(0), key: ByteBuffer(string: "token-a"),
+                value: ByteBuffer(string: #"{"a":1}"#),
                 headers: [KafkaHeader(key: "kind", value: "message"), KafkaHeader(key: "message-id", value: "m-1")],
                 timestamp: fortyDaysAgo),
             ProducerRecord(
-                topic: topic, partition: .explicit(0), key: nil, value: Array("no key".utf8), timestamp: now),
+                topic: topic, partition: .explicit(0), key: nil, value: ByteBuffer(string: "no key"), timestamp: now),
             ProducerRecord(
-                topic: topic, partition: .explicit(1), key: Array("token-b".utf8), value: nil,
+                topic: topic, partition: .explicit(1), key: ByteBuffer(string: "token-b"), value: nil,
                 headers: [
                     KafkaHeader(key: "empty", value: nil), KafkaHeader(key: "dup", value: "1"),
                     KafkaHeader(key: "dup", value: "2"),
                 ],
                 timestamp: now - 1),
-            ProducerRecord(topic: topic, partition: .explicit(1), key: [], value: [], timestamp: now - 2),
+            ProducerRecord(
+                topic: topic, partition: .explicit(1), key: ByteBuffer(), value: ByteBuffer(), timestamp: now - 2),
         ]
         let producer = try TestBroker.producer()
         let reports = try await producer.send(sent)
@@ -41,8 +43,8 @@ struct RoundTripTests {
         try #require(received.count == sent.count)
         for (record, original) in zip(received, sent) {
             #expect(record.topic == topic)
-            #expect(record.key.map(Array.init(buffer:)) == original.key)
-            #expect(record.value.map(Array.init(buffer:)) == original.value)
+            #expect(record.key == original.key)
+            #expect(record.value == original.value)
             #expect(record.headers == original.headers)
             #expect(record.timestamp == KafkaTimestamp(milliseconds: original.timestamp ?? -1, kind: .createTime))
         }
@@ -107,7 +109,7 @@ struct RoundTripTests {
         let expected: [(String, Int32)] = [("a", 0), ("b", 0), ("token-1", 1), ("device-42", 1), ("", 1)]
         let producer = try TestBroker.producer()
         let reports = try await producer.send(
-            expected.map { ProducerRecord(topic: topic, key: Array($0.0.utf8), value: []) })
+            expected.map { ProducerRecord(topic: topic, key: ByteBuffer(string: $0.0), value: ByteBuffer()) })
         try await producer.close()
         try reports.throwFirstError()
         #expect(reports.map(\.partition) == expected.map(\.1))
@@ -118,7 +120,8 @@ struct RoundTripTests {
         let topic = try await TestBroker.createTopic("murmur2-many", partitions: 7)
         let keys = (0..<300).map { Array("device-\($0)-\(String(repeating: "x", count: $0 % 9))".utf8) }
         let producer = try TestBroker.producer()
-        let reports = try await producer.send(keys.map { ProducerRecord(topic: topic, key: $0, value: []) })
+        let reports = try await producer.send(
+            keys.map { ProducerRecord(topic: topic, key: ByteBuffer(bytes: $0), value: ByteBuffer()) })
         try await producer.close()
         try reports.throwFirstError()
         #expect(reports.map(\.partition) == keys.map { Murmur2Partitioner.partition(of: $0, partitions: 7) })

@@ -11,7 +11,7 @@ struct TransactionTests {
         let output = try await TestBroker.createTopic("tx-out")
         let group = TestBroker.uniqueName("tx")
         let plain = try TestBroker.producer()
-        try await plain.send((0..<5).map { ProducerRecord(topic: input, value: Array("in-\($0)".utf8)) })
+        try await plain.send((0..<5).map { ProducerRecord(topic: input, value: ByteBuffer(string: "in-\($0)")) })
             .throwFirstError()
         try await plain.close()
 
@@ -25,7 +25,8 @@ struct TransactionTests {
         try await producer.initTransactions()
         try producer.beginTransaction()
         let outputs = records.map {
-            ProducerRecord(topic: output, value: Array("out-".utf8) + ($0.value.map(Array.init(buffer:)) ?? []))
+            ProducerRecord(
+                topic: output, value: ByteBuffer(string: "out-" + ($0.value.map { String(buffer: $0) } ?? "")))
         }
         try await producer.send(outputs).throwFirstError()
         let next = TopicPartitionOffset(TopicPartition(input, 0), offset: (records.last?.offset ?? 0) + 1)

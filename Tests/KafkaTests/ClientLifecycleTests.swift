@@ -1,5 +1,6 @@
 import Kafka
 import Logging
+import NIOCore
 import Testing
 
 @testable import Kafka
@@ -82,7 +83,7 @@ struct ClientLifecycleTests {
         try await producer.close(timeout: .milliseconds(100))
         let start = ContinuousClock.now
         let error = await #expect(throws: KafkaError.self) {
-            try await producer.send(ProducerRecord(topic: "t", value: Array("x".utf8)))
+            try await producer.send(ProducerRecord(topic: "t", value: ByteBuffer(string: "x")))
         }
         #expect(error?.code == .closed)
         #expect(
@@ -95,7 +96,7 @@ struct ClientLifecycleTests {
     func producerCloseWithPendingDelivery() async throws {
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(kafka: Self.kafka), logger: Self.logger)
-        let pending = try await producer.enqueue([ProducerRecord(topic: "t", value: Array("x".utf8))])
+        let pending = try await producer.enqueue([ProducerRecord(topic: "t", value: ByteBuffer(string: "x"))])
         await #expect(throws: KafkaError.self) { try await producer.close(timeout: .milliseconds(200)) }
         let reports = await pending.reports()
         #expect(reports.count == 1 && reports[0].error != nil, "\(reports)")
