@@ -1,4 +1,3 @@
-import CRDKafka
 import Logging
 
 /// Reads records from Kafka in batches, as a member of a consumer group or from partitions
@@ -26,26 +25,16 @@ public final class KafkaConsumer: Sendable {
         self.context = context
         self.listener = rebalanceListener
         self.client = try KafkaClient(
-            type: RD_KAFKA_CONSUMER,
-            properties: properties,
-            context: context,
+            role: .consumer(inGroup: configuration.groupID != nil), properties: properties, context: context,
             // One for polls, one for commits and other calls, so that a commit need not wait for
             // a poll in flight.
-            threadCount: 2
-        ) { conf in
-            if configuration.groupID != nil {
-                rd_kafka_conf_set_rebalance_cb(conf, ConsumerContext.rebalanceCallback)
-            }
-        }
-        // Serve everything (logs, errors, rebalances) from the consumer queue.
-        rd_kafka_poll_set_consumer(client.handle)
+            threadCount: 2)
     }
 
     /// Joins the group and subscribes to the topics.
     public func subscribe(_ topics: [String]) throws {
         try client.checkServing("subscribe")
-        let list = NativePartitionList(topics.map { TopicPartition($0, RD_KAFKA_PARTITION_UA) })
-        try KafkaError.check(rd_kafka_subscribe(client.handle, list.pointer), "subscribe to \(topics)")
+        try client.native.subscribe(topics)
     }
 
     /// Reads partitions by hand, outside any group rebalancing, from the given offsets
@@ -57,24 +46,7 @@ public final class KafkaConsumer: Sendable {
     /// error is left to the assignment, which retries on its own.
     public func assign(_ offsets: [TopicPartitionOffset], metadataTimeout: Duration = .seconds(5)) async throws {
         try client.checkServing("assign")
-        let list = NativePartitionList(offsets)
-        let topics = Set(offsets.map(\.topicPartition.topic))
-        try await client.blocking { handle in
-            // The topics stay known to librdkafka until the assignment holds them.
-            let topicHandles = topics.compactMap { rd_kafka_topic_new(handle, $0, nil) }
-            defer { for topicHandle in topicHandles { rd_kafka_topic_destroy(topicHandle) } }
-            let deadline = ContinuousClock.now + metadataTimeout
-            for topicHandle in topicHandles {
-                let remaining = Int32(clamping: max(0, (deadline - .now).milliseconds))
-                var metadata: UnsafePointer<rd_kafka_metadata>?
-                if rd_kafka_metadata(handle, 0, topicHandle, &metadata, remaining) == RD_KAFKA_RESP_ERR_NO_ERROR,
-                    let metadata
-                {
-                    rd_kafka_metadata_destroy(metadata)
-                }
-            }
-            try KafkaError.check(rd_kafka_assign(handle, list.pointer), "assign")
-        }
+        try await client.blocking { try $0.assign(offsets, metadataTimeout: metadataTimeout) }
     }
 
     /// Returns what has arrived, up to `maxRecords` events, waiting up to `timeout` for the
@@ -205,10 +177,7 @@ public final class KafkaConsumer: Sendable {
         // What is still unanswered is answered here and, from now on, in the callback.
         let unanswered = context.rebalances.withLock { $0.beginClose() }
         do {
-            try await client.blocking { handle in
-                for event in unanswered { try? event.apply(to: handle) }
-                try KafkaError.check(rd_kafka_consumer_close(handle), "close consumer")
-            }
+            try await client.blocking { try $0.closeConsumer(answering: unanswered) }
         } catch {
             await client.finishClose()
             throw error

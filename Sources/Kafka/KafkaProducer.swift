@@ -1,4 +1,3 @@
-import CRDKafka
 import Logging
 import NIOCore
 
@@ -19,18 +18,10 @@ public final class KafkaProducer: Sendable {
     ) throws {
         let properties = configuration.librdkafkaProperties
         client = try KafkaClient(
-            type: RD_KAFKA_PRODUCER,
-            properties: properties,
-            context: ClientContext(logger: logger, properties: properties, statistics: statistics),
-            threadCount: 2
-        ) { conf in
-            rd_kafka_conf_set_dr_msg_cb(conf) { _, message, _ in
-                guard let message, let opaque = message.pointee._private else { return }
-                PendingDeliveries.complete(opaque: opaque, message: message)
-            }
-        }
+            role: .producer, properties: properties,
+            context: ClientContext(logger: logger, properties: properties, statistics: statistics), threadCount: 2)
         // Serves delivery reports; one thread of the client's own.
-        client.startLoop { handle in _ = rd_kafka_poll(handle, 100) }
+        client.startLoop { $0.serveDeliveryReports(timeout: .milliseconds(100)) }
     }
 
     /// The largest record, key, value and headers together, that the producer accepts
@@ -71,7 +62,7 @@ public final class KafkaProducer: Sendable {
             do {
                 let topic =
                     try lastTopic.flatMap { $0.name == records[index].topic ? $0 : nil }
-                    ?? topics.handle(for: records[index].topic, producer: client.handle)
+                    ?? topics.handle(for: records[index].topic, producer: client.native)
                 lastTopic = topic
                 while let error = produce(records[index], topic: topic, opaque: pending.opaque(for: index)) {
                     guard error.isQueueFull else { throw error }
@@ -90,7 +81,7 @@ public final class KafkaProducer: Sendable {
     /// producer's own thread: delivery frees room, cancellation does not, so this waits even for
     /// a cancelled task rather than spin.
     public func waitForRoom() async {
-        try? await client.blocking { handle in _ = rd_kafka_flush(handle, 1) }
+        try? await client.blocking { try? $0.flush(timeout: .milliseconds(1)) }
     }
 
     /// Waits until every record in flight is delivered or failed.
@@ -111,20 +102,14 @@ public final class KafkaProducer: Sendable {
         } catch {
             failure = error
             // The poll loop still runs: it hands the purged records' reports to their waiters.
-            try? await client.blocking { handle in
-                _ = rd_kafka_purge(handle, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
-                _ = rd_kafka_flush(handle, 5_000)
-            }
+            try? await client.blocking { $0.purgeInFlight(timeout: .seconds(5)) }
         }
         await client.finishClose()
         if let failure { throw failure }
     }
 
     private func flushInFlight(timeout: Duration) async throws {
-        let ms = Int32(clamping: timeout.milliseconds)
-        try await client.blocking { handle in
-            try KafkaError.check(rd_kafka_flush(handle, ms), "flush")
-        }
+        try await client.blocking { try $0.flush(timeout: timeout) }
     }
 
     deinit {
@@ -161,11 +146,11 @@ public final class KafkaProducer: Sendable {
                             offset += count
                         }
                         let view = ProducerRecordView(
-                            partition: record.partition.number == RD_KAFKA_PARTITION_UA ? nil : record.partition.number,
+                            partition: record.partition.explicitNumber,
                             key: key, value: value, headers: UnsafeBufferPointer(headers), timestamp: record.timestamp
                         )
                         do throws(KafkaError) {
-                            try produce(view, to: topic, opaque: opaque)
+                            try client.native.produce(view, to: topic, opaque: opaque)
                             return nil
                         } catch {
                             return error

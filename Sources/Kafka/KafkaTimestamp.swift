@@ -1,5 +1,3 @@
-import CRDKafka
-
 /// A record's timestamp and what it means.
 public struct KafkaTimestamp: Sendable, Hashable {
     /// Who set the timestamp.
@@ -19,18 +17,5 @@ public struct KafkaTimestamp: Sendable, Hashable {
     public init(milliseconds: Int64, kind: Kind) {
         self.milliseconds = milliseconds
         self.kind = kind
-    }
-}
-
-extension KafkaTimestamp {
-    /// The timestamp of a librdkafka message, when it has one.
-    init?(of message: UnsafeMutablePointer<rd_kafka_message_t>) {
-        var type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
-        let milliseconds = rd_kafka_message_timestamp(message, &type)
-        switch type {
-        case RD_KAFKA_TIMESTAMP_CREATE_TIME: self.init(milliseconds: milliseconds, kind: .createTime)
-        case RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME: self.init(milliseconds: milliseconds, kind: .logAppendTime)
-        default: return nil
-        }
     }
 }

@@ -1,4 +1,3 @@
-import CRDKafka
 import Synchronization
 
 /// The delivery reports of records handed to ``KafkaProducer/enqueue(_:)``, which arrive one by one
@@ -15,7 +14,7 @@ public final class PendingDeliveries: Sendable {
 
     private let state: Mutex<State>
     private let topic: @Sendable (Int) -> String
-    private let slots: SlotArray
+    let slots: SlotArray
 
     /// Reports for `count` records, the topic of record `index` being `topic(index)`.
     public init(count: Int, topic: @escaping @Sendable (Int) -> String) {
@@ -62,23 +61,10 @@ public final class PendingDeliveries: Sendable {
         Unmanaged.passUnretained(self).release()  // the last report: librdkafka is done with us
         waiter?.resume(returning: reports)
     }
-
-    /// Completes a record from librdkafka's delivery report.
-    static func complete(opaque: UnsafeMutableRawPointer, message: UnsafePointer<rd_kafka_message_t>) {
-        let owner = Unmanaged<PendingDeliveries>.fromOpaque(opaque.load(as: UnsafeMutableRawPointer.self))
-            .takeUnretainedValue()
-        let m = message.pointee
-        owner.complete(
-            owner.slots.index(of: opaque),
-            partition: m.partition,
-            offset: m.offset,
-            error: m.err == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(m.err)
-        )
-    }
 }
 
 /// One pointer-sized slot per record, each holding its batch's address.
-private final class SlotArray: @unchecked Sendable {
+final class SlotArray: @unchecked Sendable {
     private let base: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     private let count: Int
 

@@ -9,9 +9,12 @@ public struct ProducerRecord: Sendable, Hashable {
         /// This partition.
         case explicit(Int32)
 
-        /// librdkafka's partition number: `RD_KAFKA_PARTITION_UA` (-1) to let the partitioner choose.
-        var number: Int32 {
-            if case .explicit(let partition) = self { partition } else { -1 }
+        /// The partition's number; -1 to let the partitioner choose.
+        var number: Int32 { explicitNumber ?? -1 }
+
+        /// The partition's number; nil to let the partitioner choose.
+        var explicitNumber: Int32? {
+            if case .explicit(let partition) = self { partition } else { nil }
         }
     }
 

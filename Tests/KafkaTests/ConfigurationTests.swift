@@ -128,21 +128,24 @@ struct ConfigurationTests {
     }
 
     @Test("every client is made with client telemetry off unless its properties turn it on")
-    func clientTelemetryOff() throws {
+    func clientTelemetryOff() async throws {
         guard rd_kafka_version() >= 0x0205_0000 else { return }  // no telemetry before librdkafka 2.5
         var quiet = Logger(label: "test")
         quiet.logLevel = .critical  // the producer is refused by the address it never needs
-        func made(_ properties: [String: String]) throws -> String? {
+        func made(_ properties: [String: String]) async throws -> String? {
             let client = try KafkaClient(
-                type: RD_KAFKA_PRODUCER,
+                role: .producer,
                 properties: KafkaProducerConfiguration(kafka: kafka).librdkafkaProperties.merging(properties) { $1 },
                 context: ClientContext(logger: quiet, properties: [:])
             )
-            return client.configurationValue("enable.metrics.push")
+            let value = client.configurationValue("enable.metrics.push")
+            _ = client.beginClose()
+            await client.finishClose()
+            return value
         }
-        #expect(try made([:]) == "false")
+        #expect(try await made([:]) == "false")
         // This client's release may wait its second for telemetry's end: the defect the default avoids.
-        #expect(try made(["enable.metrics.push": "true"]) == "true")
+        #expect(try await made(["enable.metrics.push": "true"]) == "true")
     }
 
     @Test("an unknown property is an error naming it")

@@ -34,6 +34,8 @@ class ClientContext: @unchecked Sendable {
 /// pool: `blocking` has one thread per long-running loop plus one for calls like commit.
 final class KafkaClient: @unchecked Sendable {
     let handle: OpaquePointer
+    /// The handle, for calls that do not block.
+    var native: NativeHandle { NativeHandle(pointer: handle) }
     let context: ClientContext
     let logger: Logger
     private let threads: NIOThreadPool
@@ -41,17 +43,21 @@ final class KafkaClient: @unchecked Sendable {
     private let lifecycle = NIOLockedValueBox(ClientLifecycle())
     private let retainedContext: Unmanaged<ClientContext>
 
+    /// What a client is for, which decides the callbacks it gets.
+    enum Role {
+        /// A consumer; `inGroup` when it has a `group.id`, whose rebalances reach its context.
+        case consumer(inGroup: Bool)
+        /// A producer, whose delivery reports complete ``PendingDeliveries``.
+        case producer
+        /// An admin client.
+        case admin
+    }
+
     /// - Parameters:
-    ///   - context: built from the same `properties`, so that it knows the secrets.
-    ///   - configure: sets callbacks on the `rd_kafka_conf_t` before the client is created.
+    ///   - context: built from the same `properties`, so that it knows the secrets; a consumer's
+    ///     is a ``ConsumerContext``.
     ///   - threadCount: threads for blocking calls (add one for each long-running loop).
-    init(
-        type: rd_kafka_type_t,
-        properties: [String: String],
-        context: ClientContext,
-        threadCount: Int = 1,
-        configure: (OpaquePointer) -> Void = { _ in }
-    ) throws {
+    init(role: Role, properties: [String: String], context: ClientContext, threadCount: Int = 1) throws {
         try Librdkafka.requireMinimumVersion()
         // Statistics nobody listens for would pile up as events in a queue nobody serves.
         let conf = try NativeConfiguration.make(
@@ -89,9 +95,18 @@ final class KafkaClient: @unchecked Sendable {
                 return 0  // librdkafka frees the JSON
             }
         }
-        configure(conf)
+        switch role {
+        case .consumer(inGroup: true): rd_kafka_conf_set_rebalance_cb(conf, ConsumerContext.rebalanceCallback)
+        case .consumer(inGroup: false), .admin: break
+        case .producer:
+            rd_kafka_conf_set_dr_msg_cb(conf) { _, message, _ in
+                guard let message, let opaque = message.pointee._private else { return }
+                PendingDeliveries.complete(opaque: opaque, message: message)
+            }
+        }
 
         var errorText = [CChar](repeating: 0, count: 512)
+        let type = if case .consumer = role { RD_KAFKA_CONSUMER } else { RD_KAFKA_PRODUCER }
         guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {
             rd_kafka_conf_destroy(conf)
             retainedContext.release()
@@ -101,21 +116,23 @@ final class KafkaClient: @unchecked Sendable {
         self.handle = handle
         self.threads = NIOThreadPool(numberOfThreads: threadCount)
         threads.start()
+        // A consumer serves everything (logs, errors, rebalances) from its consumer queue.
+        if case .consumer = role { rd_kafka_poll_set_consumer(handle) }
     }
 
     /// Runs a blocking librdkafka call on one of the client's threads.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable (OpaquePointer) throws -> T) async throws -> T {
-        let handle = SendableHandle(pointer: self.handle)
-        return try await threads.runIfActive { try body(handle.pointer) }
+    func blocking<T: Sendable>(_ body: @escaping @Sendable (NativeHandle) throws -> T) async throws -> T {
+        let native = self.native
+        return try await threads.runIfActive { try body(native) }
     }
 
     /// Runs `body` again and again on a thread of its own until the client is closed.
     /// `body` should block for a short while (a poll with a timeout of ~100 ms). The loop holds
     /// the client: a client is never released while one of its loops runs.
-    func startLoop(_ body: @escaping @Sendable (OpaquePointer) -> Void) {
+    func startLoop(_ body: @escaping @Sendable (NativeHandle) -> Void) {
         threads.submit { [self] state in
             guard state == .active else { return }
-            while lifecycle.withLockedValue({ $0.loopsRun }) { body(handle) }
+            while lifecycle.withLockedValue({ $0.loopsRun }) { body(native) }
         }
     }
 
@@ -163,11 +180,6 @@ final class KafkaClient: @unchecked Sendable {
         rd_kafka_destroy_flags(handle, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
         retainedContext.release()
     }
-}
-
-/// librdkafka's client handle is thread-safe; this lets it cross into the client's threads.
-private struct SendableHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
 }
 
 extension Logger.Level {

@@ -12,10 +12,10 @@ public struct TopicHandle: @unchecked Sendable {
 final class TopicHandles: Sendable {
     private let handles = Mutex<[String: TopicHandle]>([:])
 
-    func handle(for name: String, producer: OpaquePointer) throws -> TopicHandle {
+    func handle(for name: String, producer: NativeHandle) throws -> TopicHandle {
         try handles.withLock { handles in
             if let handle = handles[name] { return handle }
-            guard let pointer = rd_kafka_topic_new(producer, name, nil) else {
+            guard let pointer = rd_kafka_topic_new(producer.pointer, name, nil) else {
                 throw KafkaError(rd_kafka_last_error(), message: "topic \(name)")
             }
             let handle = TopicHandle(name: name, pointer: pointer)

@@ -14,7 +14,8 @@ struct RebalanceEvent: Sendable {
     let cooperative: Bool
 
     /// Gives librdkafka the partitions (assign) or takes them back (revoke, failure).
-    func apply(to handle: OpaquePointer) throws {
+    func apply(to native: NativeHandle) throws {
+        let handle = native.pointer
         switch (kind, cooperative) {
         case (.assign, true):
             try KafkaError.check(rd_kafka_incremental_assign(handle, partitions.pointer))
@@ -55,7 +56,7 @@ final class ConsumerContext: ClientContext, @unchecked Sendable {
             )
             switch context.rebalances.withLock({ $0.reported(event) }) {
             case .answer:
-                do { try event.apply(to: handle) } catch {
+                do { try event.apply(to: NativeHandle(pointer: handle)) } catch {
                     context.logger.error("rebalance while closing failed: \(error)")
                 }
                 return
