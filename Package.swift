@@ -257,7 +257,7 @@ let package = Package(
         .testTarget(
             name: "KafkaTests",
             dependencies: [
-                "Kafka", "CRDKafka", .product(name: "Logging", package: "swift-log"),
+                "Kafka", "CRDKafka", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(

@@ -103,7 +103,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer,
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health,
-            metrics: metrics, logger: logger
+            logger: logger
         )
         async let trimming: Void = trimmer.run(admin: admin)
         var failure: (any Error)?

@@ -61,11 +61,13 @@ struct OpenBatch: ~Copyable {
 
     /// Adds the delivery reports of outputs handed to the producer (at least once).
     mutating func delivering(_ deliveries: PendingDeliveries) {
-        if case .delivering(let earlier) = outputs {
-            outputs = .delivering(earlier + [deliveries])
-        } else {
+        guard case .delivering(var earlier) = outputs else {
             outputs = .delivering([deliveries])
+            return
         }
+        outputs = .none  // so that the array is not shared while it grows
+        earlier.append(deliveries)
+        outputs = .delivering(earlier)
     }
 }
 

@@ -1,7 +1,7 @@
 import Kafka
 
-/// A batch whose outputs are all with the producer and whose commit has begun. It is made only
-/// by ``BatchCommitter/seal(_:consumer:)`` and ends in ``BatchCommitter/finish(_:consumer:)`` or
+/// A batch whose outputs are all with the producer and whose commit has begun. It is made by
+/// ``BatchCommitter/seal(_:consumer:)`` and ends in ``BatchCommitter/finish(_:consumer:)`` or
 /// ``BatchCommitter/failed(_:cause:)``, each of which consumes it: the compiler keeps a batch
 /// from being committed twice, or finished after it failed.
 struct SealedBatch: ~Copyable {
@@ -32,13 +32,4 @@ struct BatchSeal: Sendable {
     var outcome: Outcome
     /// When the commit began.
     var sealed: ContinuousClock.Instant
-}
-
-/// A batch's outputs were not all made durable, so its offsets were not committed.
-struct BatchNotCommitted: Error, CustomStringConvertible {
-    var cause: any Error
-    var offsets: [TopicPartitionOffset]
-    var description: String {
-        "the batch up to \(offsets) was not committed (\(cause)); a restart resumes from the last commit, with the same message ids"
-    }
 }

@@ -27,8 +27,7 @@ struct WorkerLoop: ~Copyable {
 
     init(
         consumer: any InputConsumer, processor: RecordProcessor, committer: BatchCommitter,
-        restorer: ChangelogRestorer, stateTopic: String, maxBatchRecords: Int, health: WorkerHealth,
-        metrics: WorkerMetrics, logger: Logger
+        restorer: ChangelogRestorer, stateTopic: String, maxBatchRecords: Int, health: WorkerHealth, logger: Logger
     ) {
         self.consumer = consumer
         self.processor = processor
@@ -40,7 +39,7 @@ struct WorkerLoop: ~Copyable {
         self.logger = logger
         self.progress = ProgressLog(logger: logger)
         self.rejections = RejectionLog(logger: logger)
-        self.stateGauges = StateGauges(metrics: metrics)
+        self.stateGauges = StateGauges(metrics: committer.metrics)
     }
 
     /// Takes what has arrived, handles it, hands the outputs to the producer, and commits each
@@ -164,7 +163,7 @@ struct WorkerLoop: ~Copyable {
             case .partitionsAssigned(let partitions):
                 let owned = partitions.filter { $0.topic == stateTopic }
                 health.set(.restoring)
-                let forwards = owned.isEmpty ? [] : try await consumer.committed(owned, timeout: .seconds(10))
+                let forwards = owned.isEmpty ? [] : try await consumer.committed(owned, timeout: Self.offsetsTimeout)
                 try await restorer.restore(owned.map(\.partition), forwards: forwards, into: &states)
                 health.set(owned.isEmpty ? .idle : .ready)
                 stateGauges.refresh(states, now: .now, force: true)
@@ -213,6 +212,8 @@ struct WorkerLoop: ~Copyable {
         try await committer.send(&produced, in: &batch)
     }
 
+    /// How long reading the group's committed offsets may take.
+    private static let offsetsTimeout = Duration.seconds(10)
     /// Outputs handed to the producer at a time.
     private static let outputRun = 2_000
     /// How long a poll during a commit waits for records: the commit may end meanwhile.

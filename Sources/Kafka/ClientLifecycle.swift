@@ -1,7 +1,7 @@
 /// The life of a librdkafka client, as a state machine its ``KafkaClient`` keeps behind a lock:
 /// running until `close` begins, closing while the close itself finishes the client's work
-/// (flushing, answering a last rebalance), closed once its loops have stopped. Calls from outside
-/// are served only while it runs; after `close` began they fail at once.
+/// (flushing, answering a last rebalance), then closed, which stops its loops. Calls from
+/// outside are served only while it runs; after `close` began they fail at once.
 struct ClientLifecycle: Sendable {
     /// Where the client is in its life.
     enum State: Sendable, Equatable {

@@ -57,6 +57,18 @@ struct ConsumerRebalances: Sendable {
         return .returnEvent(event)
     }
 
+    /// Completing `event`, which ``next()`` handed out, failed (its call was cancelled): it is
+    /// handed out again, first, by the next call.
+    mutating func notCompleted(_ event: RebalanceEvent) {
+        guard case .open(var reported, let returned) = state else { return }
+        if case .assign = event.kind {
+            reported.insert(event, at: 0)
+            state = .open(reported: reported, returned: returned)
+        } else {
+            state = .open(reported: reported, returned: event)
+        }
+    }
+
     /// A poll with a listener: every rebalance reported since the last, in order.
     mutating func takeReported() -> [RebalanceEvent] {
         guard case .open(let reported, let returned) = state else { return [] }

@@ -13,44 +13,53 @@ extension KafkaConsumer {
     public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws
         -> [TopicPartitionOffset]
     {
-        try await client.blocking { try $0.committed(partitions, timeout: timeout) }
+        try client.checkServing("committed offsets")
+        return try await client.blocking { try $0.committed(partitions, timeout: timeout) }
     }
 
     /// Moves the read position of assigned partitions.
     public func seek(_ offsets: [TopicPartitionOffset], timeout: Duration = .seconds(10)) async throws {
+        try client.checkServing("seek")
         try await client.blocking { try $0.seek(offsets, timeout: timeout) }
     }
 
     /// The offset of the next record this consumer will return from each partition (nil where
     /// it has none yet). Never waits.
     public func positions(_ partitions: [TopicPartition]) throws -> [TopicPartition: Int64] {
-        try client.native.positions(partitions)
+        try client.checkServing("positions")
+        return try client.native.positions(partitions)
     }
 
     /// The partition's high watermark as the last fetch reported it: the offset after the last
     /// record written, in a finished transaction or not (a read_committed consumer's end is the
-    /// last stable offset, which can be lower). Nil before any fetch answered. Never waits.
+    /// last stable offset, which can be lower). Nil before any fetch answered, and after close.
+    /// Never waits.
     public func highWatermark(of partition: TopicPartition) -> Int64? {
-        client.native.highWatermark(of: partition)
+        guard (try? client.checkServing("high watermark")) != nil else { return nil }
+        return client.native.highWatermark(of: partition)
     }
 
     /// Stops fetching from the partitions until ``resume(_:)``; their position is kept.
     public func pause(_ partitions: [TopicPartition]) throws {
+        try client.checkServing("pause")
         try client.native.pause(partitions)
     }
 
     /// Fetches again from paused partitions.
     public func resume(_ partitions: [TopicPartition]) throws {
+        try client.checkServing("resume")
         try client.native.resume(partitions)
     }
 
     /// The partitions currently assigned to this consumer.
     public func assignment() throws -> [TopicPartition] {
-        try client.native.assignment()
+        try client.checkServing("assignment", duringClose: true)
+        return try client.native.assignment()
     }
 
     /// The group metadata to pass to ``KafkaProducer/sendOffsetsToTransaction(_:groupMetadata:timeout:)``.
     public func groupMetadata() throws -> ConsumerGroupMetadata {
-        try client.native.groupMetadata()
+        try client.checkServing("group metadata", duringClose: true)
+        return try client.native.groupMetadata()
     }
 }

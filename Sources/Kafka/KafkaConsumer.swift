@@ -101,13 +101,13 @@ public final class KafkaConsumer: Sendable {
             case .readRecords:
                 return nil
             case .completeRevocation(let revocation):
-                try await client.blocking { try revocation.apply(to: $0) }
+                try await complete(revocation)
             case .returnEvent(let event):
                 let partitions = event.partitions.partitions
                 switch event.kind {
                 case .assign:
                     client.logger.info("partitions assigned: \(partitions)")
-                    try await client.blocking { try event.apply(to: $0) }
+                    try await complete(event)
                     return .partitionsAssigned(partitions)
                 case .revoke:
                     client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
@@ -117,6 +117,17 @@ public final class KafkaConsumer: Sendable {
                     return .partitionsRevoked(try assignment(), lost: true)
                 }
             }
+        }
+    }
+
+    /// Completes a rebalance ``ConsumerRebalances/next()`` handed out; one whose call failed is
+    /// handed out again.
+    private func complete(_ event: RebalanceEvent) async throws {
+        do {
+            try await client.blocking { try event.apply(to: $0) }
+        } catch {
+            context.rebalances.withLock { $0.notCompleted(event) }
+            throw error
         }
     }
 
@@ -177,7 +188,7 @@ public final class KafkaConsumer: Sendable {
         // What is still unanswered is answered here and, from now on, in the callback.
         let unanswered = context.rebalances.withLock { $0.beginClose() }
         do {
-            try await client.blocking { try $0.closeConsumer(answering: unanswered) }
+            try await client.blockingEvenIfCancelled { try $0.closeConsumer(answering: unanswered) }
         } catch {
             await client.finishClose()
             throw error

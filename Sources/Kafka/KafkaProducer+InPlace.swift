@@ -2,7 +2,8 @@
 extension KafkaProducer {
     /// The handle to produce to `name` with ``produce(_:to:deliveries:index:)``.
     public func topic(_ name: String) throws -> TopicHandle {
-        try topics.handle(for: name, producer: client.native)
+        try client.checkServing("topic")
+        return try topics.handle(for: name, producer: client.native)
     }
 
     /// Hands one record to librdkafka, which copies it; its report becomes record `index` of
@@ -11,6 +12,7 @@ extension KafkaProducer {
     public func produce(_ record: ProducerRecordView, to topic: TopicHandle, deliveries: PendingDeliveries, index: Int)
         throws(KafkaError)
     {
+        try client.checkServing("produce")
         try client.native.produce(record, to: topic, opaque: deliveries.opaque(for: index))
     }
 
@@ -18,6 +20,7 @@ extension KafkaProducer {
     /// a transaction, whose commit fails when any of its records was not delivered. Throws as
     /// ``produce(_:to:deliveries:index:)`` does.
     public func produceInTransaction(_ record: ProducerRecordView, to topic: TopicHandle) throws(KafkaError) {
+        try client.checkServing("produce")
         try client.native.produce(record, to: topic, opaque: nil)
     }
 }

@@ -25,6 +25,7 @@ extension KafkaProducer {
         groupMetadata: ConsumerGroupMetadata,
         timeout: Duration = .seconds(60)
     ) async throws {
+        try client.checkServing("send offsets to transaction")
         try await client.blocking {
             try $0.sendOffsetsToTransaction(offsets, groupMetadata: groupMetadata, timeout: timeout)
         }
@@ -38,6 +39,7 @@ extension KafkaProducer {
 
     /// Aborts the transaction: consumers reading committed data never see its records.
     public func abortTransaction(timeout: Duration = .seconds(60)) async throws {
+        try client.checkServing("abort transaction")
         try await client.blocking { try $0.abortTransaction(timeout: timeout) }
     }
 }

@@ -102,17 +102,20 @@ public final class KafkaProducer: Sendable {
         } catch {
             failure = error
             // The poll loop still runs: it hands the purged records' reports to their waiters.
-            try? await client.blocking { $0.purgeInFlight(timeout: .seconds(5)) }
+            try? await client.blockingEvenIfCancelled { $0.purgeInFlight(timeout: .seconds(5)) }
         }
         await client.finishClose()
         if let failure { throw failure }
     }
 
     private func flushInFlight(timeout: Duration) async throws {
-        try await client.blocking { try $0.flush(timeout: timeout) }
+        try await client.blockingEvenIfCancelled { try $0.flush(timeout: timeout) }
     }
 
+    /// Frees the topic handles. A producer released without ``close(timeout:)`` keeps its client,
+    /// whose loop still serves delivery reports, for the rest of the process: that is logged.
     deinit {
+        if !client.isClosed { client.logger.error("a Kafka producer was released without close()") }
         topics.destroyAll()
     }
 

@@ -3,9 +3,9 @@ import Kafka
 import TestSupport
 import Testing
 
-/// A group consumer released without ``KafkaConsumer/close()`` (a caller that threw on its way
-/// out) must not hang: librdkafka's destroy closes it, and that close waits until the revocation
-/// of what it holds is answered, with nobody polling for it any more.
+/// A group consumer released without ``KafkaConsumer/close()`` (a bug of its owner) must not
+/// hang: its release frees it without the consumer close, which would wait for an answer to the
+/// revocation of what it holds, with nobody polling for it any more.
 @Suite("Consumers released without close", .needsBroker, .timeLimit(.minutes(2)))
 struct ConsumerReleaseTests {
     @Test(

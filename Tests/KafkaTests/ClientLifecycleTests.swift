@@ -1,13 +1,16 @@
 import Kafka
 import Logging
 import NIOCore
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import Kafka
 
 /// Each client's life, without a broker: what is served after `close()`, a second close, and a
-/// close with deliveries pending. Port 9 (discard) on loopback: nothing listens.
-@Suite("Client lifecycles")
+/// close with deliveries pending, from a task going on or cancelled. Port 9 (discard) on
+/// loopback: nothing listens.
+@Suite("Client lifecycles", .timeLimit(.minutes(1)))
 struct ClientLifecycleTests {
     static let kafka = KafkaConfiguration(bootstrapServers: "127.0.0.1:9", clientID: "lifecycle-test")
     static let logger = Logger(label: "lifecycle-test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -26,54 +29,6 @@ struct ClientLifecycleTests {
         lifecycle.finishClose()
         #expect(!lifecycle.servesCalls(duringClose: true) && !lifecycle.loopsRun)
         #expect(lifecycle.beginClose() == .none)
-    }
-
-    static func rebalance(_ kind: RebalanceEvent.Kind, _ partition: Int32) -> RebalanceEvent {
-        RebalanceEvent(
-            kind: kind, partitions: NativePartitionList([TopicPartition("t", partition)]), lost: false,
-            cooperative: false)
-    }
-
-    static func describe(_ action: ConsumerRebalances.NextAction) -> String {
-        switch action {
-        case .readRecords: "read"
-        case .completeRevocation(let event): "complete \(event.partitions.partitions[0].partition)"
-        case .returnEvent(let event): "return \(event.partitions.partitions[0].partition)"
-        }
-    }
-
-    @Test(
-        "rebalances without a listener: returned one at a time, a revocation completed only at the next poll, after the caller committed"
-    )
-    func rebalancesReturnedInTurn() {
-        var rebalances = ConsumerRebalances()
-        #expect(Self.describe(rebalances.next()) == "read")
-        for (kind, partition) in [(RebalanceEvent.Kind.revoke, Int32(1)), (.assign, 2)] {
-            guard case .wakePoll = rebalances.reported(Self.rebalance(kind, partition)) else {
-                Issue.record("an open consumer answered a rebalance itself")
-                return
-            }
-        }
-        let turns = (0..<4).map { _ in Self.describe(rebalances.next()) }
-        #expect(turns == ["return 1", "complete 1", "return 2", "read"])
-    }
-
-    @Test(
-        "a revocation arriving while closing is answered at once by the callback; the close answers the ones before it, in order"
-    )
-    func revocationWhileClosing() {
-        var rebalances = ConsumerRebalances()
-        _ = rebalances.reported(Self.rebalance(.revoke, 1))
-        _ = rebalances.next()  // returned: the caller commits, and the next poll would complete it
-        _ = rebalances.reported(Self.rebalance(.assign, 2))
-        let unanswered = rebalances.beginClose()
-        #expect(unanswered.map(\.partitions.partitions[0].partition) == [1, 2])
-        guard case .answer = rebalances.reported(Self.rebalance(.revoke, 3)) else {
-            Issue.record("a revocation while closing was queued for a poll that never comes")
-            return
-        }
-        #expect(Self.describe(rebalances.next()) == "read" && rebalances.takeReported().isEmpty)
-        #expect(rebalances.beginClose().isEmpty, "a second close answers nothing twice")
     }
 
     @Test("a producer refuses records after close, at once; a second close does nothing")
@@ -100,6 +55,24 @@ struct ClientLifecycleTests {
         await #expect(throws: KafkaError.self) { try await producer.close(timeout: .milliseconds(200)) }
         let reports = await pending.reports()
         #expect(reports.count == 1 && reports[0].error != nil, "\(reports)")
+    }
+
+    @Test("a close from a cancelled task still gives up what is pending: its waiter gets an error")
+    func producerClosedFromCancelledTask() async throws {
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(kafka: Self.kafka), logger: Self.logger)
+        let pending = try await producer.enqueue([ProducerRecord(topic: "t", value: ByteBuffer(string: "x"))])
+        let closing = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await producer.close(timeout: .milliseconds(200))
+        }
+        // Waited for beside, not awaited: a waiter nobody resumes would hang the test run.
+        let reports = Mutex<[DeliveryReport]?>(nil)
+        Task { reports.withLock { [reports = await pending.reports()] in $0 = reports } }
+        await #expect(throws: KafkaError.self) { try await closing.value }
+        let arrived = await eventually(timeout: .seconds(10)) { reports.withLock { $0 != nil } }
+        #expect(arrived, "the pending delivery's waiter was never resumed")
+        #expect(reports.withLock { $0?.first?.error } != nil)
     }
 
     @Test("a consumer refuses polls and commits after close, at once; a second close does nothing")

@@ -39,7 +39,6 @@ final class KafkaClient: @unchecked Sendable {
     let context: ClientContext
     let logger: Logger
     private let threads: NIOThreadPool
-    /// A box, not a `Mutex`, so that the loops can hold it without holding the client.
     private let lifecycle = NIOLockedValueBox(ClientLifecycle())
     private let retainedContext: Unmanaged<ClientContext>
 
@@ -121,9 +120,27 @@ final class KafkaClient: @unchecked Sendable {
     }
 
     /// Runs a blocking librdkafka call on one of the client's threads.
+    /// A cancelled task's call is not run: it throws `CancellationError`.
     func blocking<T: Sendable>(_ body: @escaping @Sendable (NativeHandle) throws -> T) async throws -> T {
         let native = self.native
         return try await threads.runIfActive { try body(native) }
+    }
+
+    /// Runs a blocking call as ``blocking(_:)`` does, even for a cancelled task: for what a close
+    /// must do whatever ended its caller's work (leave the group, deliver or give up records).
+    func blockingEvenIfCancelled<T: Sendable>(_ body: @escaping @Sendable (NativeHandle) throws -> T) async throws
+        -> T
+    {
+        let native = self.native
+        return try await withCheckedThrowingContinuation { continuation in
+            threads.submit { state in
+                guard state == .active else {
+                    continuation.resume(throwing: KafkaError(code: .closed, message: "the client's threads stopped"))
+                    return
+                }
+                continuation.resume(with: Result { try body(native) })
+            }
+        }
     }
 
     /// Runs `body` again and again on a thread of its own until the client is closed.
@@ -143,6 +160,9 @@ final class KafkaClient: @unchecked Sendable {
             throw KafkaError(code: .closed, message: "\(operation()): the client is closed")
         }
     }
+
+    /// Whether the close has finished.
+    var isClosed: Bool { lifecycle.withLockedValue { $0.state == .closed } }
 
     /// Begins closing; false when a close began before (the caller then has nothing to do).
     func beginClose() -> Bool {
@@ -170,11 +190,12 @@ final class KafkaClient: @unchecked Sendable {
     }
 
     /// Frees the handle, which nothing uses any more: a closed client's threads have stopped,
-    /// and a loop holds its client until the close. A client released without a close (a bug
-    /// of its owner) is not closed here: it leaves its group only by the session timeout, and
-    /// its idle threads stay until the process ends.
+    /// and a loop holds its client until the close (so a producer released without a close is
+    /// never freed: see ``KafkaProducer``). A client released without a close (a bug of its
+    /// owner) is not closed here: it leaves its group only by the session timeout, and its idle
+    /// threads stay until the process ends.
     deinit {
-        if lifecycle.withLockedValue({ $0.state }) != .closed {
+        if !isClosed {
             logger.error("a Kafka client was released without close(); it was not closed")
         }
         rd_kafka_destroy_flags(handle, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)

@@ -114,7 +114,7 @@ extension NativeHandle {
         _ = rd_kafka_AdminOptions_set_operation_timeout(options, ms, &errorText, errorText.count)
         _ = rd_kafka_AdminOptions_set_request_timeout(options, ms, &errorText, errorText.count)
         send(options, queue)
-        guard let answer = rd_kafka_queue_poll(queue, ms &+ 1000) else {
+        guard let answer = rd_kafka_queue_poll(queue, Int32(clamping: Int64(ms) + 1000)) else {
             throw KafkaError(RD_KAFKA_RESP_ERR__TIMED_OUT, message: "\(what): no answer")
         }
         defer { rd_kafka_event_destroy(answer) }
