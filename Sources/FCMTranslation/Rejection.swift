@@ -6,6 +6,7 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         case unsupportedTarget = "unsupported_target"
         case invalidDataKey = "invalid_data_key"
         case payloadTooLarge = "payload_too_large"
+        case tooManyTopics = "too_many_topics"
     }
 
     /// The reason, as the status event's `reason` field spells it.

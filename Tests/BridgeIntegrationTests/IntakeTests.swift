@@ -42,6 +42,10 @@ struct IntakeTests {
                 ("not JSON", { _ in "{not json" }, "invalid_argument", true, false),
                 ("no target", { _ in #"{"notification": {"title": "x"}}"# }, "invalid_argument", true, false),
                 ("topic target", { _ in #"{"message": {"topic": "news"}}"# }, "unsupported_target", false, false),
+                (
+                    "condition every device satisfies", { _ in #"{"message": {"condition": "!('a' in topics)"}}"# },
+                    "invalid_argument", false, false
+                ),
                 ("reserved data key", { #"{"to": "\#($0)", "data": {"from": "x"}}"# }, "invalid_data_key", false, true),
                 (
                     "TTL out of range", { #"{"to": "\#($0)", "time_to_live": 2419201}"# }, "invalid_argument", false,

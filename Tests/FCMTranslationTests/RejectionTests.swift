@@ -64,12 +64,26 @@ struct RejectionTests {
             name: "legacy topic target, escaped", request: #"{"to":"\/topics\/news"}"#, reason: .unsupportedTarget,
             detail: "to:"),
         RejectionCase(
-            name: "legacy topic target, whole", request: #"{"to":"/topics/"}"#, reason: .unsupportedTarget,
-            detail: "to:"),
+            name: "legacy topic target, whole", request: #"{"to":"/topics/"}"#, reason: .invalidArgument,
+            detail: "to: a topic name is 1 to 900 characters; this one is empty"),
         // The prefix is compared as bytes: a combining mark after it does not hide it.
         RejectionCase(
             name: "legacy topic target, then a combining mark", request: #"{"to":"/topics/́news"}"#,
-            reason: .unsupportedTarget, detail: "to:"),
+            reason: .invalidArgument, detail: "to: a topic name holds only letters"),
+        RejectionCase(
+            name: "v1 topic name with a space", request: #"{"message":{"topic":"a b"}}"#, reason: .invalidArgument,
+            detail: "message.topic: a topic name holds only letters, digits and -_.~%; this one holds \" \""),
+        RejectionCase(
+            name: "v1 condition every device would satisfy", request: #"{"message":{"condition":"!('a' in topics)"}}"#,
+            reason: .invalidArgument, detail: "message.condition: it holds for a device in none of its topics"),
+        RejectionCase(
+            name: "legacy condition of six topics",
+            request:
+                #"{"condition":"'a' in topics || 'b' in topics || 'c' in topics || 'd' in topics || 'e' in topics || 'f' in topics"}"#,
+            reason: .invalidArgument, detail: "condition: it names more than 5 topics"),
+        RejectionCase(
+            name: "legacy condition with double quotes", request: #"{"condition":"\"a\" in topics"}"#,
+            reason: .invalidArgument, detail: "condition: topic names are quoted with ', not \""),
         RejectionCase(
             name: "legacy condition target", request: #"{"condition":"'a' in topics"}"#, reason: .unsupportedTarget,
             detail: "condition:"),
@@ -186,14 +200,18 @@ struct RejectionTests {
 
     @Test("every reason has a case")
     func allReasonsCovered() {
-        #expect(Set(Self.cases.map(\.reason)) == Set(Rejection.Reason.allCases))
+        // A device's own topics decide too_many_topics, not its request.
+        #expect(Set(Self.cases.map(\.reason)) == Set(Rejection.Reason.allCases).subtracting([.tooManyTopics]))
     }
 
     @Test("reasons are spelled as the contract spells them")
     func spelling() {
         #expect(
             Rejection.Reason.allCases.map(\.rawValue).sorted()
-                == ["invalid_argument", "invalid_data_key", "payload_too_large", "unsupported_target"])
+                == [
+                    "invalid_argument", "invalid_data_key", "payload_too_large", "too_many_topics",
+                    "unsupported_target",
+                ])
     }
 
     @Test("a payload exactly at the limit is accepted")

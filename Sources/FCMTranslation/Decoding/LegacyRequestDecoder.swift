@@ -45,6 +45,8 @@ enum LegacyRequestDecoder {
 
     private static func tokens(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> DeviceTokens {
         if request.has(.condition) {
+            try RequestDecoder.checkTopicTarget(
+                try request.string(.condition) ?? "", isCondition: true, path: "condition")
             throw Rejection(.unsupportedTarget, "condition: only token targets are supported")
         }
         if request.has(.notificationKey) {
@@ -56,6 +58,7 @@ enum LegacyRequestDecoder {
         if let node = try request.stringNode(.to) {
             let document = request.document
             if document.string(node, hasPrefix: "/topics/") {
+                try RequestDecoder.checkTopicTarget(document.text(node), isCondition: false, path: "to")
                 throw Rejection(.unsupportedTarget, "to: topic targets are not supported")
             }
             let to = document.text(node)

@@ -78,6 +78,21 @@ public enum RequestDecoder {
         return tokens.filter { tokenProblem($0) == nil }
     }
 
+    /// Rejects a topic name or condition FCM would refuse (`invalid_argument`, naming `path`).
+    static func checkTopicTarget(_ given: String, isCondition: Bool, path: @autoclosure () -> String)
+        throws(Rejection)
+    {
+        if isCondition {
+            do {
+                _ = try TopicCondition.parse(given)
+            } catch {
+                throw Rejection(.invalidArgument, "\(path()): \(error)")
+            }
+        } else if case .failure(let problem) = TopicName.validate(given) {
+            throw Rejection(.invalidArgument, "\(path()): \(problem)")
+        }
+    }
+
     /// Rejects a token with a ``tokenProblem(_:)``, naming `key` of `reader` (made only then).
     static func checkToken(
         _ token: String, key: @autoclosure () -> String, in reader: borrowing FieldReader<some FieldName>

@@ -43,6 +43,8 @@ enum V1RequestDecoder {
         }
         guard let target else { throw RequestDecoder.noTarget("message.token or message.fid") }
         guard target == .token || target == .fid else {
+            let given = try message.string(target) ?? ""
+            try RequestDecoder.checkTopicTarget(given, isCondition: target == .condition, path: message.path(target))
             throw Rejection(
                 .unsupportedTarget, "\(message.path(target)): only device targets (token, fid) are supported")
         }

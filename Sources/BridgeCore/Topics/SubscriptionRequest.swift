@@ -1,0 +1,75 @@
+import FCMTranslation
+
+/// A subscription request (`fcm.subscriptions`), the body of FCM's `batchAdd` / `batchRemove`:
+/// `{"action": "subscribe" | "unsubscribe", "topic": "news", "tokens": ["...", ...]}`.
+public struct SubscriptionRequest: Sendable, Hashable {
+    /// What the request does to each token's subscription.
+    public enum Action: String, Sendable, Hashable {
+        case subscribe, unsubscribe
+    }
+
+    public var action: Action
+    /// The topic, without a `/topics/` prefix.
+    public var topic: String
+    /// The tokens to apply it to, in order, each once.
+    public var tokens: [String]
+    /// The tokens refused one by one (the rest apply), each rejection naming its place in
+    /// `tokens` and, where it can be echoed, the token itself.
+    public var refused: [Rejection]
+
+    /// The most tokens one request may name, as FCM's.
+    public static let maximumTokens = 1000
+
+    /// Decodes a request. The whole request is rejected, addressed to every token it can read,
+    /// when its action or topic is wrong; it is undecodable (a dead letter too) when it is not a
+    /// JSON object with 1 to ``maximumTokens`` tokens. A token that is not a usable one is
+    /// refused alone.
+    public static func decode(_ bytes: (some Collection<UInt8>)?) -> Result<SubscriptionRequest, Rejection> {
+        guard let bytes else { return .failure(.recordWithoutValue) }
+        guard let json = try? JSONParser.parse(bytes), case .object(let members) = json else {
+            return .failure(
+                Rejection(.invalidArgument, "subscription request is not a JSON object", isUndecodable: true))
+        }
+        guard case .array(let values)? = members["tokens"] else {
+            return .failure(Rejection(.invalidArgument, "tokens: an array of tokens is required", isUndecodable: true))
+        }
+        guard (1...maximumTokens).contains(values.count) else {
+            return .failure(
+                Rejection(
+                    .invalidArgument, "tokens: must hold 1 to \(maximumTokens) tokens, not \(values.count)",
+                    isUndecodable: true))
+        }
+        var tokens: [String] = []
+        var seen: Set<String> = []
+        var refused: [Rejection] = []
+        for (index, value) in values.enumerated() {
+            guard let token = value.stringValue, !token.isEmpty else {
+                refused.append(Rejection(.invalidArgument, "tokens[\(index)]: must be a non-empty string"))
+                continue
+            }
+            if let problem = RequestDecoder.tokenProblem(token) {
+                // Not to be a key or to be echoed: refused without a token.
+                refused.append(Rejection(.invalidArgument, "tokens[\(index)]: \(problem)"))
+                continue
+            }
+            if seen.insert(token).inserted { tokens.append(token) }
+        }
+        var whole = Rejection(.invalidArgument, "")
+        whole.tokens = tokens
+        guard let action = members["action"]?.stringValue.flatMap(Action.init(rawValue:)) else {
+            whole.detail = #"action: must be "subscribe" or "unsubscribe""#
+            return .failure(whole)
+        }
+        guard let given = members["topic"]?.stringValue else {
+            whole.detail = "topic: a topic name is required"
+            return .failure(whole)
+        }
+        switch TopicName.validate(given) {
+        case .success(let topic):
+            return .success(SubscriptionRequest(action: action, topic: topic, tokens: tokens, refused: refused))
+        case .failure(let problem):
+            whole.detail = "topic: \(problem)"
+            return .failure(whole)
+        }
+    }
+}
