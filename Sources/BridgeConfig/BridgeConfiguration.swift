@@ -35,6 +35,8 @@ public struct BridgeConfiguration: Sendable, Hashable {
         public var inbox = "fcm.inbox"
         public var status = "fcm.status"
         public var deadLetters = "fcm.dlq"
+        /// Subscription requests (FCM's batchAdd / batchRemove), an input.
+        public var subscriptions = "fcm.subscriptions"
         /// Partitions for topics the bridge creates because they are missing.
         public var partitions: Int32 = 4
         /// Partitions of the internal topics (device state is split this many ways); nil for

@@ -124,7 +124,7 @@ public enum ConfigurationLoader {
     {
         for (key, path) in [
             ("send", \BridgeConfiguration.Topics.send), ("presence", \.presence), ("inbox", \.inbox),
-            ("status", \.status), ("dead_letters", \.deadLetters),
+            ("status", \.status), ("dead_letters", \.deadLetters), ("subscriptions", \.subscriptions),
         ] {
             if let name = try section.nonEmptyString(key) {
                 guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }),
@@ -137,7 +137,9 @@ public enum ConfigurationLoader {
                 topics[keyPath: path] = name
             }
         }
-        let names = [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters]
+        let names = [
+            topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters, topics.subscriptions,
+        ]
         if Set(names).count < names.count {
             throw ConfigurationError(field: section.path, "each topic needs its own name, got \(names)")
         }
@@ -158,6 +160,8 @@ public enum ConfigurationLoader {
         if let seconds = try section.integer("inactive_after_seconds", in: 1...(10 * 365 * 24 * 3600)) {
             rules.inactiveAfter = seconds * 1000
         }
+        rules.maxTopicsPerDevice =
+            try section.integer("max_topics_per_device", in: 1...100_000).map(Int.init) ?? rules.maxTopicsPerDevice
         try section.finish()
     }
 }

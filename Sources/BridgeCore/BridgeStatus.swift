@@ -10,13 +10,15 @@ enum BridgeStatus: Sendable, Hashable {
     case rejected(messageID: String?, Rejection, at: Int64)
     /// A dry run passed.
     case validated(messageID: String, at: Int64)
+    /// A subscription request took effect for the device: it joined or left `topic`.
+    case subscription(SubscriptionRequest.Action, topic: String, at: Int64)
 
     /// The event time the status is about (its `at`).
     var time: Int64 {
         switch self {
         case .queue(.queued(_, let at)), .queue(.dispatched(_, let at)), .queue(.delivered(_, let at)),
             .queue(.expired(_, let at)), .queue(.collapsed(_, _, _, let at)), .queue(.deletedMessages(_, _, _, let at)),
-            .rejected(_, _, let at), .validated(_, let at):
+            .rejected(_, _, let at), .validated(_, let at), .subscription(_, _, let at):
             at
         }
     }
@@ -52,6 +54,10 @@ enum BridgeStatus: Sendable, Hashable {
             writer.end(type: "rejected", token: token)
         case .validated(let id, let at):
             writer.simple("validated", id, at, token)
+        case .subscription(let action, let topic, let at):
+            writer.begin(at: at)
+            writer.string("topic", topic)
+            writer.end(type: action == .subscribe ? "subscribed" : "unsubscribed", token: token)
         }
     }
 }

@@ -6,6 +6,17 @@ public enum DeviceInput: Sendable, Hashable {
     case send(QueuedMessage)
     /// The device connected, disconnected or acknowledged messages.
     case presence(PresenceEvent.Kind)
+    /// The device is to join or leave a topic.
+    case subscription(SubscriptionRequest.Action, topic: String)
+}
+
+/// A device joining or leaving a topic, on its way from the device's state partition to the
+/// topic's, with the subscription request's event time.
+public struct MembershipChange: Sendable, Hashable {
+    public var topic: String
+    public var token: String
+    public var action: SubscriptionRequest.Action
+    public var time: Int64
 }
 
 /// An input for a device, with its event time.

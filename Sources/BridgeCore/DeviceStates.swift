@@ -8,6 +8,8 @@ public struct DeviceStates: Sendable {
     var forwards = ForwardsInFlight()
     /// Forgetting idle devices, per partition.
     private var sweeps: [Int32: IdleSweep] = [:]
+    /// The topics of the partitions held: each topic's members, and each device's own topics.
+    public internal(set) var topics = TopicStates()
 
     /// No partitions held.
     public init() {}
@@ -30,6 +32,7 @@ public struct DeviceStates: Sendable {
     public mutating func adopt(_ partition: Int32) {
         partitions[partition] = [:]
         sweeps[partition] = IdleSweep()
+        topics.adopt(partition)
     }
 
     /// Drops a partition's devices (its partition was revoked).
@@ -37,12 +40,14 @@ public struct DeviceStates: Sendable {
         partitions[partition] = nil
         forwards.drop(partition)
         sweeps[partition] = nil
+        topics.drop(partition)
     }
 
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some
-    /// (see ``IdleSweep``); returns the changes to record, per forgotten device.
+    /// (see ``IdleSweep``); returns the changes to record, per forgotten device, and the topics
+    /// it leaves with it.
     mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(
-        token: String, changes: [StateChange]
+        token: String, changes: [StateChange], topics: [String]
     )] {
         guard let deviceCount = partitions[partition]?.count else { return [] }
         // Inputs reach adopted partitions only (``adopt(_:)`` makes the sweep; the processor asks
@@ -54,7 +59,7 @@ public struct DeviceStates: Sendable {
                 partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
             sweeps[partition, default: IdleSweep()].scanned(at: time, idle: idle)
         }
-        var forgotten: [(token: String, changes: [StateChange])] = []
+        var forgotten: [(token: String, changes: [StateChange], topics: [String])] = []
         var changeCount = 0
         while changeCount < IdleSweep.changesPerInput,
             let (key, sweptAt) = sweeps[partition, default: IdleSweep()].nextCandidate()
@@ -63,8 +68,9 @@ public struct DeviceStates: Sendable {
             guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges
             partitions[partition]?[key] = nil
-            forgotten.append((key.token, changes))
-            changeCount += changes.count
+            let left = topics.forget(key.token, in: partition)
+            forgotten.append((key.token, changes, left))
+            changeCount += changes.count + left.count
         }
         return forgotten
     }
@@ -79,6 +85,16 @@ public struct DeviceStates: Sendable {
         .handle(routed, rules: rules)
         if isNew { output.changes.insert(.device(DeviceQueue(firstSeenAt: routed.time).status), at: 0) }
         return output
+    }
+
+    /// Creates the device when it is not held, as a first send does (a subscription makes a
+    /// device too, so that it is forgotten when idle); returns the change to record, if any.
+    mutating func ensureDevice(_ token: String, in partition: Int32, at time: Int64) -> StateChange? {
+        let key = DeviceKey(token: token)
+        guard partitions[partition]?[key] == nil else { return nil }
+        let device = DeviceQueue(firstSeenAt: time)
+        partitions[partition, default: [:]][key] = device
+        return .device(device.status)
     }
 
     private static func newDevice(at time: Int64, _ isNew: inout Bool) -> DeviceQueue {
@@ -96,6 +112,11 @@ public struct DeviceStates: Sendable {
 
     /// Devices with an input on its way to `partition` through the repartition topic.
     public func forwardsInFlight(in partition: Int32) -> Int { forwards.count(in: partition) }
+
+    /// Replays a changelog record's topic change (when restoring).
+    public mutating func restoreTopic(_ change: TopicChange, in partition: Int32) {
+        topics.restore(change, in: partition)
+    }
 
     /// Replays a changelog record's change onto its device (when restoring). A removal for a
     /// device not held (compaction kept the tombstone, not what it removed) creates none.
@@ -128,6 +149,8 @@ extension DeviceQueue {
         case .presence(.connect): connect(at: routed.time, rules: rules)
         case .presence(.disconnect): disconnect(at: routed.time)
         case .presence(.acknowledge(let ids)): acknowledge(ids, at: routed.time)
+        // A device's topics are not its queue's (see ``TopicStates``).
+        case .subscription: QueueOutput()
         }
     }
 }

@@ -73,7 +73,8 @@ public struct OutputTally: Sendable, Hashable {
 
 /// The contract's status event types.
 public enum StatusType: Int, CaseIterable, Sendable {
-    case queued, dispatched, delivered, expired, collapsed, deletedMessages, rejected, validated
+    case queued, dispatched, delivered, expired, collapsed, deletedMessages, rejected, validated, subscribed,
+        unsubscribed
 
     /// The `type` field as the contract spells it.
     public var name: String {
@@ -86,6 +87,8 @@ public enum StatusType: Int, CaseIterable, Sendable {
         case .deletedMessages: "deleted_messages"
         case .rejected: "rejected"
         case .validated: "validated"
+        case .subscribed: "subscribed"
+        case .unsubscribed: "unsubscribed"
         }
     }
 }
@@ -102,6 +105,8 @@ extension BridgeStatus {
         case .queue(.deletedMessages): .deletedMessages
         case .rejected: .rejected
         case .validated: .validated
+        case .subscription(.subscribe, _, _): .subscribed
+        case .subscription(.unsubscribe, _, _): .unsubscribed
         }
     }
 }

@@ -58,15 +58,25 @@ public struct RecordProcessor: Sendable {
         switch record.topic {
         case repartition.topic:
             do {
-                let (routed, source) = try repartition.input(of: record)
-                states.forwards.arrived(routed.token, in: record.partition, source: source)
-                if states.owns(record.partition) {
-                    handle(routed, in: record.partition, states: &states, outputs: &outputs)
-                } else {
-                    // Only reachable if the assignor split a co-partitioned set; forwarding keeps it correct.
-                    logger.error(
-                        "state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
-                    forward(routed, source: source, to: record.partition, states: &states, outputs: &outputs)
+                switch try repartition.carried(by: record) {
+                case .device(let routed, let source):
+                    states.forwards.arrived(routed.token, in: record.partition, source: source)
+                    if states.owns(record.partition) {
+                        handle(routed, in: record.partition, states: &states, outputs: &outputs)
+                    } else {
+                        // Only reachable if the assignor split a co-partitioned set; forwarding keeps it correct.
+                        logger.error(
+                            "state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
+                        forward(routed, source: source, to: record.partition, states: &states, outputs: &outputs)
+                    }
+                case .membership(let change):
+                    if states.owns(record.partition) {
+                        apply(change, in: record.partition, states: &states, outputs: &outputs)
+                    } else {
+                        logger.error(
+                            "state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
+                        repartition.record(change, partition: record.partition, to: &outputs)
+                    }
                 }
             } catch {
                 outputs.tally.note(
@@ -103,6 +113,8 @@ public struct RecordProcessor: Sendable {
                     to: &outputs)
                 reject(record, rejection, outputs: &outputs)
             }
+        case topics.subscriptions:
+            admitSubscription(record, states: &states, outputs: &outputs)
         default:
             logger.warning("ignoring a record of unexpected topic", metadata: ["topic": "\(record.topic)"])
         }
@@ -113,10 +125,15 @@ public struct RecordProcessor: Sendable {
         Murmur2Partitioner.partition(of: token.utf8, partitions: statePartitions)
     }
 
+    /// The state partition that owns a topic's members.
+    func statePartition(ofTopic topic: String) -> Int32 {
+        Murmur2Partitioner.partition(of: topic.utf8, partitions: statePartitions)
+    }
+
     /// Handles `routed` here when its record sits on the partition that owns its device (in a
     /// `colocated` topic), which this worker holds, and nothing for the device is on its way
     /// there through the repartition topic; else forwards it there, behind what is on its way.
-    private func route(
+    func route(
         _ routed: RoutedInput, from record: some InputRecord, colocated: Bool, states: inout DeviceStates,
         outputs: inout OutputRecords
     ) {
@@ -143,6 +160,13 @@ public struct RecordProcessor: Sendable {
     private func handle(
         _ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
+        if case .subscription(let action, let topic) = routed.input {
+            subscription(
+                action, topic: topic, token: routed.token, in: partition, at: routed.time, states: &states,
+                outputs: &outputs)
+            forgetIdle(in: partition, at: routed.time, states: &states, outputs: &outputs)
+            return
+        }
         let output = states.handle(routed, in: partition, rules: rules)
         for change in output.changes {
             changelog.record(change, token: routed.token, partition: partition, to: &outputs)
@@ -153,14 +177,28 @@ public struct RecordProcessor: Sendable {
         for event in output.statuses {
             encoder.status(AddressedStatus(token: routed.token, status: .queue(event)), to: &outputs)
         }
-        for (token, changes) in states.forgetIdle(in: partition, at: routed.time, rules: rules) {
+        forgetIdle(in: partition, at: routed.time, states: &states, outputs: &outputs)
+    }
+
+    /// Forgets idle devices of `partition`, as ``DeviceStates/forgetIdle(in:at:rules:)`` finds
+    /// them: their changes, and the topics each leaves.
+    private func forgetIdle(
+        in partition: Int32, at time: Int64, states: inout DeviceStates, outputs: inout OutputRecords
+    ) {
+        for (token, changes, topics) in states.forgetIdle(in: partition, at: time, rules: rules) {
             for change in changes { changelog.record(change, token: token, partition: partition, to: &outputs) }
+            for topic in topics {
+                changelog.record(
+                    .deviceTopic(token: token, topic: topic, isSubscribed: false), partition: partition, to: &outputs)
+                let leave = MembershipChange(topic: topic, token: token, action: .unsubscribe, time: time)
+                repartition.record(leave, partition: statePartition(ofTopic: topic), to: &outputs)
+            }
         }
     }
 
     /// Notes the rejected input for the log, and writes it to the dead letter topic when it
     /// could not be decoded. (Its `rejected` statuses are written by the caller.)
-    private func reject(_ record: some InputRecord, _ rejection: Rejection, outputs: inout OutputRecords) {
+    func reject(_ record: some InputRecord, _ rejection: Rejection, outputs: inout OutputRecords) {
         outputs.tally.note(
             OutputTally.Note(
                 source: record.position, reason: rejection.reason.rawValue, detail: rejection.detail,

@@ -5,9 +5,13 @@ import FCMTranslation
 /// keyed by token, with the original event time as the record's CreateTime.
 ///
 /// The `kind` header says what the input is: `message` (value: its `apns` object; headers
-/// `message-id`, `collapse-key`, `expires-at`), `connect`, `disconnect`, or `ack` (value: the
-/// acknowledged ids as a JSON array). The `source` header names the input record's place,
-/// `topic:partition:offset`, by which the forwarding worker knows when it is back.
+/// `message-id`, `collapse-key`, `expires-at`), `connect`, `disconnect`, `ack` (value: the
+/// acknowledged ids as a JSON array), or `subscribe` / `unsubscribe` (header `topic`). The
+/// `source` header names the input record's place, `topic:partition:offset`, by which the
+/// forwarding worker knows when it is back.
+///
+/// A membership change on its way to its topic's state partition is `join` / `leave` (header
+/// `topic`), keyed by the device's token too, with no `source`: it is no input of the device's.
 struct RepartitionCodec: Sendable {
     let topic: String
 
@@ -37,7 +41,20 @@ struct RepartitionCodec: Sendable {
         case .presence(.acknowledge(let ids)):
             outputs.value { JSONValue.array(ids.map(JSONValue.string)).write(to: &$0) }
             outputs.header("kind") { $0.append("ack") }
+        case .subscription(let action, let topic):
+            outputs.value { _ in }
+            outputs.header("kind", text: action.rawValue)
+            outputs.header("topic", text: topic)
         }
+    }
+
+    /// Writes the record that takes `change` to its topic's state partition `partition`.
+    func record(_ change: MembershipChange, partition: Int32, to outputs: inout OutputRecords) {
+        outputs.begin(.repartition, partition: partition, timestamp: change.time)
+        outputs.key { $0.append(utf8: change.token) }
+        outputs.value { _ in }
+        outputs.header("kind") { $0.append(change.action == .subscribe ? "join" : "leave") }
+        outputs.header("topic", text: change.topic)
     }
 
     /// A repartition record's `source` header; for a record written before there was one, the
@@ -46,13 +63,30 @@ struct RepartitionCodec: Sendable {
         record.header("source") ?? source(of: record)
     }
 
-    /// The input a repartition record forwards, and its ``forwardedSource(of:)``.
-    func input(of record: some InputRecord) throws(MalformedRecord) -> (input: RoutedInput, source: String) {
+    /// What a repartition record carries: an input for a device, with its
+    /// ``forwardedSource(of:)``, or a membership change for a topic.
+    enum Carried {
+        case device(RoutedInput, source: String)
+        case membership(MembershipChange)
+    }
+
+    /// What a repartition record carries.
+    func carried(by record: some InputRecord) throws(MalformedRecord) -> Carried {
         guard let token = RecordFields.text(record.key), let time = record.createTime else {
             throw MalformedRecord(description: "repartition record at \(record.position) has no key or timestamp")
         }
+        let kind = record.header("kind")
+        if kind == "join" || kind == "leave" {
+            guard let topic = record.header("topic") else {
+                throw MalformedRecord(
+                    description: "repartition \(kind ?? "") at \(record.position) has no topic header")
+            }
+            return .membership(
+                MembershipChange(
+                    topic: topic, token: token, action: kind == "join" ? .subscribe : .unsubscribe, time: time))
+        }
         let input: DeviceInput
-        switch record.header("kind") {
+        switch kind {
         case "message":
             guard let id = record.header("message-id") else {
                 throw MalformedRecord(description: "repartition message at \(record.position) has no message-id header")
@@ -72,10 +106,26 @@ struct RepartitionCodec: Sendable {
                 throw MalformedRecord(description: "repartition ack at \(record.position) has no JSON array of ids")
             }
             input = .presence(.acknowledge(messageIDs: ids.compactMap(\.stringValue)))
+        case "subscribe", "unsubscribe":
+            guard let topic = record.header("topic") else {
+                throw MalformedRecord(
+                    description: "repartition \(kind ?? "") at \(record.position) has no topic header")
+            }
+            input = .subscription(kind == "subscribe" ? .subscribe : .unsubscribe, topic: topic)
         case let kind:
             throw MalformedRecord(
                 description: "repartition record at \(record.position) is of unknown kind \(kind ?? "nil")")
         }
-        return (RoutedInput(token: token, input: input, time: time), Self.forwardedSource(of: record))
+        return .device(RoutedInput(token: token, input: input, time: time), source: Self.forwardedSource(of: record))
+    }
+
+    /// The device input a repartition record forwards, and its ``forwardedSource(of:)``; throws
+    /// for a membership change.
+    func input(of record: some InputRecord) throws(MalformedRecord) -> (input: RoutedInput, source: String) {
+        switch try carried(by: record) {
+        case .device(let input, let source): (input, source)
+        case .membership:
+            throw MalformedRecord(description: "repartition record at \(record.position) is a membership change")
+        }
     }
 }

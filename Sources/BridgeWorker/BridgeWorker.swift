@@ -68,7 +68,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                     configuration: configuration.workerConsumer, statistics: metrics.librdkafka.record, logger: logger
                 ) { consumer in
                     try consumer.subscribe([
-                        configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic,
+                        configuration.topics.send, configuration.topics.presence, configuration.topics.subscriptions,
+                        configuration.repartitionTopic,
                     ])
                     do {
                         try await consume(
@@ -120,7 +121,10 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     /// The worker's metrics, labelled with the topics it reads and writes.
     private var workerMetrics: WorkerMetrics {
         WorkerMetrics(
-            inputTopics: [configuration.topics.send, configuration.topics.presence, configuration.repartitionTopic],
+            inputTopics: [
+                configuration.topics.send, configuration.topics.presence, configuration.topics.subscriptions,
+                configuration.repartitionTopic,
+            ],
             outputTopics: OutputTopic.allCases.map { $0.name(in: configuration) }, factory: metricsFactory)
     }
 

@@ -174,14 +174,14 @@ import NIOCore
                 return
             }
             do {
-                let (token, change) = try codec.change(
-                    of: ChangelogRecordView(
-                        topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-                        value: record.value,
-                        createTime: record.createTime
-                    ),
-                    header: { record.header($0) }
-                )
+                let view = ChangelogRecordView(
+                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
+                    value: record.value, createTime: record.createTime)
+                if let topicChange = try codec.topicChange(of: view) {
+                    decoded.topicChanges.append((topicChange, record.partition))
+                    return
+                }
+                let (token, change) = try codec.change(of: view, header: { record.header($0) })
                 decoded.changes.append((DeviceKey(token: token), change, record.partition))
             } catch {
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])

@@ -6,6 +6,8 @@ import Kafka
 struct DecodedChanges: Sendable {
     /// Changelog changes, in the order read, with their devices' keys.
     var changes: [(key: DeviceKey, change: StateChange, partition: Int32)] = []
+    /// Topic changes, in the order read, with their partitions.
+    var topicChanges: [(change: TopicChange, partition: Int32)] = []
     /// Repartition records, as ``DeviceStates/restoreForward(_:)`` reads them.
     var forwards: [InMemoryRecord] = []
     var endsOfPartition: [TopicPartitionOffset]
@@ -16,7 +18,9 @@ struct DecodedChanges: Sendable {
     /// changes; returns their count.
     mutating func apply(to states: inout DeviceStates) -> Int {
         for forward in forwards { states.restoreForward(forward) }
-        let count = changes.count
+        let count = changes.count + topicChanges.count
+        for (change, partition) in topicChanges { states.restoreTopic(change, in: partition) }
+        topicChanges = []
         // Each change is moved out, not copied: a copy retains what the change holds, on
         // another thread than made it, and dropping the batch would release it all again.
         changes.reverseByMoving()

@@ -20,7 +20,9 @@ struct TopicLayout: Sendable {
     {
         let topics = configuration.topics
         var existing = Dictionary(try await admin.topics().map { ($0.name, Int32($0.partitions.count)) }) { $1 }
-        let external = [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters]
+        let external = [
+            topics.send, topics.presence, topics.subscriptions, topics.inbox, topics.status, topics.deadLetters,
+        ]
         let missing = external.filter { existing[$0] == nil }
         if !missing.isEmpty {
             logger.notice(

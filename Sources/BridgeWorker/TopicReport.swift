@@ -34,47 +34,51 @@ public struct TopicReport: Sendable, CustomStringConvertible {
         let topics = configuration.topics
         statePartitions = TopicLayout.statePartitions(of: configuration, existing: partitions)
         let state = statePartitions
-        var entries = [
-            Entry(name: topics.send, role: "input: send requests", partitions: partitions[topics.send]),
-            Entry(name: topics.presence, role: "input: presence", partitions: partitions[topics.presence]),
-            Entry(name: topics.inbox, role: "output: device inboxes", partitions: partitions[topics.inbox]),
-            Entry(name: topics.status, role: "output: status events", partitions: partitions[topics.status]),
-            Entry(name: topics.deadLetters, role: "output: dead letters", partitions: partitions[topics.deadLetters]),
-            Entry(
-                name: configuration.changelogTopic, role: "internal: device state changelog",
-                partitions: partitions[configuration.changelogTopic]),
-            Entry(
-                name: configuration.repartitionTopic, role: "internal: repartition",
-                partitions: partitions[configuration.repartitionTopic]),
+        let external: [(name: String, role: String, colocatable: Bool)] = [
+            (topics.send, "input: send requests", true), (topics.presence, "input: presence", true),
+            (topics.subscriptions, "input: subscription requests", false),
+            (topics.inbox, "output: device inboxes", false), (topics.status, "output: status events", false),
+            (topics.deadLetters, "output: dead letters", false),
         ]
-        for index in entries.indices {
-            let name = entries[index].name
-            guard let count = entries[index].partitions else {
-                entries[index].problems.append(
-                    "missing (`fcm-bridge topics --create` creates it, with \(index < 5 ? topics.partitions : state) partitions)"
-                )
-                continue
-            }
-            if index < 2, count != state {
-                entries[index].notes.append(
-                    "split \(count) ways, the state \(state): not co-partitioned, so every record takes one extra hop through \(configuration.repartitionTopic); give it \(state) partitions to handle records where they land"
-                )
-            }
-            if index >= 5 {
-                if count != state {
-                    entries[index].problems.append(
-                        "has \(count) partitions but device state is split \(state) ways (topics.state_partitions); it cannot change once state exists"
+        var entries: [Entry] = []
+        for (name, role, colocatable) in external {
+            var entry = Entry(name: name, role: role, partitions: partitions[name])
+            if let count = entry.partitions {
+                if colocatable, count != state {
+                    entry.notes.append(
+                        "split \(count) ways, the state \(state): not co-partitioned, so every record takes one extra hop through \(configuration.repartitionTopic); give it \(state) partitions to handle records where they land"
                     )
                 }
-                let reported = configs?[name] ?? [:]
-                entries[index].problems +=
-                    index == 5
-                    ? InternalTopicSettings.changelogProblems(name, configs: reported)
-                    : InternalTopicSettings.repartitionProblems(name, configs: reported)
+            } else {
+                entry.problems.append(
+                    "missing (`fcm-bridge topics --create` creates it, with \(topics.partitions) partitions)")
             }
+            entries.append(entry)
         }
-        if configs == nil {
-            entries[5].notes.append("the cluster did not describe topic configs: settings not checked")
+        for (name, role) in [
+            (configuration.changelogTopic, "internal: device state changelog"),
+            (configuration.repartitionTopic, "internal: repartition"),
+        ] {
+            var entry = Entry(name: name, role: role, partitions: partitions[name])
+            guard let count = entry.partitions else {
+                entry.problems.append("missing (`fcm-bridge topics --create` creates it, with \(state) partitions)")
+                entries.append(entry)
+                continue
+            }
+            if count != state {
+                entry.problems.append(
+                    "has \(count) partitions but device state is split \(state) ways (topics.state_partitions); it cannot change once state exists"
+                )
+            }
+            let reported = configs?[name] ?? [:]
+            entry.problems +=
+                name == configuration.changelogTopic
+                ? InternalTopicSettings.changelogProblems(name, configs: reported)
+                : InternalTopicSettings.repartitionProblems(name, configs: reported)
+            if configs == nil, name == configuration.changelogTopic {
+                entry.notes.append("the cluster did not describe topic configs: settings not checked")
+            }
+            entries.append(entry)
         }
         self.entries = entries
     }

@@ -10,6 +10,9 @@ public struct QueueRules: Sendable, Hashable {
     /// A device that connects after this long (milliseconds) without a presence event loses every
     /// waiting message (30 days).
     public var inactiveAfter: Int64 = 30 * 24 * 3600 * 1000
+    /// Topics a device may be subscribed to (FCM's limit); a subscription past it is refused
+    /// with `too_many_topics`.
+    public var maxTopicsPerDevice = 2000
     /// How many dispatched ids a device remembers for `ack` (older ones are acknowledged silently).
     public var acknowledgementWindow = 1000
 

@@ -31,6 +31,7 @@ struct BridgeFixture: Sendable {
         configuration.topics.inbox = "inbox.\(id)"
         configuration.topics.status = "status.\(id)"
         configuration.topics.deadLetters = "dlq.\(id)"
+        configuration.topics.subscriptions = "subscriptions.\(id)"
         configuration.topics.partitions = partitions
         configuration.bundleID = "com.example.test"
         configuration.delivery = delivery
@@ -40,9 +41,10 @@ struct BridgeFixture: Sendable {
         let topics = configuration.topics
         try await withKafkaAdmin(configuration: fixture.kafka, logger: Self.logger) { admin in
             try await admin.createTopics(
-                [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters].map {
-                    NewTopic(name: $0, partitions: partitions)
-                },
+                [topics.send, topics.presence, topics.inbox, topics.status, topics.deadLetters, topics.subscriptions]
+                    .map {
+                        NewTopic(name: $0, partitions: partitions)
+                    },
                 ignoreExisting: false
             )
         }
@@ -89,6 +91,19 @@ struct BridgeFixture: Sendable {
                     topic: configuration.topics.send, partition: partition.map { .explicit($0) } ?? .byKey,
                     key: key.map { ByteBuffer(string: $0) }, value: ByteBuffer(string: $0), timestamp: time)
             })
+    }
+
+    /// Produces a subscription request (FCM's batchAdd / batchRemove body), to partition 0: the
+    /// requests of a test are processed in the order given.
+    func subscription(_ action: String, topic: String, tokens: [String], at time: Int64) async throws {
+        let request: JSONValue = .object([
+            "action": .string(action), "topic": .string(topic), "tokens": .array(tokens.map(JSONValue.string)),
+        ])
+        try await produce([
+            ProducerRecord(
+                topic: configuration.topics.subscriptions, partition: .explicit(0),
+                value: ByteBuffer(bytes: request.jsonBytes), timestamp: time)
+        ])
     }
 
     /// Produces a presence event.

@@ -11,7 +11,9 @@ struct TopicReportTests {
         configuration.kafka.groupID = "g"
         return configuration
     }()
-    static let inputsAndOutputs = ["fcm.send", "fcm.presence", "fcm.inbox", "fcm.status", "fcm.dlq"]
+    static let inputsAndOutputs = [
+        "fcm.send", "fcm.presence", "fcm.subscriptions", "fcm.inbox", "fcm.status", "fcm.dlq",
+    ]
     static let internalTopics = ["g.device-state-changelog", "g.device-repartition"]
     static let goodConfigs = [
         "g.device-state-changelog": InternalTopicSettings.changelog,

@@ -18,6 +18,7 @@ struct StateGauges {
         last = now
         metrics.devices.record(states.deviceCount)
         metrics.waitingMessages.record(states.waitingMessageCount)
+        metrics.topicMemberships.record(states.topics.membershipCount)
         metrics.statePartitions.record(states.partitionCount)
     }
 }

@@ -27,6 +27,8 @@ public struct WorkerMetrics: Sendable {
     let devices: Gauge
     /// Messages waiting in the queues this worker holds.
     let waitingMessages: Gauge
+    /// Topic memberships (topic, device) of the topics whose state partitions this worker holds.
+    let topicMemberships: Gauge
     /// State partitions this worker holds.
     let statePartitions: Gauge
     /// How long restoring newly assigned partitions took.
@@ -59,6 +61,7 @@ public struct WorkerMetrics: Sendable {
         failedBatches = Counter(label: "fcm_bridge_failed_batches_total", factory: factory)
         devices = Gauge(label: "fcm_bridge_devices", factory: factory)
         waitingMessages = Gauge(label: "fcm_bridge_waiting_messages", factory: factory)
+        topicMemberships = Gauge(label: "fcm_bridge_topic_memberships", factory: factory)
         statePartitions = Gauge(label: "fcm_bridge_state_partitions", factory: factory)
         restoreDuration = CoreMetrics.Timer(label: "fcm_bridge_restore_duration_seconds", factory: factory)
         restoredChanges = Counter(label: "fcm_bridge_restored_changes_total", factory: factory)

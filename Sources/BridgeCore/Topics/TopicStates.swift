@@ -1,0 +1,92 @@
+/// The topic state of the state partitions this worker holds: the members of each topic whose
+/// partition it is (murmur2 of the topic's name), and the topics of each device whose partition
+/// it is. Two views of one fact, each where it is needed: a fan-out reads a topic's members, a
+/// condition a device's own topics.
+public struct TopicStates: Sendable {
+    private struct Partition: Sendable {
+        var members: [String: TopicMembers] = [:]
+        var deviceTopics: [DeviceKey: Set<String>] = [:]
+    }
+
+    private var partitions: [Int32: Partition] = [:]
+
+    /// No partitions held.
+    public init() {}
+
+    /// Memberships held, over every topic of every partition.
+    public var membershipCount: Int {
+        partitions.values.reduce(0) { sum, partition in partition.members.values.reduce(sum) { $0 + $1.count } }
+    }
+
+    /// Starts holding a partition, with no topics yet (before its changelog is replayed).
+    mutating func adopt(_ partition: Int32) { partitions[partition] = Partition() }
+
+    /// Drops a partition's topic state (its partition was revoked).
+    mutating func drop(_ partition: Int32) { partitions[partition] = nil }
+
+    /// The device's side of a subscription: true when `topic` joined the device's set, false
+    /// when it was in it already, nil when the set holds `limit` topics (the subscription is
+    /// refused).
+    mutating func subscribe(_ token: String, to topic: String, in partition: Int32, limit: Int) -> Bool? {
+        let key = DeviceKey(token: token)
+        if partitions[partition]?.deviceTopics[key]?.contains(topic) == true { return false }
+        guard (partitions[partition]?.deviceTopics[key]?.count ?? 0) < limit else { return nil }
+        partitions[partition, default: Partition()].deviceTopics[key, default: []].insert(topic)
+        return true
+    }
+
+    /// The device's side of an unsubscription: whether `topic` left the device's set.
+    mutating func unsubscribe(_ token: String, from topic: String, in partition: Int32) -> Bool {
+        let key = DeviceKey(token: token)
+        guard partitions[partition]?.deviceTopics[key]?.remove(topic) != nil else { return false }
+        if partitions[partition]?.deviceTopics[key]?.isEmpty == true { partitions[partition]?.deviceTopics[key] = nil }
+        return true
+    }
+
+    /// The topic's side: applies a membership change; whether it changed anything.
+    mutating func apply(_ change: MembershipChange, in partition: Int32) -> Bool {
+        switch change.action {
+        case .subscribe:
+            return partitions[partition, default: Partition()].members[change.topic, default: TopicMembers()]
+                .insert(change.token)
+        case .unsubscribe:
+            guard partitions[partition]?.members[change.topic]?.remove(change.token) == true else { return false }
+            if partitions[partition]?.members[change.topic]?.count == 0 {
+                partitions[partition]?.members[change.topic] = nil
+            }
+            return true
+        }
+    }
+
+    /// Forgets a device's own topics (the device is forgotten); returns them.
+    mutating func forget(_ token: String, in partition: Int32) -> [String] {
+        guard let topics = partitions[partition]?.deviceTopics.removeValue(forKey: DeviceKey(token: token)) else {
+            return []
+        }
+        return topics.sorted()
+    }
+
+    /// The topics in the device's own set.
+    func topics(of token: String, in partition: Int32) -> Set<String> {
+        partitions[partition]?.deviceTopics[DeviceKey(token: token)] ?? []
+    }
+
+    /// The members of `topic`, whose partition `partition` is.
+    func members(of topic: String, in partition: Int32) -> TopicMembers? {
+        partitions[partition]?.members[topic]
+    }
+
+    /// Replays a changelog record's change (when restoring).
+    public mutating func restore(_ change: TopicChange, in partition: Int32) {
+        switch change {
+        case .member(let topic, let token, let isMember):
+            _ = apply(
+                MembershipChange(topic: topic, token: token, action: isMember ? .subscribe : .unsubscribe, time: 0),
+                in: partition)
+        case .deviceTopic(let token, let topic, true):
+            _ = subscribe(token, to: topic, in: partition, limit: .max)
+        case .deviceTopic(let token, let topic, false):
+            _ = unsubscribe(token, from: topic, in: partition)
+        }
+    }
+}
