@@ -56,8 +56,10 @@ public struct StatusEvent: Sendable, Hashable, Decodable {
     public var messageIDs: [String]?
     /// `collapsed`: the message that replaced it.
     public var replacedBy: String?
-    /// `subscribed`, `unsubscribed`, `fanned_out`: the topic.
+    /// `subscribed`, `unsubscribed`, `fanned_out` of a topic send: the topic.
     public var topic: String?
+    /// `fanned_out` of a condition send: the condition.
+    public var condition: String?
 
     /// The record's value as the bridge wrote it.
     public internal(set) var json: [UInt8] = []
@@ -77,7 +79,7 @@ public struct StatusEvent: Sendable, Hashable, Decodable {
         case token, at, reason, detail, count
         case messageIDs = "message_ids"
         case replacedBy = "replaced_by"
-        case topic
+        case topic, condition
     }
 
     /// The id of the record at `offset` of `topic`'s `partition`: `topic:partition:offset`.

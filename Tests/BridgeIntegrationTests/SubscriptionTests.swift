@@ -1,4 +1,5 @@
 import BridgeConfig
+import FCMBridgeClient
 import FCMTranslation
 import TestSupport
 import Testing
@@ -25,6 +26,27 @@ struct SubscriptionTests {
             #expect(reader.statuses(of: tokens[0]).last?["type"] == .string("unsubscribed"))
             let rejected = reader.statuses.filter { $0.key == nil }.map(\.json)
             #expect(rejected.map { $0["detail"]?.stringValue?.hasPrefix("tokens[3]") } == [true])
+        }
+    }
+
+    @Test("the client library subscribes 2,500 devices in requests of at most 1,000: each is subscribed once")
+    func clientSubscribes() async throws {
+        try await BridgeFixture.withWorker { fixture, reader in
+            let devices = (0..<2500).map { "many-\($0)-\(uniqueToken())" }
+            let sender = try FCMBridgeSender(
+                kafka: fixture.kafka, topic: fixture.configuration.topics.send,
+                subscriptionsTopic: fixture.configuration.topics.subscriptions, logger: TestBroker.logger)
+            do {
+                try await sender.subscribe(devices, to: "/topics/many")
+            } catch {
+                try? await sender.close()
+                throw error
+            }
+            try await sender.close()
+            try await reader.waitUntil("2,500 subscribed") { $0.statuses.count >= 2500 }
+            let subscribed = reader.statuses.filter { $0.json["type"] == .string("subscribed") }
+            #expect(subscribed.count == 2500 && Set(subscribed.compactMap(\.key)) == Set(devices))
+            #expect(subscribed.allSatisfy { $0.json["topic"] == .string("many") })
         }
     }
 

@@ -31,6 +31,16 @@ struct StatusEventTests {
         #expect(event.json == Array(json.utf8))
     }
 
+    @Test("subscription and fan-out events keep their topic, condition and count")
+    func topicEvents() throws {
+        let subscribed = try StatusEvent.decode(Array(#"{"at":5,"token":"t","topic":"news","type":"subscribed"}"#.utf8))
+        #expect(subscribed.type == .subscribed && subscribed.topic == "news" && subscribed.messageID == nil)
+        let json =
+            #"{"at":5,"condition":"'a' in topics","count":3,"message_id":"0:1:0","token":"a","type":"fanned_out"}"#
+        let fannedOut = try StatusEvent.decode(Array(json.utf8))
+        #expect(fannedOut.condition == "'a' in topics" && fannedOut.count == 3 && fannedOut.topic == nil)
+    }
+
     @Test(
         "a record that is not a status event does not decode",
         arguments: [#"{"token":"t"}"#, "not json", #"{"type":1,"at":5}"#])
