@@ -2,8 +2,9 @@
 """Fuzzes a running fcm-bridge from outside: it knows the wire contract, not the code.
 
 One worker (`fcm-bridge run`, configured through FCM_BRIDGE_* variables) reads --records records
-(seeded), produced as fast as one producer can to the send and presence topics: valid requests
-and presence events for a pool of devices, and mutations of them: truncated, bytes flipped,
+(seeded), produced as fast as one producer can to the send, presence and subscriptions topics:
+valid requests, presence events and subscription requests for a pool of devices, and mutations
+of them: truncated, bytes flipped,
 values of the wrong type, nulls, huge strings, deep nesting, invalid UTF-8, random bytes, empty
 and null values, 1,000 and more registration ids; null, empty, binary and huge keys; many and
 huge headers; extreme timestamps. Every record but the extreme ones has a timestamp of its own
@@ -17,6 +18,8 @@ letter and inbox topics and accounts for every record:
             source-topic, source-partition, source-offset), or a `rejected` status without a
             message_id at the record's timestamp
   presence  a dead letter or `rejected` status as above, or else processed (no output is owed)
+  subscriptions  a `subscribed`, `unsubscribed` or `rejected` status at the record's timestamp,
+            or a dead letter naming it
 and checks every output: a JSON object, within its size bound, at most 1,000 statuses for one
 record. It fails when the worker exits, a partition stalls, a send record is unaccounted for, an
 output breaks its bound, or the worker's resident memory exceeds --max-rss-mb. Bounded in time;
@@ -152,9 +155,17 @@ class Mutator:
             target[self.rng.choice(["token", "to", "collapse_key", "event"])] = filler
         return document
 
+    def valid_subscription(self):
+        rng = self.rng
+        topic = rng.choice(["news", "/topics/sport", "a-b_c.d~e%f", "x" * 900, "x" * 901, "bad name", ""])
+        count = rng.choice([1, 2, 5, 1000, 1001]) if rng.random() < 0.01 else rng.randrange(1, 6)
+        return {"action": rng.choice(["subscribe", "subscribe", "unsubscribe", "join"]), "topic": topic,
+                "tokens": [self.token() for _ in range(count)]}
+
     def value(self, topic):
         rng = self.rng
-        document = self.valid_send() if topic == "send" else self.valid_presence()
+        document = {"send": self.valid_send, "presence": self.valid_presence,
+                    "subscriptions": self.valid_subscription}[topic]()
         roll = rng.random()
         if roll < 0.35:
             return json.dumps(document).encode()
@@ -218,7 +229,7 @@ class Accounts:
     def __init__(self, count):
         self.covered = bytearray(count)
         self.statuses_per_record = Counter()  # the statuses a record caused itself (at its own time)
-        self.anonymous_rejections = 0  # `rejected` without a message id, at no record's own time
+        self.anonymous_statuses = 0  # `rejected` without a message id, or a subscription's status, at no record's own time
         self.status_types = Counter()
         self.dead_letters = 0
         self.inbox_records = 0
@@ -269,10 +280,17 @@ def audit(bootstrap, topics, partitions, index_of, base, count, untraceable):
             accounts.covered[index] = 1
             if event.get("type") != "deleted_messages" and own_index(event.get("at")) == index:
                 accounts.statuses_per_record[index] += 1
+        if event.get("type") in ("subscribed", "unsubscribed"):
+            index = own_index(event.get("at"))
+            if index is None:  # a record of an extreme timestamp
+                accounts.anonymous_statuses += 1
+            else:
+                accounts.covered[index] = 1
+                accounts.statuses_per_record[index] += 1
         if event.get("type") == "rejected" and "message_id" not in event:
             index = own_index(event.get("at"))
             if index is None:
-                accounts.anonymous_rejections += 1
+                accounts.anonymous_statuses += 1
             else:
                 accounts.covered[index] = 1
 
@@ -343,7 +361,7 @@ def main():
     count = arguments.records
     base = int(time.time() * 1000) - count  # record i's own timestamp is base + i
     index_of, ends, refused = {}, Counter(), Counter()
-    is_send, untraceable, extremes = bytearray(count), set(), 0
+    is_send, is_subscription, untraceable, extremes = bytearray(count), bytearray(count), set(), 0
 
     def delivered(error, message, index):
         if error is not None:
@@ -365,9 +383,11 @@ def main():
             if index < connects:
                 topic, value = "presence", json.dumps({"token": tokens[index], "event": "connect"}).encode()
             else:
-                topic = "send" if rng.random() < 0.8 else "presence"
+                roll = rng.random()
+                topic = "send" if roll < 0.75 else "presence" if roll < 0.92 else "subscriptions"
                 value = mutator.value(topic)
             is_send[index] = topic == "send"
+            is_subscription[index] = topic == "subscriptions"
             timestamp = base + index if index < connects or rng.random() >= 0.002 else rng.choice(EXTREME_TIMESTAMPS)
             extremes += timestamp != base + index
             while True:
@@ -394,17 +414,18 @@ def main():
         fleet.stop_all()
 
     delivered_records = len(index_of)
-    unaccounted = [i for i in index_of.values() if is_send[i] and not accounts.covered[i] and i not in untraceable]
-    untraced = sum(1 for i in untraceable if is_send[i] and not accounts.covered[i])
+    owed = lambda i: is_send[i] or is_subscription[i]  # noqa: E731: records that owe an output
+    unaccounted = [i for i in index_of.values() if owed(i) and not accounts.covered[i] and i not in untraceable]
+    untraced = sum(1 for i in untraceable if owed(i) and not accounts.covered[i])
     floods = [i for i, n in accounts.statuses_per_record.items() if n > MAX_STATUSES_PER_RECORD]
     failures = accounts.broken[:5]
     if behind: failures.append(f"partitions stalled: {behind}")
     if crashed: failures.append(f"the worker exited: {crashed}")
-    if unaccounted: failures.append(f"{len(unaccounted)} send records unaccounted for, e.g. indices {unaccounted[:5]}")
+    if unaccounted: failures.append(f"{len(unaccounted)} send or subscription records unaccounted for, e.g. indices {unaccounted[:5]}")
     if len(untraceable) > extremes:
         failures.append(f"{len(untraceable) - extremes} records came back with a timestamp other than their own (LogAppendTime?)")
-    if untraced > accounts.anonymous_rejections:
-        failures.append(f"{untraced} send records with extreme timestamps unaccounted for, {accounts.anonymous_rejections} untraced rejections")
+    if untraced > accounts.anonymous_statuses:
+        failures.append(f"{untraced} send or subscription records with extreme timestamps unaccounted for, {accounts.anonymous_statuses} untraced statuses")
     if floods: failures.append(f"{len(floods)} records with over {MAX_STATUSES_PER_RECORD} statuses")
     if rss.peak > arguments.max_rss_mb: failures.append(f"worker RSS peaked at {rss.peak:.0f} MB, over {arguments.max_rss_mb:.0f}")
     print(f"RESULT fuzz seed={arguments.seed} delivery={arguments.delivery} records={delivered_records} "

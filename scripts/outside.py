@@ -18,8 +18,8 @@ def log(tool, message):
 
 def create_topics(bootstrap, run, partitions, extra=()):
     """Creates the contract's topics for a run, `<run>.send` ..., and `extra` (NewTopics); returns
-    the names by role: send, presence, inbox, status, dlq."""
-    topics = {name: f"{run}.{name}" for name in ("send", "presence", "inbox", "status", "dlq")}
+    the names by role: send, presence, subscriptions, inbox, status, dlq."""
+    topics = {name: f"{run}.{name}" for name in ("send", "presence", "subscriptions", "inbox", "status", "dlq")}
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for future in admin.create_topics([NewTopic(t, partitions, 1) for t in topics.values()] + list(extra)).values():
         future.result(30)
@@ -35,6 +35,7 @@ def worker_environment(bootstrap, group, topics, partitions, delivery):
         "FCM_BRIDGE_TOPICS_SEND": topics["send"], "FCM_BRIDGE_TOPICS_PRESENCE": topics["presence"],
         "FCM_BRIDGE_TOPICS_INBOX": topics["inbox"], "FCM_BRIDGE_TOPICS_STATUS": topics["status"],
         "FCM_BRIDGE_TOPICS_DEAD_LETTERS": topics["dlq"], "FCM_BRIDGE_TOPICS_PARTITIONS": str(partitions),
+        "FCM_BRIDGE_TOPICS_SUBSCRIPTIONS": topics["subscriptions"],
         "FCM_BRIDGE_DELIVERY": delivery, "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.outside",
         "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "10",
         "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_SESSION_TIMEOUT_MS": "6000",
