@@ -11,6 +11,8 @@
 #   bridge         D devices, half of them connected through presence first, then N requests (a mix
 #                  of HTTP v1, legacy notification and legacy data-only, ~300 bytes) produced as fast
 #                  as one producer can, timed until each has its `queued` or `dispatched` status
+#                  ; then 200 subscription requests of 1,000 devices each, timed until each
+#                  device has its `subscribed` status (token changes/s, against the eos ceiling)
 # For each: msgs/s, latency from a send's timestamp to its inbox (output) record being readable, for
 # online devices, at a fixed rate and (but for the ceiling on the bridge's inputs) at half the path's
 # own throughput, CPU of the process and of the broker over the throughput phase, RSS at the end.
@@ -32,6 +34,8 @@ REQUESTS=200000
 LATENCY_RATE=2000
 LATENCY_SECONDS=10
 PARTITIONS=4
+# Subscription requests of 1,000 devices each, after the sends: each device joins 10 topics.
+SUBSCRIPTION_REQUESTS=200
 STEP_TIMEOUT=300 # seconds any one step may take
 COMMIT_INTERVAL_MS=100
 # The bridge's producer lingers this long in exactly-once mode (BridgeConfiguration.workerProducer).
@@ -238,12 +242,14 @@ stop_ceiling plain
 log "2/5 bridge: presence, throughput, latency"
 group="e2e-$RUN_ID.bridge"
 b="$group"
-step bridge.topics - create-topics --topics "$b.send,$b.presence,$b.inbox,$b.status,$b.dlq" --partitions "$PARTITIONS"
+step bridge.topics - create-topics --topics "$b.send,$b.presence,$b.inbox,$b.status,$b.dlq,$b.subscriptions" \
+  --partitions "$PARTITIONS"
 env -u FCM_BRIDGE_BINARY -u FCM_BRIDGE_DEPS \
   FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS="$KAFKA_BOOTSTRAP_SERVERS" \
   FCM_BRIDGE_KAFKA_GROUP_ID="$group" \
   FCM_BRIDGE_TOPICS_SEND="$b.send" FCM_BRIDGE_TOPICS_PRESENCE="$b.presence" FCM_BRIDGE_TOPICS_INBOX="$b.inbox" \
   FCM_BRIDGE_TOPICS_STATUS="$b.status" FCM_BRIDGE_TOPICS_DEAD_LETTERS="$b.dlq" \
+  FCM_BRIDGE_TOPICS_SUBSCRIPTIONS="$b.subscriptions" \
   FCM_BRIDGE_TOPICS_PARTITIONS="$PARTITIONS" FCM_BRIDGE_DELIVERY=exactly_once \
   FCM_BRIDGE_COMMIT_INTERVAL_MS="$COMMIT_INTERVAL_MS" \
   "$BRIDGE" run --config config/benchmark.yaml >"$WORK/bridge.log" 2>&1 &
@@ -260,6 +266,8 @@ step bridge.latency "$BRIDGE_PID" latency --send-topic "$b.send" --latency-topic
 BRIDGE_HALF=$(half "${R[bridge.throughput.msgs_per_s]}")
 step bridge.latency_half "$BRIDGE_PID" latency --send-topic "$b.send" --latency-topic "$b.inbox" --rate "$BRIDGE_HALF" \
   "${latency_args[@]}"
+step bridge.subscriptions "$BRIDGE_PID" throughput --send-topic "$b.subscriptions" --done-topic "$b.status" \
+  --done-filter status --subscriptions 1000 --requests "$SUBSCRIPTION_REQUESTS" --devices "$DEVICES" "${watch[@]}"
 R[bridge.rss_mib]=$(rss_mib "$BRIDGE_PID")
 stop_process "$BRIDGE_PID" "the bridge" || die "the bridge failed; see $WORK/bridge.log"
 
@@ -332,6 +340,9 @@ cpu_cell() { # $1: step, $2: process name
   echo
   echo "bridge / eos ceiling:   $(ratio "$(get bridge.throughput.msgs_per_s)" "$(get eos.throughput.msgs_per_s)")"
   echo "bridge / plain ceiling: $(ratio "$(get bridge.throughput.msgs_per_s)" "$(get plain.throughput.msgs_per_s)")"
+  echo "subscriptions: $(get bridge.subscriptions.msgs_per_s) token changes/s ($SUBSCRIPTION_REQUESTS requests of 1,000);" \
+    "/ eos ceiling: $(ratio "$(get bridge.subscriptions.msgs_per_s)" "$(get eos.throughput.msgs_per_s)")" \
+    "(bridge CPU $(get bridge.subscriptions.cpu_seconds.bridge) s)"
   printf 'records the bridge wrote per request: %s inbox, %s status, %s changelog, %s repartition, %s dead letters = %s\n' \
     "$(get "bridge.throughput.per_input.$b.inbox")" "$(get "bridge.throughput.per_input.$b.status")" \
     "$(get "bridge.throughput.per_input.$group.device-state-changelog")" \

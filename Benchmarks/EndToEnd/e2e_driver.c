@@ -18,6 +18,9 @@
  *       msgs/s = N / (time the Nth was read - time the first produce started). The CPU seconds of
  *       the watched processes are sampled over the same span. --count-topics counts the records on
  *       those topics before and after, to give the records written per input.
+ *       With --subscriptions K, each of the N requests is a subscription of K devices to a topic
+ *       of its own (`bench-<n>`, FCM's batchAdd body, no key), and the N*K `subscribed` status
+ *       events answer them: msgs/s counts token changes.
  *   latency        --send-topic S --latency-topic O --rate R --seconds S --devices D
  *       Produces at R requests/s for S seconds to the online devices (0..D/2-1) and, for every
  *       record of O from this run, takes now - the record's timestamp (the send's CreateTime,
@@ -53,6 +56,7 @@ static struct {
     char *count_topics;      /* throughput */
     const char *group;       /* presence */
     long long requests;
+    long long subscriptions; /* tokens per subscription request; 0: send requests */
     long long devices;
     double rate;
     double seconds;
@@ -99,7 +103,8 @@ static void parse_options(int argc, char **argv) {
         {"seconds", required_argument, 0, 'S'},       {"partitions", required_argument, 0, 'p'},
         {"replication-factor", required_argument, 0, 'R'}, {"timeout-seconds", required_argument, 0, 't'},
         {"linger-ms", required_argument, 0, 'L'},     {"seed", required_argument, 0, 'e'},
-        {"watch-pid", required_argument, 0, 'w'},     {0, 0, 0, 0},
+        {"watch-pid", required_argument, 0, 'w'},     {"subscriptions", required_argument, 0, 'k'},
+        {0, 0, 0, 0},
     };
     options.bootstrap = getenv("KAFKA_BOOTSTRAP_SERVERS");
     int c;
@@ -119,6 +124,7 @@ static void parse_options(int argc, char **argv) {
         case 'C': options.count_topics = optarg; break;
         case 'g': options.group = optarg; break;
         case 'n': options.requests = atoll(optarg); break;
+        case 'k': options.subscriptions = atoll(optarg); break;
         case 'd': options.devices = atoll(optarg); break;
         case 'r': options.rate = atof(optarg); break;
         case 'S': options.seconds = atof(optarg); break;
@@ -206,6 +212,17 @@ static int make_request(char *buffer, size_t size, long long i, long long device
         break;
     }
     if (length < 0 || (size_t)length >= size) die("request %lld does not fit %zu bytes", i, size);
+    return length;
+}
+
+/* The i-th subscription request: devices i*K .. i*K+K-1 (round-robin) join topic bench-<i>. */
+static int make_subscription(char *buffer, size_t size, long long i, long long k) {
+    int length = snprintf(buffer, size, "{\"action\":\"subscribe\",\"topic\":\"bench-%lld\",\"tokens\":[", i);
+    for (long long j = 0; j < k && length > 0 && (size_t)length < size; j++)
+        length += snprintf(buffer + length, size - (size_t)length, "%s\"%s\"", j ? "," : "",
+                           token((i * k + j) % options.devices));
+    if (length > 0 && (size_t)length < size) length += snprintf(buffer + length, size - (size_t)length, "]}");
+    if (length < 0 || (size_t)length >= size) die("subscription %lld does not fit %zu bytes", i, size);
     return length;
 }
 
@@ -400,7 +417,8 @@ struct watcher {
 static int settles(const rd_kafka_message_t *m) {
     char type[32];
     if (!m->payload || !json_string_field(m->payload, m->len, "type", type, sizeof type)) return 0;
-    return !strcmp(type, "queued") || !strcmp(type, "dispatched") || !strcmp(type, "rejected") || !strcmp(type, "validated");
+    return !strcmp(type, "queued") || !strcmp(type, "dispatched") || !strcmp(type, "rejected") || !strcmp(type, "validated") ||
+           !strcmp(type, "subscribed");
 }
 
 static void *watch(void *argument) {
@@ -632,23 +650,28 @@ static void throughput(void) {
     if (count_topics) count_records(count_names, count_topics, before);
 
     struct watcher w;
+    long long answers = options.subscriptions > 0 ? options.requests * options.subscriptions : options.requests;
     start_watcher(&w, options.done_topic, options.status_filter, 0);
-    atomic_store(&w.target, options.requests);
+    atomic_store(&w.target, answers);
     rd_kafka_t *producer = make_producer(5);
     rd_kafka_topic_t *topic = rd_kafka_topic_new(producer, options.send_topic, NULL);
     if (!topic) die("topic %s: %s", options.send_topic, rd_kafka_err2str(rd_kafka_last_error()));
     (void)topic_partition_count(producer, options.send_topic, 30000); /* metadata before the clock starts */
 
-    char value[1024];
+    size_t value_size = options.subscriptions > 0 ? (size_t)options.subscriptions * (TOKEN_LENGTH + 3) + 128 : 1024;
+    char *value = malloc(value_size);
+    if (!value) die("out of memory");
     long long bytes = 0;
     sample_cpu(watched_cpu_before, &self_cpu_before);
     double started = mono_s();
     double deadline = started + options.timeout_seconds;
     for (long long i = 0; i < options.requests; i++) {
         long long device = i % options.devices;
-        int length = make_request(value, sizeof value, i, device);
+        int length = options.subscriptions > 0 ? make_subscription(value, value_size, i, options.subscriptions)
+                                                : make_request(value, value_size, i, device);
         bytes += length;
-        produce(producer, topic, token(device), TOKEN_LENGTH, value, (size_t)length, (int64_t)wall_ms());
+        if (options.subscriptions > 0) produce(producer, topic, NULL, 0, value, (size_t)length, (int64_t)wall_ms());
+        else produce(producer, topic, token(device), TOKEN_LENGTH, value, (size_t)length, (int64_t)wall_ms());
         if (i % 1000 == 0) rd_kafka_poll(producer, 0);
     }
     double produce_called = mono_s() - started;
@@ -658,14 +681,16 @@ static void throughput(void) {
          options.requests, (double)bytes / options.requests, produced, options.requests / produced, produce_called);
     wait_watcher(&w, deadline, options.status_filter ? "settling status events" : "records");
     double seconds = w.done_mono - started;
-    double rate = options.requests / seconds;
+    double rate = answers / seconds;
+    free(value);
     rd_kafka_topic_destroy(topic);
     rd_kafka_destroy(producer);
 
     printf("RESULT requests=%lld\nRESULT request_bytes=%.0f\nRESULT produce_msgs_per_s=%.0f\n", options.requests,
            (double)bytes / options.requests, options.requests / produced);
     printf("RESULT seconds=%.3f\nRESULT msgs_per_s=%.0f\n", seconds, rate);
-    note("%lld requests answered on %s in %.2f s: %.0f msgs/s", options.requests, options.done_topic, seconds, rate);
+    note("%lld requests (%lld answers) answered on %s in %.2f s: %.0f msgs/s", options.requests, answers,
+         options.done_topic, seconds, rate);
     print_cpu(seconds);
 
     if (count_topics) {

@@ -56,8 +56,9 @@ enum BridgeStatus: Sendable, Hashable {
             writer.simple("validated", id, at, token)
         case .subscription(let action, let topic, let at):
             writer.begin(at: at)
+            if let token { writer.string("token", token) }  // before `topic`, in name order
             writer.string("topic", topic)
-            writer.end(type: action == .subscribe ? "subscribed" : "unsubscribed", token: token)
+            writer.end(type: action == .subscribe ? "subscribed" : "unsubscribed", token: nil)
         }
     }
 }

@@ -9,7 +9,8 @@ import FCMTranslation
 /// - `m <message id> <token>`: a waiting message (value: its `apns` object, expiry and collapse
 ///   key, see ``ChangelogMessageValue``; headers `collapse-key`, `expires-at`, for workers of
 ///   0.10; timestamp: its send time), or a tombstone once it left;
-/// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone.
+/// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone;
+/// - `s <topic> <token>` and `t <topic> <token>`: topic state (see ``TopicChange``).
 ///
 /// Message ids have no spaces, so the token is everything after the second space.
 public struct ChangelogCodec: Sendable {

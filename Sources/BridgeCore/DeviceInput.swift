@@ -17,6 +17,9 @@ public struct MembershipChange: Sendable, Hashable {
     public var token: String
     public var action: SubscriptionRequest.Action
     public var time: Int64
+    /// The device was forgotten for inactivity: it leaves the topic with no status, as nobody
+    /// asked.
+    public var isForgetting = false
 }
 
 /// An input for a device, with its event time.

@@ -70,7 +70,7 @@ public struct DeviceStates: Sendable {
             partitions[partition]?[key] = nil
             let left = topics.forget(key.token, in: partition)
             forgotten.append((key.token, changes, left))
-            changeCount += changes.count + left.count
+            changeCount += changes.count + 2 * left.count  // a tombstone and a leave per topic
         }
         return forgotten
     }
@@ -88,7 +88,9 @@ public struct DeviceStates: Sendable {
     }
 
     /// Creates the device when it is not held, as a first send does (a subscription makes a
-    /// device too, so that it is forgotten when idle); returns the change to record, if any.
+    /// device too, so that it is forgotten when idle); returns the change to record, if any. A
+    /// subscription is no presence: a held device idle for longer than the inactivity limit is
+    /// still forgotten, and leaves its topics.
     mutating func ensureDevice(_ token: String, in partition: Int32, at time: Int64) -> StateChange? {
         let key = DeviceKey(token: token)
         guard partitions[partition]?[key] == nil else { return nil }

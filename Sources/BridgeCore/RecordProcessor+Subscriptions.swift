@@ -81,6 +81,7 @@ extension RecordProcessor {
                 .member(topic: change.topic, token: change.token, isMember: isMember), partition: partition,
                 to: &outputs)
         }
+        guard !change.isForgetting else { return }
         encoder.status(
             AddressedStatus(
                 token: change.token, status: .subscription(change.action, topic: change.topic, at: change.time)),

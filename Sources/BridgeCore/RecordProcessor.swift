@@ -70,6 +70,9 @@ public struct RecordProcessor: Sendable {
                         forward(routed, source: source, to: record.partition, states: &states, outputs: &outputs)
                     }
                 case .membership(let change):
+                    // A restore counts every repartition record as on its way; this one is back.
+                    states.forwards.arrived(
+                        change.token, in: record.partition, source: RepartitionCodec.forwardedSource(of: record))
                     if states.owns(record.partition) {
                         apply(change, in: record.partition, states: &states, outputs: &outputs)
                     } else {
@@ -190,7 +193,8 @@ public struct RecordProcessor: Sendable {
             for topic in topics {
                 changelog.record(
                     .deviceTopic(token: token, topic: topic, isSubscribed: false), partition: partition, to: &outputs)
-                let leave = MembershipChange(topic: topic, token: token, action: .unsubscribe, time: time)
+                let leave = MembershipChange(
+                    topic: topic, token: token, action: .unsubscribe, time: time, isForgetting: true)
                 repartition.record(leave, partition: statePartition(ofTopic: topic), to: &outputs)
             }
         }

@@ -10,8 +10,9 @@ import FCMTranslation
 /// `source` header names the input record's place, `topic:partition:offset`, by which the
 /// forwarding worker knows when it is back.
 ///
-/// A membership change on its way to its topic's state partition is `join` / `leave` (header
-/// `topic`), keyed by the device's token too, with no `source`: it is no input of the device's.
+/// A membership change on its way to its topic's state partition is `join` / `leave` / `forget`
+/// (a forgotten device's leave; header `topic`), keyed by the device's token too, with no
+/// `source`: it is no input of the device's.
 struct RepartitionCodec: Sendable {
     let topic: String
 
@@ -53,7 +54,9 @@ struct RepartitionCodec: Sendable {
         outputs.begin(.repartition, partition: partition, timestamp: change.time)
         outputs.key { $0.append(utf8: change.token) }
         outputs.value { _ in }
-        outputs.header("kind") { $0.append(change.action == .subscribe ? "join" : "leave") }
+        outputs.header("kind") {
+            $0.append(change.isForgetting ? "forget" : change.action == .subscribe ? "join" : "leave")
+        }
         outputs.header("topic", text: change.topic)
     }
 
@@ -76,14 +79,11 @@ struct RepartitionCodec: Sendable {
             throw MalformedRecord(description: "repartition record at \(record.position) has no key or timestamp")
         }
         let kind = record.header("kind")
-        if kind == "join" || kind == "leave" {
-            guard let topic = record.header("topic") else {
-                throw MalformedRecord(
-                    description: "repartition \(kind ?? "") at \(record.position) has no topic header")
-            }
+        if kind == "join" || kind == "leave" || kind == "forget" {
             return .membership(
                 MembershipChange(
-                    topic: topic, token: token, action: kind == "join" ? .subscribe : .unsubscribe, time: time))
+                    topic: try Self.topic(of: record), token: token, action: kind == "join" ? .subscribe : .unsubscribe,
+                    time: time, isForgetting: kind == "forget"))
         }
         let input: DeviceInput
         switch kind {
@@ -107,16 +107,20 @@ struct RepartitionCodec: Sendable {
             }
             input = .presence(.acknowledge(messageIDs: ids.compactMap(\.stringValue)))
         case "subscribe", "unsubscribe":
-            guard let topic = record.header("topic") else {
-                throw MalformedRecord(
-                    description: "repartition \(kind ?? "") at \(record.position) has no topic header")
-            }
-            input = .subscription(kind == "subscribe" ? .subscribe : .unsubscribe, topic: topic)
+            input = .subscription(kind == "subscribe" ? .subscribe : .unsubscribe, topic: try Self.topic(of: record))
         case let kind:
             throw MalformedRecord(
                 description: "repartition record at \(record.position) is of unknown kind \(kind ?? "nil")")
         }
         return .device(RoutedInput(token: token, input: input, time: time), source: Self.forwardedSource(of: record))
+    }
+
+    /// The `topic` header of a subscription or membership record.
+    private static func topic(of record: some InputRecord) throws(MalformedRecord) -> String {
+        guard let topic = record.header("topic") else {
+            throw MalformedRecord(description: "repartition record at \(record.position) has no topic header")
+        }
+        return topic
     }
 
     /// The device input a repartition record forwards, and its ``forwardedSource(of:)``; throws

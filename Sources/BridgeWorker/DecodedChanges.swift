@@ -14,8 +14,8 @@ struct DecodedChanges: Sendable {
     /// Records the poll took, readable or not.
     var recordCount: Int
 
-    /// Applies the forwards, then the changes in the order read, to `states`, and empties the
-    /// changes; returns their count.
+    /// Applies the forwards, then the topic changes and the device changes, each in the order
+    /// read (the two are independent), to `states`, and empties the changes; returns their count.
     mutating func apply(to states: inout DeviceStates) -> Int {
         for forward in forwards { states.restoreForward(forward) }
         let count = changes.count + topicChanges.count

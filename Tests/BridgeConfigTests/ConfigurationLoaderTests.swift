@@ -31,8 +31,8 @@ struct ConfigurationLoaderTests {
               consumer_properties: {fetch.wait.max.ms: 10}
               producer_properties: {batch.size: 100000}
               statistics_interval_ms: 0
-            topics: {send: s, presence: p, inbox: i, status: st, dead_letters: d, partitions: 8, state_partitions: 16}
-            queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600}
+            topics: {send: s, presence: p, inbox: i, status: st, dead_letters: d, subscriptions: su, partitions: 8, state_partitions: 16}
+            queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600, max_topics_per_device: 7}
             apns: {bundle_id: com.example.app, payload_limit: 5120}
             delivery: at_least_once
             commit_interval_ms: 250
@@ -51,8 +51,9 @@ struct ConfigurationLoaderTests {
         #expect(
             [
                 configuration.topics.send, configuration.topics.presence, configuration.topics.inbox,
-                configuration.topics.status, configuration.topics.deadLetters,
-            ] == ["s", "p", "i", "st", "d"])
+                configuration.topics.status, configuration.topics.deadLetters, configuration.topics.subscriptions,
+            ] == ["s", "p", "i", "st", "d", "su"])
+        #expect(configuration.queue.maxTopicsPerDevice == 7)
         #expect(configuration.topics.partitions == 8 && configuration.topics.statePartitions == 16)
         #expect(configuration.queue.maxPending == 10 && configuration.queue.maxCollapseKeys == 2)
         #expect(configuration.queue.defaultTimeToLive == 60_000 && configuration.queue.inactiveAfter == 3_600_000)

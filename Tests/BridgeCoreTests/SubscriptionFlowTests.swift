@@ -158,21 +158,24 @@ struct SubscriptionFlowTests {
         #expect(outputs.contains { $0.topic == .deadLetters })
     }
 
-    @Test("a forgotten device leaves its topics: its own set and the topics' members")
+    @Test("a forgotten device leaves its topics, its own set and the topics' members, with no status")
     func forgottenDeviceLeaves() {
         var worker = Worker()
-        worker.subscriptionRequest(Self.subscribe("news", ["idle"]))
-        worker.subscriptionRequest(Self.subscribe("sport", ["idle", "busy"]))
-        // A month and a day later, an input to the idle device's partition runs the sweep.
-        let later = Self.time + 31 * day
         let partition = worker.processor.statePartition(of: "idle")
-        let neighbour =
-            (0...).lazy.map { "n\($0)" }.first { worker.processor.statePartition(of: $0) == partition } ?? ""
-        for _ in 0..<3 { worker.presence(neighbour, "connect", at: later) }
+        let busy = (0...).lazy.map { "busy\($0)" }.first { worker.processor.statePartition(of: $0) == partition } ?? ""
+        worker.subscriptionRequest(Self.subscribe("news", ["idle"]))
+        worker.subscriptionRequest(Self.subscribe("sport", ["idle", busy]))
+        // A month and a day later, inputs of the busy device (in the idle one's partition) run the sweep.
+        let later = Self.time + 31 * day
+        let before = worker.written.count
+        for _ in 0..<3 { worker.presence(busy, "connect", at: later) }
+        let sweep = Array(worker.written[before...])
+        #expect(!sweep.contains { $0.topic == .status && $0.key == Array("idle".utf8) }, "forgetting said something")
+        #expect(sweep.contains { $0.topic == .changelog && $0.key == Array("t news idle".utf8) && $0.value == nil })
         #expect(worker.states.topics.topics(of: "idle", in: partition).isEmpty)
         let sport = worker.processor.statePartition(ofTopic: "sport")
         #expect(worker.states.topics.members(of: "sport", in: sport)?.contains("idle") == false)
-        #expect(worker.states.topics.members(of: "sport", in: sport)?.contains("busy") == true)
+        #expect(worker.states.topics.members(of: "sport", in: sport)?.contains(busy) == true)
         #expect(
             worker.written.contains { $0.topic == .changelog && $0.key == Array("s news idle".utf8) && $0.value == nil }
         )

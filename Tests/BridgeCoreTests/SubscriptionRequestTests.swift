@@ -10,6 +10,12 @@ struct SubscriptionRequestTests {
         SubscriptionRequest.decode(Array(json.utf8))
     }
 
+    @Test("tokens equal as strings but not as bytes are two devices, each subscribed")
+    func tokensByBytes() throws {
+        let request = try Self.decode(#"{"action":"subscribe","topic":"t","tokens":["caf\u00e9","cafe\u0301"]}"#).get()
+        #expect(request.tokens.count == 2)
+    }
+
     @Test("a request: action, topic without its /topics/ prefix, tokens in order, each once")
     func decodes() throws {
         let request = try Self.decode(#"{"action":"subscribe","topic":"/topics/news","tokens":["a","b","a"]}"#).get()
@@ -35,9 +41,9 @@ struct SubscriptionRequestTests {
             (#"{"action":"subscribe","tokens":["a"]}"#, "topic: a topic name", false),
             (#"{"action":"subscribe","topic":"a b","tokens":["a"]}"#, "only letters", false),
             (#"{"action":"subscribe","topic":"/topics/","tokens":["a"]}"#, "empty", false),
-            (#"{"action":"subscribe","topic":"news","tokens":[]}"#, "1 to 1000 tokens, not 0", true),
+            (#"{"action":"subscribe","topic":"news","tokens":[]}"#, "1 to 1000 tokens, not 0", false),
             (#"{"action":"subscribe","topic":"news"}"#, "tokens: an array", true),
-            (#"{"action":"subscribe","topic":"news","tokens":"a"}"#, "tokens: an array", true),
+            (#"{"action":"subscribe","topic":"news","tokens":"a"}"#, "tokens: must be an array", false),
             (#"[1]"#, "not a JSON object", true),
             ("not json", "not a JSON object", true),
         ] as [(String, String, Bool)])
@@ -48,7 +54,7 @@ struct SubscriptionRequestTests {
         }
         #expect(rejection.detail.contains(detail), "\(rejection)")
         #expect(rejection.isUndecodable == undecodable)
-        #expect(rejection.tokens == (undecodable ? [] : ["a"]))
+        #expect(rejection.tokens == (json.contains(#""tokens":["a"]"#) ? ["a"] : []))
     }
 
     @Test("a 900-character topic name is taken; 901 is not, and the detail says so without quoting it whole")

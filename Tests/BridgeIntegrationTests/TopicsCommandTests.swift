@@ -23,13 +23,13 @@ struct TopicsCommandTests {
         let id = "topics-\(UUID().uuidString.prefix(8))"
         let before = try await topics([], id: id)
         #expect(before.status == 1, "\(before.output)")
-        #expect(before.output.components(separatedBy: "problem: missing").count - 1 == 7, "\(before.output)")
+        #expect(before.output.components(separatedBy: "problem: missing").count - 1 == 8, "\(before.output)")
 
         let created = try await topics(["--create"], id: id)
         #expect(created.status == 0, "\(created.output)")
         let lines = created.output.split(separator: "\n")
         for name in [
-            "\(id).send", "\(id).presence", "\(id).inbox", "\(id).status", "\(id).dead_letters",
+            "\(id).send", "\(id).presence", "\(id).inbox", "\(id).status", "\(id).dead_letters", "\(id).subscriptions",
             "\(id).device-state-changelog", "\(id).device-repartition",
         ] {
             let line = lines.first { $0.hasPrefix("\(name) (") }

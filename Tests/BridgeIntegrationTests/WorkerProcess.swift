@@ -38,7 +38,7 @@ final class WorkerProcess {
     /// topics of its own, named `id.send`, `id.presence`, `id.inbox`, `id.status`, `id.dead_letters`.
     static func ownGroupAndTopics(_ id: String) -> [String: String] {
         var environment = ["FCM_BRIDGE_KAFKA_GROUP_ID": id]
-        for topic in ["send", "presence", "inbox", "status", "dead_letters"] {
+        for topic in ["send", "presence", "inbox", "status", "dead_letters", "subscriptions"] {
             environment["FCM_BRIDGE_TOPICS_\(topic.uppercased())"] = "\(id).\(topic)"
         }
         return environment
@@ -55,6 +55,7 @@ final class WorkerProcess {
             "kafka.group_id": configuration.kafka.groupID,
             "topics.send": topics.send, "topics.presence": topics.presence, "topics.inbox": topics.inbox,
             "topics.status": topics.status, "topics.dead_letters": topics.deadLetters,
+            "topics.subscriptions": topics.subscriptions,
             "delivery": configuration.delivery.rawValue,
             "apns.bundle_id": configuration.bundleID ?? "",
             "shutdown_timeout_ms": "\(configuration.shutdownTimeoutMilliseconds)",

@@ -59,7 +59,7 @@ struct TopicConditionTests {
                 "more than 5"
             ),
             ("\"a\" in topics", "quoted with '"),
-            ("'a' in topics &&", "expected 'topic' in topics at character 17"),
+            ("'a' in topics &&", "expected 'topic' in topics at byte 17"),
             ("'a' in topics & 'b' in topics", "expected && or || or the end"),
             ("'a' in topic", "expected in topics"),
             ("'a' in topicsx", "expected in topics"),

@@ -3,12 +3,13 @@
 /// that where it stopped (a bucket number) means the same after a restart and whatever joined
 /// or left meanwhile.
 ///
-/// A member costs its token's bytes, its string's storage, and its slot in its bucket.
+/// A member costs its token's bytes, its string's storage, and its key in its bucket (compared by
+/// its bytes, as ``DeviceKey`` compares).
 public struct TopicMembers: Sendable {
     /// How many buckets there are: 2^16, the top half of the token's murmur2.
     public static let bucketCount = 1 << 16
 
-    private var buckets: [UInt16: [String]] = [:]
+    private var buckets: [UInt16: [DeviceKey]] = [:]
     /// The buckets that hold members, in order.
     private var occupied: [UInt16] = []
     /// How many members there are.
@@ -24,16 +25,17 @@ public struct TopicMembers: Sendable {
 
     /// Whether `token` is a member.
     public func contains(_ token: String) -> Bool {
-        buckets[Self.bucket(of: token)]?.contains { $0.utf8.elementsEqual(token.utf8) } ?? false
+        buckets[Self.bucket(of: token)]?.contains(DeviceKey(token: token)) ?? false
     }
 
     /// Adds `token`; false when it was a member already.
     @discardableResult
     public mutating func insert(_ token: String) -> Bool {
         let bucket = Self.bucket(of: token)
-        if buckets[bucket]?.contains(where: { $0.utf8.elementsEqual(token.utf8) }) == true { return false }
+        let key = DeviceKey(token: token)
+        if buckets[bucket]?.contains(key) == true { return false }
         if buckets[bucket] == nil { occupied.insert(bucket, at: firstOccupied(atOrAfter: Int(bucket))) }
-        buckets[bucket, default: []].append(token)
+        buckets[bucket, default: []].append(key)
         count += 1
         return true
     }
@@ -42,8 +44,7 @@ public struct TopicMembers: Sendable {
     @discardableResult
     public mutating func remove(_ token: String) -> Bool {
         let bucket = Self.bucket(of: token)
-        guard var members = buckets[bucket],
-            let index = members.firstIndex(where: { $0.utf8.elementsEqual(token.utf8) })
+        guard var members = buckets[bucket], let index = members.firstIndex(of: DeviceKey(token: token))
         else { return false }
         buckets[bucket] = nil  // so that the array is not shared while it changes
         members.swapAt(index, members.count - 1)
@@ -63,7 +64,7 @@ public struct TopicMembers: Sendable {
         var members: [String] = []
         var position = firstOccupied(atOrAfter: start)
         while position < occupied.count, members.count < max(limit, 1) {
-            members += buckets[occupied[position]] ?? []
+            members += (buckets[occupied[position]] ?? []).map(\.token)
             position += 1
         }
         return (members, position < occupied.count ? Int(occupied[position]) : nil)

@@ -29,8 +29,9 @@ public struct TopicStates: Sendable {
     /// refused).
     mutating func subscribe(_ token: String, to topic: String, in partition: Int32, limit: Int) -> Bool? {
         let key = DeviceKey(token: token)
-        if partitions[partition]?.deviceTopics[key]?.contains(topic) == true { return false }
-        guard (partitions[partition]?.deviceTopics[key]?.count ?? 0) < limit else { return nil }
+        let topics = partitions[partition]?.deviceTopics[key]
+        if topics?.contains(topic) == true { return false }
+        guard (topics?.count ?? 0) < limit else { return nil }
         partitions[partition, default: Partition()].deviceTopics[key, default: []].insert(topic)
         return true
     }
@@ -38,8 +39,11 @@ public struct TopicStates: Sendable {
     /// The device's side of an unsubscription: whether `topic` left the device's set.
     mutating func unsubscribe(_ token: String, from topic: String, in partition: Int32) -> Bool {
         let key = DeviceKey(token: token)
-        guard partitions[partition]?.deviceTopics[key]?.remove(topic) != nil else { return false }
-        if partitions[partition]?.deviceTopics[key]?.isEmpty == true { partitions[partition]?.deviceTopics[key] = nil }
+        guard partitions[partition]?.deviceTopics[key]?.contains(topic) == true else { return false }
+        partitions[partition, default: Partition()].deviceTopics[key, default: []].remove(topic)
+        if partitions[partition, default: Partition()].deviceTopics[key, default: []].isEmpty {
+            partitions[partition, default: Partition()].deviceTopics[key] = nil
+        }
         return true
     }
 
@@ -50,9 +54,11 @@ public struct TopicStates: Sendable {
             return partitions[partition, default: Partition()].members[change.topic, default: TopicMembers()]
                 .insert(change.token)
         case .unsubscribe:
-            guard partitions[partition]?.members[change.topic]?.remove(change.token) == true else { return false }
-            if partitions[partition]?.members[change.topic]?.count == 0 {
-                partitions[partition]?.members[change.topic] = nil
+            guard partitions[partition]?.members[change.topic]?.contains(change.token) == true else { return false }
+            partitions[partition, default: Partition()].members[change.topic, default: TopicMembers()]
+                .remove(change.token)
+            if partitions[partition, default: Partition()].members[change.topic, default: TopicMembers()].count == 0 {
+                partitions[partition, default: Partition()].members[change.topic] = nil
             }
             return true
         }

@@ -74,7 +74,9 @@ private struct TopicConditionParser {
         guard let end = text[start...].firstIndex(of: UInt8(ascii: "'")) else { throw error("unterminated topic name") }
         let given = String(decoding: text[start..<end], as: UTF8.self)
         position = end + 1
-        guard consumeWord("in"), consumeWord("topics") else { throw error("expected in topics after '\(given)'") }
+        guard consumeWord("in"), consumeWord("topics") else {
+            throw error("expected in topics after '\(given.prefix(64))'")
+        }
         operands += 1
         guard operands <= TopicCondition.maxOperands else {
             throw TopicConditionError("it names more than \(TopicCondition.maxOperands) topics")
@@ -127,6 +129,6 @@ private struct TopicConditionParser {
     }
 
     func error(_ expected: String) -> TopicConditionError {
-        TopicConditionError("\(expected) at character \(position + 1)")
+        TopicConditionError("\(expected) at byte \(position + 1)")
     }
 }
