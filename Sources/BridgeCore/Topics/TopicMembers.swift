@@ -1,13 +1,31 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The members of one topic, by token, in buckets of a hash that is the same in every process
-/// (murmur2, as the partitioner's): a fan-out walks them bucket by bucket, each bucket whole, so
-/// that where it stopped (a bucket number) means the same after a restart and whatever joined
-/// or left meanwhile.
+/// (murmur2, as the partitioner's), each bucket sorted by the tokens' bytes: a fan-out walks them
+/// in that order, so that where it stopped (a ``Cursor``: a bucket and the last token met) means
+/// the same after a restart and whatever joined or left meanwhile.
 ///
-/// A member costs its token's bytes, its string's storage, and its key in its bucket (compared by
-/// its bytes, as ``DeviceKey`` compares).
+/// Finding a member is a binary search in its bucket, so tokens chosen to share a bucket cost a
+/// logarithm, never a scan; a walk stops at its limit exactly, however full a bucket is.
 public struct TopicMembers: Sendable {
-    /// How many buckets there are: 2^16, the top half of the token's murmur2.
-    public static let bucketCount = 1 << 16
+    /// Where a walk stopped: before the members of `bucket` whose token comes after `after`
+    /// (after none: the whole bucket).
+    public struct Cursor: Sendable, Hashable {
+        public var bucket: UInt16
+        public var after: String?
+
+        /// The start of a walk.
+        public static let start = Cursor(bucket: 0, after: nil)
+
+        public init(bucket: UInt16, after: String?) {
+            self.bucket = bucket
+            self.after = after
+        }
+    }
 
     private var buckets: [UInt16: [DeviceKey]] = [:]
     /// The buckets that hold members, in order.
@@ -18,56 +36,110 @@ public struct TopicMembers: Sendable {
     /// No members.
     public init() {}
 
-    /// The bucket of `token`.
+    /// The bucket of `token`: the top half of its murmur2.
     public static func bucket(of token: String) -> UInt16 {
         UInt16(truncatingIfNeeded: Murmur2Partitioner.murmur2(token.utf8) >> 16)
     }
 
     /// Whether `token` is a member.
     public func contains(_ token: String) -> Bool {
-        buckets[Self.bucket(of: token)]?.contains(DeviceKey(token: token)) ?? false
+        guard let members = buckets[Self.bucket(of: token)] else { return false }
+        return Self.search(token, in: members).found
     }
 
     /// Adds `token`; false when it was a member already.
     @discardableResult
     public mutating func insert(_ token: String) -> Bool {
         let bucket = Self.bucket(of: token)
-        let key = DeviceKey(token: token)
-        if buckets[bucket]?.contains(key) == true { return false }
-        if buckets[bucket] == nil { occupied.insert(bucket, at: firstOccupied(atOrAfter: Int(bucket))) }
-        buckets[bucket, default: []].append(key)
-        count += 1
-        return true
+        var members = buckets.removeValue(forKey: bucket) ?? []  // not shared while it changes
+        let (index, found) = Self.search(token, in: members)
+        if !found {
+            if members.isEmpty { occupied.insert(bucket, at: firstOccupied(atOrAfter: Int(bucket))) }
+            members.insert(DeviceKey(token: token), at: index)
+            count += 1
+        }
+        buckets[bucket] = members
+        return !found
     }
 
     /// Removes `token`; false when it was not a member.
     @discardableResult
     public mutating func remove(_ token: String) -> Bool {
         let bucket = Self.bucket(of: token)
-        guard var members = buckets[bucket], let index = members.firstIndex(of: DeviceKey(token: token))
-        else { return false }
-        buckets[bucket] = nil  // so that the array is not shared while it changes
-        members.swapAt(index, members.count - 1)
-        members.removeLast()
+        guard var members = buckets.removeValue(forKey: bucket) else { return false }
+        let (index, found) = Self.search(token, in: members)
+        if found {
+            members.remove(at: index)
+            count -= 1
+        }
         if members.isEmpty {
             occupied.remove(at: firstOccupied(atOrAfter: Int(bucket)))
         } else {
             buckets[bucket] = members
         }
-        count -= 1
-        return true
+        return found
     }
 
-    /// The members of whole buckets from bucket `start` on, until they are at least `limit` or
-    /// the buckets end; and the bucket to go on from (nil: none is left).
-    public func chunk(from start: Int, limit: Int) -> (members: [String], next: Int?) {
+    /// Up to `limit` members from `cursor` on, in walk order; and the cursor to go on from
+    /// (nil: none is left).
+    public func chunk(from cursor: Cursor, limit: Int) -> (members: [String], next: Cursor?) {
         var members: [String] = []
-        var position = firstOccupied(atOrAfter: start)
-        while position < occupied.count, members.count < max(limit, 1) {
-            members += (buckets[occupied[position]] ?? []).map(\.token)
+        let limit = max(limit, 1)
+        var position = firstOccupied(atOrAfter: Int(cursor.bucket))
+        var after = cursor.after
+        while position < occupied.count {
+            let bucket = occupied[position]
+            let keys = buckets[bucket] ?? []
+            var start = 0
+            if let last = after, bucket == cursor.bucket {
+                let (index, found) = Self.search(last, in: keys)
+                start = found ? index + 1 : index
+            }
+            after = nil
+            for index in start..<keys.count {
+                guard members.count < limit else {
+                    return (members, Cursor(bucket: bucket, after: keys[index - 1].token))
+                }
+                members.append(keys[index].token)
+            }
             position += 1
+            if members.count >= limit {
+                return (members, position < occupied.count ? Cursor(bucket: occupied[position], after: nil) : nil)
+            }
         }
-        return (members, position < occupied.count ? Int(occupied[position]) : nil)
+        return (members, nil)
+    }
+
+    /// The place of `token` in `members` (sorted by bytes): where it is, or where it would go.
+    private static func search(_ token: String, in members: [DeviceKey]) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = members.count
+        while low < high {
+            let middle = (low + high) / 2
+            switch compare(members[middle].token, token) {
+            case ..<0: low = middle + 1
+            case 0: return (middle, true)
+            default: high = middle
+            }
+        }
+        return (low, false)
+    }
+
+    /// The order of two tokens' bytes (negative, zero or positive), with one memcmp over native
+    /// strings' contiguous bytes.
+    private static func compare(_ left: String, _ right: String) -> Int {
+        var left = left
+        var right = right
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                let shared = min(a.count, b.count)
+                if shared > 0, let x = a.baseAddress, let y = b.baseAddress {
+                    let order = memcmp(x, y, shared)
+                    if order != 0 { return Int(order) }
+                }
+                return a.count - b.count
+            }
+        }
     }
 
     /// The place in `occupied` of the first bucket at or after `bucket`.
