@@ -2,14 +2,14 @@ import BridgeConfig
 import BridgeCore
 import NIOCore
 
-/// The record processor: a run of send and presence records, each with its own partition and
+/// The record processor: a run of send, presence and subscription records, each with its own partition and
 /// timestamp, through the queues of two state partitions. What it forwards comes back through
 /// the repartition topic, as the worker's consumer would read it. Every output fits a record,
 /// statuses and inbox records are JSON objects, one record causes a bounded number of outputs,
 /// and every changelog record it writes reads back, into a state with as many devices.
 ///
 /// An input is records separated by 0xFF (which UTF-8 never holds): a control byte, then the
-/// value. The control byte picks the topic (bits 0-1), the timestamp (bits 2-4), the partition
+/// value. The control byte picks the topic (bits 0-1: send, send, presence, subscriptions), the timestamp (bits 2-4), the partition
 /// (bit 5), a null value (bit 6) and whether the value doubles as the key (bit 7).
 enum ProcessorHarness {
     /// A record's CreateTime by control bits 2-4; slot 1 (``increasing``) adds the record's index.
@@ -58,8 +58,12 @@ enum ProcessorHarness {
                     pending.append(consumed)
                 case .changelog:
                     do {
-                        let (token, change) = try codec.change(of: consumed)
-                        restored.restore(change, token: token, in: consumed.partition)
+                        if let topicChange = try codec.topicChange(of: consumed) {
+                            restored.restoreTopic(topicChange, in: consumed.partition)
+                        } else {
+                            let (token, change) = try codec.change(of: consumed)
+                            restored.restore(change, token: token, in: consumed.partition)
+                        }
                     } catch {
                         fatalError("finding: a changelog record the processor wrote does not read back: \(error)")
                     }
@@ -71,6 +75,9 @@ enum ProcessorHarness {
         Fuzzing.expect(
             restored.deviceCount == states.deviceCount,
             "the changelog restores \(restored.deviceCount) devices of \(states.deviceCount)")
+        Fuzzing.expect(
+            restored.topics.membershipCount == states.topics.membershipCount,
+            "the changelog restores \(restored.topics.membershipCount) memberships of \(states.topics.membershipCount)")
     }
 
     /// The records `input` describes, at most 64.
@@ -79,7 +86,7 @@ enum ProcessorHarness {
             let control = chunk[chunk.startIndex]
             let value = ByteBuffer(bytes: chunk.dropFirst())
             return InMemoryRecord(
-                topic: control & 0b11 < 2 ? topics.send : topics.presence,
+                topic: [topics.send, topics.send, topics.presence, topics.subscriptions][Int(control & 0b11)],
                 partition: Int32(control >> 5 & 1), offset: Int64(index),
                 key: control & 0x80 != 0 ? value : nil, value: control & 0x40 != 0 ? nil : value,
                 createTime: control >> 2 & 0b111 == 1

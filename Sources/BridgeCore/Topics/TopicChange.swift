@@ -49,6 +49,22 @@ extension ChangelogCodec {
             : .deviceTopic(token: token, topic: topic, isSubscribed: present)
     }
 
+    /// ``topicChange(of:)-(ChangelogRecordView)`` of a record held whole (tests, the fuzzer).
+    public func topicChange(of record: some InputRecord) throws(MalformedRecord) -> TopicChange? {
+        let key = record.key.map { Array($0.readableBytesView) }
+        return try (key ?? []).withUnsafeBytes { bytes in
+            Result { () throws(MalformedRecord) in
+                try topicChange(
+                    of: ChangelogRecordView(
+                        topic: record.topic, partition: record.partition, offset: record.offset,
+                        key: key == nil ? nil : bytes,
+                        // Topic records hold no value: only whether there is one counts.
+                        value: record.value == nil ? nil : UnsafeRawBufferPointer(rebasing: bytes[0..<0]),
+                        createTime: record.createTime))
+            }
+        }.get()
+    }
+
     /// `<kind> <topic> <token>`.
     private static func writeTopicKey(_ kind: StaticString, _ topic: String, _ token: String, to key: inout ByteWriter)
     {
