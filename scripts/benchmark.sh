@@ -9,6 +9,8 @@
 #                                            the same in callgrind instructions per operation
 #   scripts/benchmark.sh memory [DEVICES [PER_DEVICE]]
 #                                            RSS per waiting message vs the payload bytes alone
+#   scripts/benchmark.sh memberships [DEVICES [TOPICS]]
+#                                            RSS per topic membership, both views, vs the tokens alone
 #   scripts/benchmark.sh restore [ARGS]      changelog records replayed into device state per second vs
 #                                            a plain read of the same changelog, on the same broker
 #   scripts/benchmark.sh processing [N1 N2]  callgrind instructions per request of the worker's
@@ -73,6 +75,10 @@ case "$which" in
   memory)
     swift build -c release --product MemoryBenchmark "${SWIFT_LINK_FLAGS[@]}"
     "$(swift build -c release --show-bin-path)/MemoryBenchmark" report "$@"
+    ;;
+  memberships)
+    swift build -c release --product MemoryBenchmark "${SWIFT_LINK_FLAGS[@]}"
+    "$(swift build -c release --show-bin-path)/MemoryBenchmark" memberships "${1:-100000}" "${2:-10}"
     ;;
   e2e)
     exec bash "$ROOT/scripts/benchmark-e2e.sh" "$@"

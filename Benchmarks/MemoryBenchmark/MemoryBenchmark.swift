@@ -3,8 +3,9 @@ import DeviceQueues
 import FCMTranslation
 import Foundation
 
-/// Resident memory per waiting message: offline devices each holding messages of about 300
-/// payload bytes, built through the worker's own intake and device state. The baseline, measured
+/// Resident memory per waiting message (or, with `memberships`, per topic membership; see
+/// ``Memberships``): offline devices each holding messages of about 300 payload bytes, built
+/// through the worker's own intake and device state. The baseline, measured
 /// in the same run (in a child process, so the two do not share a heap), holds just the same
 /// payload bytes, one array per message.
 @main
@@ -16,6 +17,10 @@ enum MemoryBenchmark {
         switch arguments.count > 1 ? arguments[1] : "" {
         case "state": print(measureState(devices: devices, perDevice: perDevice))
         case "payloads": print(measurePayloads(devices: devices, perDevice: perDevice))
+        case "members": print(Memberships.measureMembers(devices: devices, perDevice: perDevice))
+        case "device-topics": print(Memberships.measureDeviceTopics(devices: devices, perDevice: perDevice))
+        case "tokens": print(Memberships.measureTokens(devices: devices, perDevice: perDevice))
+        case "memberships": try Memberships.report(devices: devices, perDevice: perDevice)
         default: try report(devices: devices, perDevice: perDevice)
         }
     }
