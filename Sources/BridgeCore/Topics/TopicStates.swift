@@ -2,13 +2,17 @@
 /// partition it is (murmur2 of the topic's name), and the topics of each device whose partition
 /// it is. Two views of one fact, each where it is needed: a fan-out reads a topic's members, a
 /// condition a device's own topics.
+///
+/// A device's own topics are ids of the worker's ``TopicNames``, sorted, so that a topic in a
+/// device's set costs a few bytes, not a copy of its name.
 public struct TopicStates: Sendable {
     private struct Partition: Sendable {
         var members: [String: TopicMembers] = [:]
-        var deviceTopics: [DeviceKey: Set<String>] = [:]
+        var deviceTopics: [DeviceKey: [UInt32]] = [:]
     }
 
     private var partitions: [Int32: Partition] = [:]
+    private var names = TopicNames()
 
     /// No partitions held.
     public init() {}
@@ -22,28 +26,40 @@ public struct TopicStates: Sendable {
     mutating func adopt(_ partition: Int32) { partitions[partition] = Partition() }
 
     /// Drops a partition's topic state (its partition was revoked).
-    mutating func drop(_ partition: Int32) { partitions[partition] = nil }
+    mutating func drop(_ partition: Int32) {
+        if let dropped = partitions.removeValue(forKey: partition) {
+            for topics in dropped.deviceTopics.values {
+                for id in topics { names.release(id) }
+            }
+        }
+    }
 
     /// The device's side of a subscription: true when `topic` joined the device's set, false
     /// when it was in it already, nil when the set holds `limit` topics (the subscription is
     /// refused).
     mutating func subscribe(_ token: String, to topic: String, in partition: Int32, limit: Int) -> Bool? {
         let key = DeviceKey(token: token)
-        let topics = partitions[partition]?.deviceTopics[key]
-        if topics?.contains(topic) == true { return false }
-        guard (topics?.count ?? 0) < limit else { return nil }
-        partitions[partition, default: Partition()].deviceTopics[key, default: []].insert(topic)
+        let topics = partitions[partition]?.deviceTopics[key] ?? []
+        if let id = names.id(of: topic), Self.place(of: id, in: topics).found { return false }
+        guard topics.count < limit else { return nil }
+        let id = names.hold(topic)
+        let place = Self.place(of: id, in: topics).index
+        partitions[partition, default: Partition()].deviceTopics[key, default: []].insert(id, at: place)
         return true
     }
 
     /// The device's side of an unsubscription: whether `topic` left the device's set.
     mutating func unsubscribe(_ token: String, from topic: String, in partition: Int32) -> Bool {
         let key = DeviceKey(token: token)
-        guard partitions[partition]?.deviceTopics[key]?.contains(topic) == true else { return false }
-        partitions[partition, default: Partition()].deviceTopics[key, default: []].remove(topic)
-        if partitions[partition, default: Partition()].deviceTopics[key, default: []].isEmpty {
+        guard let id = names.id(of: topic), let topics = partitions[partition]?.deviceTopics[key] else { return false }
+        let (index, found) = Self.place(of: id, in: topics)
+        guard found else { return false }
+        if topics.count == 1 {
             partitions[partition, default: Partition()].deviceTopics[key] = nil
+        } else {
+            partitions[partition, default: Partition()].deviceTopics[key, default: []].remove(at: index)
         }
+        names.release(id)
         return true
     }
 
@@ -66,15 +82,17 @@ public struct TopicStates: Sendable {
 
     /// Forgets a device's own topics (the device is forgotten); returns them.
     mutating func forget(_ token: String, in partition: Int32) -> [String] {
-        guard let topics = partitions[partition]?.deviceTopics.removeValue(forKey: DeviceKey(token: token)) else {
+        guard let ids = partitions[partition]?.deviceTopics.removeValue(forKey: DeviceKey(token: token)) else {
             return []
         }
-        return topics.sorted()
+        let topics = ids.map(names.name(of:)).sorted()
+        for id in ids { names.release(id) }
+        return topics
     }
 
     /// The topics in the device's own set.
     func topics(of token: String, in partition: Int32) -> Set<String> {
-        partitions[partition]?.deviceTopics[DeviceKey(token: token)] ?? []
+        Set((partitions[partition]?.deviceTopics[DeviceKey(token: token)] ?? []).map(names.name(of:)))
     }
 
     /// The members of `topic`, whose partition `partition` is.
@@ -94,5 +112,16 @@ public struct TopicStates: Sendable {
         case .deviceTopic(let token, let topic, false):
             _ = unsubscribe(token, from: topic, in: partition)
         }
+    }
+
+    /// Where `id` is in the sorted `ids`, or where it would go.
+    private static func place(of id: UInt32, in ids: [UInt32]) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return (low, low < ids.count && ids[low] == id)
     }
 }
