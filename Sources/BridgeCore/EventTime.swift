@@ -12,6 +12,11 @@ enum EventTime {
     /// The `at` of a status about a record whose time is not usable: 0.
     static func reported(_ time: Int64?) -> Int64 { valid(time) ?? 0 }
 
+    /// `value` of a record at `time`, or, when the time is not usable, its ``rejection(_:tokens:)``.
+    static func checked<Value>(_ value: Value, at time: Int64?, tokens: [String]) -> Result<Value, Rejection> {
+        valid(time) == nil ? .failure(rejection(time, tokens: tokens)) : .success(value)
+    }
+
     /// Why a record with an unusable time is rejected, naming the field, for the devices it names.
     static func rejection(_ time: Int64?, tokens: [String]) -> Rejection {
         var rejection = Rejection(

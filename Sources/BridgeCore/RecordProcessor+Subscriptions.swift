@@ -8,9 +8,8 @@ extension RecordProcessor {
     /// accepted token goes to its device's state partition.
     func admitSubscription(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
         let time = EventTime.reported(record.createTime)
-        let decoded = SubscriptionRequest.decode(record.value?.readableBytesView).flatMap { request in
-            EventTime.valid(record.createTime) == nil
-                ? .failure(EventTime.rejection(record.createTime, tokens: request.tokens)) : .success(request)
+        let decoded = SubscriptionRequest.decode(record.value?.readableBytesView).flatMap {
+            EventTime.checked($0, at: record.createTime, tokens: $0.tokens)
         }
         switch decoded {
         case .success(let request):

@@ -100,9 +100,8 @@ public struct RecordProcessor: Sendable {
             }
         case topics.presence:
             let time = EventTime.reported(record.createTime)
-            let decoded = PresenceEvent.decode(record.value?.readableBytesView).flatMap { event in
-                EventTime.valid(record.createTime) == nil
-                    ? .failure(EventTime.rejection(record.createTime, tokens: [event.token])) : .success(event)
+            let decoded = PresenceEvent.decode(record.value?.readableBytesView).flatMap {
+                EventTime.checked($0, at: record.createTime, tokens: [$0.token])
             }
             switch decoded {
             case .success(let event):

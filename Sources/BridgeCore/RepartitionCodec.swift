@@ -122,14 +122,4 @@ struct RepartitionCodec: Sendable {
         }
         return topic
     }
-
-    /// The device input a repartition record forwards, and its ``forwardedSource(of:)``; throws
-    /// for a membership change.
-    func input(of record: some InputRecord) throws(MalformedRecord) -> (input: RoutedInput, source: String) {
-        switch try carried(by: record) {
-        case .device(let input, let source): (input, source)
-        case .membership:
-            throw MalformedRecord(description: "repartition record at \(record.position) is a membership change")
-        }
-    }
 }

@@ -109,6 +109,7 @@ struct RecordCodecTests {
         arguments: [
             DeviceInput.send(message), .send(plain), .presence(.connect), .presence(.disconnect),
             .presence(.acknowledge(messageIDs: ["1:2:0", "with\\nnewline", ""])),
+            .subscription(.subscribe, topic: "news"), .subscription(.unsubscribe, topic: "a-b_c.d~e%f"),
         ])
     func repartitionRoundTrip(input: DeviceInput) throws {
         let codec = RepartitionCodec(topic: "repartition")
@@ -120,8 +121,11 @@ struct RecordCodecTests {
         let record = written { codec.record(routed, source: "send:3:9", partition: 1, to: &$0) }
         #expect(record.key == Array("device token".utf8) && record.timestamp == time && record.partition == 1)
         #expect(record.value != nil, "an empty value, never a null one")
-        let read = try codec.input(of: consumed(record, topic: "repartition"))
-        #expect(read.input == routed && read.source == "send:3:9")
+        guard case .device(let read, let source) = try codec.carried(by: consumed(record, topic: "repartition")) else {
+            Issue.record("not a device input")
+            return
+        }
+        #expect(read == routed && source == "send:3:9")
     }
 
     @Test("a message an older bridge stored as its whole inbox record comes back with its apns object")
@@ -138,7 +142,9 @@ struct RecordCodecTests {
         let repartition = InMemoryRecord(
             topic: "r", key: ByteBuffer(string: "t"), value: whole, createTime: 7,
             headers: ["kind": "message", "message-id": "1:2:0"])
-        guard case .send(let forwarded) = try RepartitionCodec(topic: "r").input(of: repartition).input.input else {
+        guard case .device(let routed, _) = try RepartitionCodec(topic: "r").carried(by: repartition),
+            case .send(let forwarded) = routed.input
+        else {
             Issue.record("not a message")
             return
         }

@@ -194,14 +194,7 @@ struct SubscriptionFlowTests {
         let codec = worker.processor.changelog
         for copy in worker.written where copy.topic == .changelog {
             let record = consumed(copy, topic: codec.topic)
-            let view = try (record.key.map { Array($0.readableBytesView) } ?? []).withUnsafeBytes { key in
-                try codec.topicChange(
-                    of: ChangelogRecordView(
-                        topic: record.topic, partition: record.partition, offset: 0, key: key,
-                        value: record.value == nil ? nil : UnsafeRawBufferPointer(start: key.baseAddress, count: 0),
-                        createTime: nil))
-            }
-            if let change = view { replayed.restoreTopic(change, in: record.partition) }
+            if let change = try codec.topicChange(of: record) { replayed.restoreTopic(change, in: record.partition) }
         }
         for partition in 0..<Self.partitions {
             for topic in ["a", "b", "c", "d", "e"] {
