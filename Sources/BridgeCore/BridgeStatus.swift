@@ -12,20 +12,22 @@ enum BridgeStatus: Sendable, Hashable {
     case validated(messageID: String, at: Int64)
     /// A subscription request took effect for the device: it joined or left `topic`.
     case subscription(SubscriptionRequest.Action, topic: String, at: Int64)
+    /// A topic or condition send reached `count` devices.
+    case fannedOut(messageID: String, count: Int, at: Int64)
 
     /// The event time the status is about (its `at`).
     var time: Int64 {
         switch self {
         case .queue(.queued(_, let at)), .queue(.dispatched(_, let at)), .queue(.delivered(_, let at)),
             .queue(.expired(_, let at)), .queue(.collapsed(_, _, _, let at)), .queue(.deletedMessages(_, _, _, let at)),
-            .rejected(_, _, let at), .validated(_, let at), .subscription(_, _, let at):
+            .rejected(_, _, let at), .validated(_, let at), .subscription(_, _, let at), .fannedOut(_, _, let at):
             at
         }
     }
 
     /// Writes the JSON value, per the contract's "Output: status", members in name order.
-    /// `token` is nil for undecodable input.
-    func write(token: String?, to writer: inout ByteWriter) {
+    /// `token` is nil for undecodable input; `target` is a topic or condition send's.
+    func write(token: String?, target: TopicTarget? = nil, to writer: inout ByteWriter) {
         switch self {
         case .queue(let event):
             switch event {
@@ -47,13 +49,20 @@ enum BridgeStatus: Sendable, Hashable {
                 writer.end(type: "deleted_messages", token: token)
             }
         case .rejected(let id, let rejection, let at):
-            writer.begin(at: at)
+            writer.begin(at: at, target: target)
             writer.string("detail", rejection.detail)
             if let id { writer.string("message_id", id) }
             writer.string("reason", rejection.reason.rawValue)
-            writer.end(type: "rejected", token: token)
+            writer.end(type: "rejected", token: token, target: target)
         case .validated(let id, let at):
-            writer.simple("validated", id, at, token)
+            writer.begin(at: at, target: target)
+            writer.string("message_id", id)
+            writer.end(type: "validated", token: token, target: target)
+        case .fannedOut(let id, let count, let at):
+            writer.begin(at: at, target: target)
+            writer.integer("count", Int64(count))
+            writer.string("message_id", id)
+            writer.end(type: "fanned_out", token: nil, target: target)
         case .subscription(let action, let topic, let at):
             writer.begin(at: at)
             if let token { writer.string("token", token) }  // before `topic`, in name order
@@ -69,6 +78,12 @@ extension ByteWriter {
     fileprivate mutating func begin(at: Int64) {
         append(#"{"at":"#)
         JSONOutput.writeInteger(at, to: &self)
+    }
+
+    /// ``begin(at:)``, then a condition send's `condition`, next in name order.
+    fileprivate mutating func begin(at: Int64, target: TopicTarget?) {
+        begin(at: at)
+        if let target, target.kind == .condition { string("condition", target.text) }
     }
 
     fileprivate mutating func member(_ name: StaticString) {
@@ -103,8 +118,9 @@ extension ByteWriter {
     }
 
     /// `token` (when known) and `type`, the last members in name order, and the closing brace.
-    fileprivate mutating func end(type: StaticString, token: String?) {
+    fileprivate mutating func end(type: StaticString, token: String?, target: TopicTarget? = nil) {
         if let token { string("token", token) }
+        if let target, target.kind == .topic { string("topic", target.text) }
         member("type")
         append(UInt8(ascii: "\""))
         append(type)
@@ -112,9 +128,13 @@ extension ByteWriter {
     }
 }
 
-/// A status event and the device it is about (nil for undecodable input): the status topic's
-/// key and value.
+/// A status event and the device it is about (nil for undecodable input), or the topic or
+/// condition send: the status topic's key (the token, or the send's first topic) and value.
 struct AddressedStatus: Sendable, Hashable {
     var token: String?
     var status: BridgeStatus
+    var target: TopicTarget? = nil
+
+    /// The record's key.
+    var key: String? { token ?? target?.firstTopic }
 }

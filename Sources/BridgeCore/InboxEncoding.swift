@@ -31,9 +31,9 @@ enum InboxEncoding {
     /// How many bytes ``writeMessage(_:token:to:)`` writes for an `apns` object of `apnsBytes`
     /// bytes: its members' names and punctuation, the send time in decimal, and the id and token
     /// as they are (neither needs escapes: see ``MessageID`` and ``RequestDecoder/tokenProblem(_:)``).
-    static func messageBytes(apnsBytes: Int, messageID: String, sentAt: Int64, token: String) -> Int {
+    static func messageBytes(apnsBytes: Int, messageID: String, sentAt: Int64, tokenBytes: Int) -> Int {
         let punctuation = #"{"apns":,"kind":"message","message_id":"","sent_at":,"token":""}"#.utf8.count
-        return punctuation + apnsBytes + messageID.utf8.count + JSONOutput.integerByteCount(sentAt) + token.utf8.count
+        return punctuation + apnsBytes + messageID.utf8.count + JSONOutput.integerByteCount(sentAt) + tokenBytes
     }
 
     /// A forwarded message as the repartition topic holds it: its fields from the record's key

@@ -24,8 +24,8 @@ struct OutputEncoder: Sendable {
     func status(_ addressed: AddressedStatus, to outputs: inout OutputRecords) {
         outputs.begin(.status, timestamp: addressed.status.time)
         outputs.tally.wrote(addressed.status)
-        if let token = addressed.token { outputs.key { $0.append(utf8: token) } }
-        outputs.value { addressed.status.write(token: addressed.token, to: &$0) }
+        if let key = addressed.key { outputs.key { $0.append(utf8: key) } }
+        outputs.value { addressed.status.write(token: addressed.token, target: addressed.target, to: &$0) }
     }
 
     /// The input record, unchanged, with headers saying why and where it came from; cut to fit

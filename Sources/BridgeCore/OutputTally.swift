@@ -74,7 +74,7 @@ public struct OutputTally: Sendable, Hashable {
 /// The contract's status event types.
 public enum StatusType: Int, CaseIterable, Sendable {
     case queued, dispatched, delivered, expired, collapsed, deletedMessages, rejected, validated, subscribed,
-        unsubscribed
+        unsubscribed, fannedOut
 
     /// The `type` field as the contract spells it.
     public var name: String {
@@ -89,6 +89,7 @@ public enum StatusType: Int, CaseIterable, Sendable {
         case .validated: "validated"
         case .subscribed: "subscribed"
         case .unsubscribed: "unsubscribed"
+        case .fannedOut: "fanned_out"
         }
     }
 }
@@ -107,6 +108,7 @@ extension BridgeStatus {
         case .validated: .validated
         case .subscription(.subscribe, _, _): .subscribed
         case .subscription(.unsubscribe, _, _): .unsubscribed
+        case .fannedOut: .fannedOut
         }
     }
 }

@@ -57,36 +57,31 @@ public struct RecordProcessor: Sendable {
     public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
         switch record.topic {
         case repartition.topic:
+            let carried: RepartitionCodec.Carried
             do {
-                switch try repartition.carried(by: record) {
-                case .device(let routed, let source):
-                    states.forwards.arrived(routed.token, in: record.partition, source: source)
-                    if states.owns(record.partition) {
-                        handle(routed, in: record.partition, states: &states, outputs: &outputs)
-                    } else {
-                        // Only reachable if the assignor split a co-partitioned set; forwarding keeps it correct.
-                        logger.error(
-                            "state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
-                        forward(routed, source: source, to: record.partition, states: &states, outputs: &outputs)
-                    }
-                case .membership(let change):
-                    // A restore counts every repartition record as on its way; this one is back.
-                    states.forwards.arrived(
-                        change.token, in: record.partition, source: RepartitionCodec.forwardedSource(of: record))
-                    if states.owns(record.partition) {
-                        apply(change, in: record.partition, states: &states, outputs: &outputs)
-                    } else {
-                        logger.error(
-                            "state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
-                        repartition.record(change, partition: record.partition, to: &outputs)
-                    }
-                }
+                carried = try repartition.carried(by: record)
             } catch {
                 outputs.tally.note(
                     OutputTally.Note(
                         source: record.position, reason: "undecodable forward",
                         detail: Rejection.capped(error.description), deadLettered: true))
                 encoder.deadLetter(record, error: error.description, limits: limits, to: &outputs)
+                return
+            }
+            // A restore counts every repartition record as on its way (by its key); this one is back.
+            if let key = RecordFields.text(record.key) {
+                states.forwards.arrived(key, in: record.partition, source: RepartitionCodec.forwardedSource(of: record))
+            }
+            guard states.owns(record.partition) else {
+                // Only reachable if the assignor split a co-partitioned set; forwarding keeps it correct.
+                logger.error("state partition not owned; forwarding", metadata: ["partition": "\(record.partition)"])
+                repartition.record(carried, partition: record.partition, to: &outputs)
+                return
+            }
+            switch carried {
+            case .device(let routed, _): handle(routed, in: record.partition, states: &states, outputs: &outputs)
+            case .membership(let change): apply(change, in: record.partition, states: &states, outputs: &outputs)
+            case .fanOut(let fanOut): handle(fanOut, in: record.partition, states: &states, outputs: &outputs)
             }
         case topics.send:
             let result = intake.admit(
@@ -98,6 +93,7 @@ public struct RecordProcessor: Sendable {
             for routed in result.accepted {
                 route(routed, from: record, colocated: sendIsColocated, states: &states, outputs: &outputs)
             }
+            if let message = result.fanOut { fanOut(message, outputs: &outputs) }
         case topics.presence:
             let time = EventTime.reported(record.createTime)
             let decoded = PresenceEvent.decode(record.value?.readableBytesView).flatMap {
@@ -159,7 +155,7 @@ public struct RecordProcessor: Sendable {
     }
 
     /// Applies `routed` to its device in `partition`, which this worker holds.
-    private func handle(
+    func handle(
         _ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
         if case .subscription(let action, let topic) = routed.input {

@@ -67,18 +67,29 @@ struct RepartitionCodec: Sendable {
     }
 
     /// What a repartition record carries: an input for a device, with its
-    /// ``forwardedSource(of:)``, or a membership change for a topic.
+    /// ``forwardedSource(of:)``, a membership change for a topic, or a fan-out's step.
     enum Carried {
         case device(RoutedInput, source: String)
         case membership(MembershipChange)
+        case fanOut(FanOutRecord)
+    }
+
+    /// Writes the record that carries `carried` to state partition `partition`, as it was.
+    func record(_ carried: Carried, partition: Int32, to outputs: inout OutputRecords) {
+        switch carried {
+        case .device(let routed, let source): record(routed, source: source, partition: partition, to: &outputs)
+        case .membership(let change): record(change, partition: partition, to: &outputs)
+        case .fanOut(let fanOut): record(fanOut, partition: partition, to: &outputs)
+        }
     }
 
     /// What a repartition record carries.
     func carried(by record: some InputRecord) throws(MalformedRecord) -> Carried {
+        let kind = record.header("kind")
+        if let kind, FanOutRecord.kinds.contains(kind) { return .fanOut(try fanOut(record, kind: kind)) }
         guard let token = RecordFields.text(record.key), let time = record.createTime else {
             throw MalformedRecord(description: "repartition record at \(record.position) has no key or timestamp")
         }
-        let kind = record.header("kind")
         if kind == "join" || kind == "leave" || kind == "forget" {
             return .membership(
                 MembershipChange(

@@ -13,6 +13,8 @@ public struct SendIntake: Sendable {
         var statuses: [AddressedStatus] = []
         /// Why the record goes to the dead letter topic, when it could not be decoded.
         var deadLetter: Rejection?
+        /// The topic or condition send to fan out, translated once for every copy.
+        var fanOut: FanOutMessage?
 
         /// The first of the `rejected` statuses' rejections.
         var firstRejection: Rejection? {
@@ -64,12 +66,18 @@ public struct SendIntake: Sendable {
                 time: EventTime.reported(time), into: &result)
             return result
         }
+        if let target = request.topicTarget {
+            admit(
+                request, to: target, id: MessageID.make(partition: partition, offset: offset, tokenIndex: 0),
+                time: time, into: &result)
+            return result
+        }
         for (index, token) in request.tokens.enumerated() {
             let id = MessageID.make(partition: partition, offset: offset, tokenIndex: index)
-            switch queued(request, id: id, token: token, time: time) {
+            switch queued(request, id: id, tokenBytes: token.utf8.count, time: time) {
             case .success where request.validateOnly:
                 result.statuses.append(AddressedStatus(token: token, status: .validated(messageID: id, at: time)))
-            case .success(let message):
+            case .success(let (message, _)):
                 result.accepted.append(RoutedInput(token: token, input: .send(message), time: time))
             case .failure(let rejection):
                 result.statuses.append(
@@ -77,6 +85,27 @@ public struct SendIntake: Sendable {
             }
         }
         return result
+    }
+
+    /// A topic or condition send: translated once, with room for the longest copy's id and
+    /// token, for the fan-out; its `validated` or `rejected` status is keyed by its first topic.
+    private func admit(
+        _ request: SendRequest, to target: TopicTarget, id: String, time: Int64, into result: inout Result
+    ) {
+        let translated = queued(
+            request, id: MessageID.copyPlaceholder(of: id), tokenBytes: RequestDecoder.maximumTokenBytes, time: time)
+        switch translated {
+        case .success where request.validateOnly:
+            result.statuses.append(
+                AddressedStatus(token: nil, status: .validated(messageID: id, at: time), target: target))
+        case .success(let (message, idRange)):
+            result.fanOut = FanOutMessage(
+                sendID: id, target: target, collapseKey: message.collapseKey, expiresAt: message.expiresAt, time: time,
+                apns: message.withAPNs { Array($0) }, idRange: idRange)
+        case .failure(let rejection):
+            result.statuses.append(
+                AddressedStatus(token: nil, status: .rejected(messageID: id, rejection, at: time), target: target))
+        }
     }
 
     private func reject(_ rejection: Rejection, partition: Int32, offset: Int64, time: Int64, into result: inout Result)
@@ -93,17 +122,18 @@ public struct SendIntake: Sendable {
 
     /// The message translated for one device, ready for its queue: the `apns` object of its
     /// inbox record, and the collapse key and expiry from the APNs headers (which already merged
-    /// the request's own `apns-collapse-id` and `apns-expiration`).
-    private func queued(_ request: SendRequest, id: String, token: String, time: Int64)
-        -> Swift.Result<QueuedMessage, Rejection>
+    /// the request's own `apns-collapse-id` and `apns-expiration`); and where its id is in the
+    /// `apns` object. `tokenBytes` is the device token's length, which its inbox record holds.
+    private func queued(_ request: SendRequest, id: String, tokenBytes: Int, time: Int64)
+        -> Swift.Result<(QueuedMessage, idRange: Range<Int>?), Rejection>
     {
         ByteWriter.withWritten { output in
             translator.translate(request, messageID: id, sentAt: time, into: &output)
         } read: { translated, apns in
-            translated.flatMap { summary -> Swift.Result<QueuedMessage, Rejection> in
+            translated.flatMap { summary -> Swift.Result<(QueuedMessage, idRange: Range<Int>?), Rejection> in
                 // The payload is within its limit; APNs headers passed through from the request are not.
                 let recordBytes = InboxEncoding.messageBytes(
-                    apnsBytes: apns.count, messageID: id, sentAt: time, token: token)
+                    apnsBytes: apns.count, messageID: id, sentAt: time, tokenBytes: tokenBytes)
                 guard recordBytes <= maxInboxRecordBytes else {
                     return .failure(
                         Rejection(
@@ -111,10 +141,10 @@ public struct SendIntake: Sendable {
                             "message.apns.headers: the message with its headers takes \(recordBytes) bytes, over the \(maxInboxRecordBytes) an output record holds"
                         ))
                 }
-                return .success(
-                    QueuedMessage(
-                        id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: expiry(summary, sentAt: time),
-                        apns: apns))
+                let message = QueuedMessage(
+                    id: id, collapseKey: summary.collapseID, sentAt: time, expiresAt: expiry(summary, sentAt: time),
+                    apns: apns)
+                return .success((message, summary.messageIDRange))
             }
         }
     }

@@ -20,8 +20,10 @@ public struct SendRequest: Sendable {
 
     /// The shape it came in.
     public var format: Format
-    /// The devices it targets: one, or up to 1000 for a legacy multicast.
+    /// The devices it targets: one, or up to 1000 for a legacy multicast; none for a topic target.
     public var tokens: DeviceTokens
+    /// The topic or condition it targets instead of devices.
+    public var topicTarget: TopicTarget?
     /// `validate_only` (v1) or `dry_run` (legacy): check, but do not send.
     public var validateOnly = false
     /// Legacy `priority`.

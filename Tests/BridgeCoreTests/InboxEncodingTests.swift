@@ -44,7 +44,8 @@ struct InboxEncodingTests {
             let record = ByteWriter.array { InboxEncoding.writeMessage(message, token: token, to: &$0) }
             #expect(
                 record.count
-                    == InboxEncoding.messageBytes(apnsBytes: apnsBytes, messageID: id, sentAt: sentAt, token: token))
+                    == InboxEncoding.messageBytes(
+                        apnsBytes: apnsBytes, messageID: id, sentAt: sentAt, tokenBytes: token.utf8.count))
         }
     }
 

@@ -52,12 +52,12 @@ struct SubscriptionFlowTests {
                     value: ByteBuffer(string: #"{"token":"\#(token)","event":"\#(event)"}"#), createTime: time))
         }
 
-        private mutating func next() -> Int64 {
+        mutating func next() -> Int64 {
             offset += 1
             return offset
         }
 
-        private mutating func feed(_ first: InMemoryRecord) -> [OutputRecords.Copy] {
+        mutating func feed(_ first: InMemoryRecord) -> [OutputRecords.Copy] {
             var pending = [first]
             var all: [OutputRecords.Copy] = []
             while !pending.isEmpty {

@@ -53,16 +53,14 @@ struct RejectionTests {
             name: "v1 fid over 4096 bytes", request: #"{"message":{"fid":"\#(longToken)"}}"#, reason: .invalidArgument,
             detail: "message.fid: 4097 bytes, over 4096"),
         RejectionCase(
-            name: "v1 topic target", request: #"{"message":{"topic":"news"}}"#, reason: .unsupportedTarget,
-            detail: "message.topic:"),
+            name: "legacy device group", request: #"{"notification_key":"group"}"#, reason: .unsupportedTarget,
+            detail: "notification_key: device groups are not supported"),
         RejectionCase(
-            name: "v1 condition target", request: #"{"message":{"condition":"'a' in topics"}}"#,
-            reason: .unsupportedTarget, detail: "message.condition:"),
+            name: "legacy condition and to", request: #"{"condition":"'a' in topics","to":"t"}"#,
+            reason: .invalidArgument, detail: "to: give either condition or to, not both"),
         RejectionCase(
-            name: "legacy topic target", request: #"{"to":"/topics/news"}"#, reason: .unsupportedTarget, detail: "to:"),
-        RejectionCase(
-            name: "legacy topic target, escaped", request: #"{"to":"\/topics\/news"}"#, reason: .unsupportedTarget,
-            detail: "to:"),
+            name: "v1 topic and token", request: #"{"message":{"topic":"news","token":"t"}}"#,
+            reason: .invalidArgument, detail: "message.token and message.topic: one target only"),
         RejectionCase(
             name: "legacy topic target, whole", request: #"{"to":"/topics/"}"#, reason: .invalidArgument,
             detail: "to: a topic name is 1 to 900 characters; this one is empty"),
@@ -84,9 +82,6 @@ struct RejectionTests {
         RejectionCase(
             name: "legacy condition with double quotes", request: #"{"condition":"\"a\" in topics"}"#,
             reason: .invalidArgument, detail: "condition: topic names are quoted with ', not \""),
-        RejectionCase(
-            name: "legacy condition target", request: #"{"condition":"'a' in topics"}"#, reason: .unsupportedTarget,
-            detail: "condition:"),
         RejectionCase(
             name: "data key from", request: #"{"message":{"token":"t","data":{"from":"x"}}}"#, reason: .invalidDataKey,
             detail: "message.data.from: reserved key"),

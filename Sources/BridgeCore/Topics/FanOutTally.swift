@@ -1,77 +1,87 @@
+import FCMTranslation
+
 /// What the coordinator of one topic or condition send (the owner of its first topic) knows of
 /// the fan-out, to publish one `fanned_out` with the exact count once every copy is accounted
 /// for, whichever workers own the topics and devices.
 ///
-/// Each topic's owner walks its members in chunks and sends each chunk's devices to their owners
-/// in records, one per (chunk, device partition); when its walk ends, it tells the coordinator how
-/// many records it sent (``jobFinished(topic:records:)``). Each device owner acknowledges each
-/// record with the number of devices that took a copy (``acknowledged(_:accepted:)``). The
-/// fan-out is complete when every topic's walk has ended and every record it sent is
-/// acknowledged: the count is the devices that took a copy, each counted once because a device
-/// takes a copy from one topic only. Messages arrive in any order and may repeat (a record
-/// processed again after a crash, at least once): repeats change nothing, and
-/// ``Outcome/complete(count:)`` is returned once.
+/// Each topic's owner walks its members and sends them to their devices' owners in records,
+/// numbered per device partition from 0; when its walk ends, it says how many records it sent to
+/// each (``walkEnded(topic:records:)``). Each device owner acknowledges each record with the
+/// number of its devices that took a copy (``acknowledged(topic:partition:sequence:accepted:)``).
+/// The fan-out is complete when every topic's walk has ended and every record it sent is
+/// acknowledged; the count is the devices that took a copy, each counted once because a device
+/// takes a copy from one topic only.
+///
+/// A topic's records to one device partition are read and acknowledged in order, so an
+/// acknowledgement of a record before the next expected is a repeat (a record processed again
+/// after a crash) and changes nothing. The state is a few integers per (topic, device
+/// partition), whatever the topic's size.
 public struct FanOutTally: Sendable, Hashable {
-    /// One record of devices sent by a topic's walk.
-    public struct Chunk: Sendable, Hashable {
-        /// The topic's place in the send's topics.
-        public var topic: Int
-        /// The chunk's place in the topic's walk.
-        public var sequence: Int
-        /// The device partition the record went to.
-        public var partition: Int32
-
-        public init(topic: Int, sequence: Int, partition: Int32) {
-            self.topic = topic
-            self.sequence = sequence
-            self.partition = partition
-        }
-    }
-
-    /// What a message to the coordinator leaves it with.
-    public enum Outcome: Sendable, Hashable {
-        /// Copies are still unaccounted for.
-        case pending
-        /// Every copy is accounted for: publish `fanned_out` with `count`.
-        case complete(count: Int)
-        /// Completed before: nothing to publish.
-        case done
-    }
-
-    /// Records each topic's walk sent, once it ended; nil while it runs.
-    private var sent: [Int?]
-    private var acknowledged: Set<Chunk> = []
+    /// The send, for its `fanned_out`.
+    public var message: FanOutStatusSubject
+    /// Per topic of the send: records its walk sent to each device partition, once it ended.
+    public private(set) var sent: [[Int]?]
+    /// Per topic, per device partition: records acknowledged (the next sequence expected).
+    public private(set) var acknowledged: [[Int]]
     /// Devices that took a copy, over the acknowledged records.
-    public private(set) var count = 0
-    private var isComplete = false
+    public private(set) var count: Int
 
-    /// A fan-out over `topics` topics (1 to 5).
-    public init(topics: Int) {
-        sent = Array(repeating: nil, count: max(topics, 1))
+    /// A fan-out of `message` over `partitions` device partitions, nothing accounted for yet.
+    public init(message: FanOutStatusSubject, partitions: Int) {
+        let topics = max(message.target.condition.topics.count, 1)
+        self.init(
+            message: message, sent: Array(repeating: nil, count: topics),
+            acknowledged: Array(repeating: Array(repeating: 0, count: max(partitions, 0)), count: topics), count: 0)
     }
 
-    /// The walk of topic `topic` ended, having sent `records` records.
-    public mutating func jobFinished(topic: Int, records: Int) -> Outcome {
-        guard sent.indices.contains(topic), sent[topic] == nil else { return settle() }
-        sent[topic] = max(records, 0)
-        return settle()
+    /// A tally as recorded (restored from the changelog).
+    public init(message: FanOutStatusSubject, sent: [[Int]?], acknowledged: [[Int]], count: Int) {
+        self.message = message
+        self.sent = sent
+        self.acknowledged = acknowledged
+        self.count = count
     }
 
-    /// A device owner took `accepted` copies from the devices of `chunk`.
-    public mutating func acknowledged(_ chunk: Chunk, accepted: Int) -> Outcome {
-        if acknowledged.insert(chunk).inserted { count += max(accepted, 0) }
-        return settle()
-    }
-
-    private mutating func settle() -> Outcome {
-        if isComplete { return .done }
-        var expected = 0
-        for records in sent {
-            guard let records else { return .pending }
-            expected += records
+    /// Whether every topic's walk ended and every record it sent is acknowledged.
+    public var isComplete: Bool {
+        sent.indices.allSatisfy { topic in
+            guard let records = sent[topic], acknowledged.indices.contains(topic) else { return false }
+            return zip(records, acknowledged[topic]).allSatisfy { $1 >= $0 }
         }
-        guard acknowledged.count >= expected else { return .pending }
-        isComplete = true
-        return .complete(count: count)
+    }
+
+    /// The walk of topic `topic` ended, having sent `records[p]` records to device partition
+    /// `p`. Anything but the first report of a topic in range changes nothing.
+    public mutating func walkEnded(topic: Int, records: [Int]) {
+        guard sent.indices.contains(topic), sent[topic] == nil, acknowledged.indices.contains(topic),
+            records.count == acknowledged[topic].count
+        else { return }
+        sent[topic] = records.map { max($0, 0) }
+    }
+
+    /// Record `sequence` of topic `topic`'s walk to device partition `partition` gave `accepted`
+    /// devices a copy. A repeat changes nothing; a sequence past the next expected (only when
+    /// acknowledgements were lost, as at-least-once delivery may) is taken as it comes.
+    public mutating func acknowledged(topic: Int, partition: Int32, sequence: Int, accepted: Int) {
+        let partition = Int(partition)
+        guard acknowledged.indices.contains(topic), acknowledged[topic].indices.contains(partition),
+            sequence >= acknowledged[topic][partition], sequence < Int.max
+        else { return }
+        acknowledged[topic][partition] = sequence + 1
+        let (sum, overflow) = count.addingReportingOverflow(max(accepted, 0))
+        count = overflow ? .max : sum
+    }
+}
+
+/// What a `fanned_out` status says of its send besides the count: its id, target and time.
+public struct FanOutStatusSubject: Sendable, Hashable {
+    public var sendID: String
+    public var target: TopicTarget
+    public var time: Int64
+
+    public init(sendID: String, target: TopicTarget, time: Int64) {
+        self.sendID = sendID
+        self.target = target
+        self.time = time
     }
 }

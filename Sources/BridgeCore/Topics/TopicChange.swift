@@ -1,19 +1,26 @@
 import FCMTranslation
 
-/// A change to topic state, as the changelog records it: each an O(1) record, the latest per key
-/// winning, so that compaction keeps exactly the live memberships.
+/// A change to topic state, as the changelog records it: each one record, the latest per key
+/// winning, so that compaction keeps exactly the live memberships and fan-outs.
 ///
 /// - `t <topic> <token>` in the topic's state partition: the device is a member (empty value),
 ///   or left (a tombstone);
 /// - `s <topic> <token>` in the device's state partition: the topic is in the device's own set
-///   (empty value), or left it (a tombstone).
+///   (empty value), or left it (a tombstone);
+/// - `j <send id> <topic index>` in the topic's state partition: a fan-out's walk of the topic
+///   (``FanOutJSON``), or its end (a tombstone);
+/// - `k <send id>` in the first topic's state partition: a fan-out's tally, or its completion.
 ///
-/// Topic names have no spaces, so the token is everything after the second space.
+/// Topic names and ids have no spaces, so the token is everything after the second space.
 public enum TopicChange: Sendable, Hashable {
     /// The device joined (`isMember`) or left the topic: the topic's view.
     case member(topic: String, token: String, isMember: Bool)
     /// The topic joined (`isSubscribed`) or left the device's own set: the device's view.
     case deviceTopic(token: String, topic: String, isSubscribed: Bool)
+    /// A walk went on (or ended: nil).
+    case walk(FanOutWalk.Key, FanOutWalk?)
+    /// A tally changed (or completed: nil).
+    case tally(sendID: String, FanOutTally?)
 }
 
 extension ChangelogCodec {
@@ -27,6 +34,15 @@ extension ChangelogCodec {
         case .deviceTopic(let token, let topic, let isSubscribed):
             outputs.key { Self.writeTopicKey("s", topic, token, to: &$0) }
             if isSubscribed { outputs.value { _ in } }
+        case .walk(let key, let walk):
+            outputs.key { Self.writeTopicKey("j", key.sendID, String(key.topicIndex), to: &$0) }
+            if let walk { outputs.value { FanOutJSON.write(walk, to: &$0) } }
+        case .tally(let sendID, let tally):
+            outputs.key {
+                $0.append("k ")
+                $0.append(utf8: sendID)
+            }
+            if let tally { outputs.value { FanOutJSON.write(tally, to: &$0) } }
         }
     }
 
@@ -35,14 +51,33 @@ extension ChangelogCodec {
     public func topicChange(of record: ChangelogRecordView) throws(MalformedRecord) -> TopicChange? {
         let space = UInt8(ascii: " ")
         guard let key = record.key, key.count > 2, key[1] == space,
-            key[0] == UInt8(ascii: "t") || key[0] == UInt8(ascii: "s")
+            [UInt8(ascii: "t"), UInt8(ascii: "s"), UInt8(ascii: "j"), UInt8(ascii: "k")].contains(key[0])
         else { return nil }
         let rest = UnsafeRawBufferPointer(rebasing: key[2...])
+        if key[0] == UInt8(ascii: "k") {
+            let sendID = String(decoding: rest, as: UTF8.self)
+            guard let value = record.value else { return .tally(sendID: sendID, nil) }
+            guard let tally = FanOutJSON.tally(value) else {
+                throw MalformedRecord(description: "changelog fan-out tally at \(record.position) is not readable")
+            }
+            return .tally(sendID: sendID, tally)
+        }
         guard let topicEnd = rest.firstIndex(of: space, from: 0) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no topic")
         }
         let topic = String(decoding: rest[..<topicEnd], as: UTF8.self)
         let token = String(decoding: rest[(topicEnd + 1)...], as: UTF8.self)
+        if key[0] == UInt8(ascii: "j") {
+            guard let index = Int(token), index >= 0 else {
+                throw MalformedRecord(description: "changelog fan-out walk at \(record.position) has no topic index")
+            }
+            let walkKey = FanOutWalk.Key(sendID: topic, topicIndex: index)
+            guard let value = record.value else { return .walk(walkKey, nil) }
+            guard let walk = FanOutJSON.walk(sendID: topic, topicIndex: index, value: value) else {
+                throw MalformedRecord(description: "changelog fan-out walk at \(record.position) is not readable")
+            }
+            return .walk(walkKey, walk)
+        }
         let present = record.value != nil
         return key[0] == UInt8(ascii: "t")
             ? .member(topic: topic, token: token, isMember: present)
@@ -52,20 +87,22 @@ extension ChangelogCodec {
     /// ``topicChange(of:)-(ChangelogRecordView)`` of a record held whole (tests, the fuzzer).
     public func topicChange(of record: some InputRecord) throws(MalformedRecord) -> TopicChange? {
         let key = record.key.map { Array($0.readableBytesView) }
-        return try (key ?? []).withUnsafeBytes { bytes in
+        let value = record.value.map { Array($0.readableBytesView) }
+        let bytes = (key ?? []) + (value ?? [])
+        return try bytes.withUnsafeBytes { bytes in
             Result { () throws(MalformedRecord) in
-                try topicChange(
+                let keyCount = key?.count ?? 0
+                return try topicChange(
                     of: ChangelogRecordView(
                         topic: record.topic, partition: record.partition, offset: record.offset,
-                        key: key == nil ? nil : bytes,
-                        // Topic records hold no value: only whether there is one counts.
-                        value: record.value == nil ? nil : UnsafeRawBufferPointer(rebasing: bytes[0..<0]),
+                        key: key == nil ? nil : UnsafeRawBufferPointer(rebasing: bytes[..<keyCount]),
+                        value: value == nil ? nil : UnsafeRawBufferPointer(rebasing: bytes[keyCount...]),
                         createTime: record.createTime))
             }
         }.get()
     }
 
-    /// `<kind> <topic> <token>`.
+    /// `<kind> <topic> <token>` (`<kind> <send id> <topic index>` for a walk).
     private static func writeTopicKey(_ kind: StaticString, _ topic: String, _ token: String, to key: inout ByteWriter)
     {
         key.append(kind)

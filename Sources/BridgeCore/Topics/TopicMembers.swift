@@ -80,32 +80,37 @@ public struct TopicMembers: Sendable {
         return found
     }
 
-    /// Up to `limit` members from `cursor` on, in walk order; and the cursor to go on from
-    /// (nil: none is left).
-    public func chunk(from cursor: Cursor, limit: Int) -> (members: [String], next: Cursor?) {
+    /// How many buckets there are: a walk's segments split `0..<bucketCount`.
+    public static let bucketCount = 1 << 16
+
+    /// Up to `limit` members from `cursor` on, in walk order, of the buckets before `end`, and
+    /// no more than `maxBytes` of tokens (but at least one member when any is left); and the
+    /// cursor to go on from (nil: none is left before `end`).
+    public func chunk(from cursor: Cursor, before end: Int = bucketCount, limit: Int, maxBytes: Int = .max)
+        -> (members: [String], next: Cursor?)
+    {
         var members: [String] = []
+        var bytes = 0
         let limit = max(limit, 1)
         var position = firstOccupied(atOrAfter: Int(cursor.bucket))
-        var after = cursor.after
-        while position < occupied.count {
+        while position < occupied.count, Int(occupied[position]) < end {
             let bucket = occupied[position]
             let keys = buckets[bucket] ?? []
+            let resumes = bucket == cursor.bucket ? cursor.after : nil
             var start = 0
-            if let last = after, bucket == cursor.bucket {
+            if let last = resumes {
                 let (index, found) = Self.search(last, in: keys)
                 start = found ? index + 1 : index
             }
-            after = nil
             for index in start..<keys.count {
-                guard members.count < limit else {
-                    return (members, Cursor(bucket: bucket, after: keys[index - 1].token))
+                let size = keys[index].token.utf8.count
+                if members.count >= limit || (!members.isEmpty && bytes + size > maxBytes) {
+                    return (members, Cursor(bucket: bucket, after: index > start ? keys[index - 1].token : resumes))
                 }
                 members.append(keys[index].token)
+                bytes += size
             }
             position += 1
-            if members.count >= limit {
-                return (members, position < occupied.count ? Cursor(bucket: occupied[position], after: nil) : nil)
-            }
         }
         return (members, nil)
     }

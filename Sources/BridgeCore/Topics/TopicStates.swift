@@ -9,6 +9,10 @@ public struct TopicStates: Sendable {
     private struct Partition: Sendable {
         var members: [String: TopicMembers] = [:]
         var deviceTopics: [DeviceKey: [UInt32]] = [:]
+        /// Fan-outs walking this partition's topics.
+        var walks: [FanOutWalk.Key: FanOutWalk] = [:]
+        /// Fan-outs this partition coordinates (whose first topic is here).
+        var tallies: [String: FanOutTally] = [:]
     }
 
     private var partitions: [Int32: Partition] = [:]
@@ -95,6 +99,36 @@ public struct TopicStates: Sendable {
         Set((partitions[partition]?.deviceTopics[DeviceKey(token: token)] ?? []).map(names.name(of:)))
     }
 
+    /// Whether the device is in each of `topics`, by its own set.
+    func memberships(of token: String, in topics: [String], partition: Int32) -> [Bool] {
+        let ids = partitions[partition]?.deviceTopics[DeviceKey(token: token)] ?? []
+        return topics.map { topic in names.id(of: topic).map { Self.place(of: $0, in: ids).found } ?? false }
+    }
+
+    /// Fan-outs in progress over every partition held: walks, and tallies awaiting their count.
+    public var fanOutsInProgress: (walks: Int, tallies: Int) {
+        partitions.values.reduce((0, 0)) { ($0.0 + $1.walks.count, $0.1 + $1.tallies.count) }
+    }
+
+    /// The walk `key` of `partition`'s topics, if it is in progress.
+    func walk(_ key: FanOutWalk.Key, in partition: Int32) -> FanOutWalk? { partitions[partition]?.walks[key] }
+
+    /// The walks in progress of `partition`'s topics.
+    func walks(in partition: Int32) -> [FanOutWalk.Key] { Array(partitions[partition]?.walks.keys ?? [:].keys) }
+
+    /// Records a walk's progress (nil: it ended).
+    mutating func setWalk(_ key: FanOutWalk.Key, _ walk: FanOutWalk?, in partition: Int32) {
+        partitions[partition, default: Partition()].walks[key] = walk
+    }
+
+    /// The tally of send `sendID`, coordinated in `partition`, if it is in progress.
+    func tally(_ sendID: String, in partition: Int32) -> FanOutTally? { partitions[partition]?.tallies[sendID] }
+
+    /// Records a tally (nil: it completed).
+    mutating func setTally(_ sendID: String, _ tally: FanOutTally?, in partition: Int32) {
+        partitions[partition, default: Partition()].tallies[sendID] = tally
+    }
+
     /// The members of `topic`, whose partition `partition` is.
     func members(of topic: String, in partition: Int32) -> TopicMembers? {
         partitions[partition]?.members[topic]
@@ -111,6 +145,10 @@ public struct TopicStates: Sendable {
             _ = subscribe(token, to: topic, in: partition, limit: .max)
         case .deviceTopic(let token, let topic, false):
             _ = unsubscribe(token, from: topic, in: partition)
+        case .walk(let key, let walk):
+            setWalk(key, walk, in: partition)
+        case .tally(let sendID, let tally):
+            setTally(sendID, tally, in: partition)
         }
     }
 

@@ -2,7 +2,13 @@
 /// Unknown fields are ignored, as the legacy API did (it had many Android-only ones).
 enum LegacyRequestDecoder {
     static func decode(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> SendRequest {
-        var result = SendRequest(format: .legacy, tokens: try tokens(request), document: request.document)
+        var result: SendRequest
+        if let target = try topicTarget(request) {
+            result = SendRequest(format: .legacy, tokens: [], document: request.document)
+            result.topicTarget = target
+        } else {
+            result = SendRequest(format: .legacy, tokens: try tokens(request), document: request.document)
+        }
         try decodeOptions(request, into: &result)
         return result
     }
@@ -43,12 +49,25 @@ enum LegacyRequestDecoder {
         }
     }
 
-    private static func tokens(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> DeviceTokens {
+    /// The request's `condition`, or its `to` when that names a topic; nil for device targets.
+    private static func topicTarget(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> TopicTarget? {
         if request.has(.condition) {
-            try RequestDecoder.checkTopicTarget(
-                try request.string(.condition) ?? "", isCondition: true, path: "condition")
-            throw Rejection(.unsupportedTarget, "condition: only token targets are supported")
+            for other: LegacyField in [.to, .registrationIDs, .notificationKey] where request.has(other) {
+                throw request.invalid(other, "give either condition or \(other.name.description), not both")
+            }
+            return try RequestDecoder.topicTarget(
+                try request.string(.condition) ?? "", as: .condition, path: "condition")
         }
+        guard let node = try request.stringNode(.to), request.document.string(node, hasPrefix: "/topics/") else {
+            return nil
+        }
+        if request.has(.registrationIDs) {
+            throw request.invalid(.registrationIDs, "give either to or registration_ids, not both")
+        }
+        return try RequestDecoder.topicTarget(request.document.text(node), as: .topic, path: "to")
+    }
+
+    private static func tokens(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> DeviceTokens {
         if request.has(.notificationKey) {
             throw Rejection(.unsupportedTarget, "notification_key: device groups are not supported")
         }
@@ -57,10 +76,6 @@ enum LegacyRequestDecoder {
         }
         if let node = try request.stringNode(.to) {
             let document = request.document
-            if document.string(node, hasPrefix: "/topics/") {
-                try RequestDecoder.checkTopicTarget(document.text(node), isCondition: false, path: "to")
-                throw Rejection(.unsupportedTarget, "to: topic targets are not supported")
-            }
             let to = document.text(node)
             guard !to.isEmpty else { throw request.invalid(.to, "must not be empty") }
             try RequestDecoder.checkToken(to, key: "to", in: request)

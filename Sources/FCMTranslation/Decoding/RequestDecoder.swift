@@ -78,18 +78,14 @@ public enum RequestDecoder {
         return tokens.filter { tokenProblem($0) == nil }
     }
 
-    /// Rejects a topic name or condition FCM would refuse (`invalid_argument`, naming `path`).
-    static func checkTopicTarget(_ given: String, isCondition: Bool, path: @autoclosure () -> String)
-        throws(Rejection)
+    /// The topic or condition target `given`, or `invalid_argument` naming `path` when FCM would
+    /// refuse it.
+    static func topicTarget(_ given: String, as kind: TopicTarget.Kind, path: @autoclosure () -> String)
+        throws(Rejection) -> TopicTarget
     {
-        if isCondition {
-            do {
-                _ = try TopicCondition.parse(given)
-            } catch {
-                throw Rejection(.invalidArgument, "\(path()): \(error)")
-            }
-        } else if case .failure(let problem) = TopicName.validate(given) {
-            throw Rejection(.invalidArgument, "\(path()): \(problem)")
+        switch TopicTarget.parse(given, as: kind) {
+        case .success(let target): return target
+        case .failure(let error): throw Rejection(.invalidArgument, "\(path()): \(error)")
         }
     }
 

@@ -6,8 +6,14 @@ enum V1RequestDecoder {
             throw RequestDecoder.noTarget("message")
         }
         try message.onlyKnown()
-        let token = try deviceTarget(of: message)
-        var result = SendRequest(format: .v1, tokens: DeviceTokens(token), document: request.document)
+        var result: SendRequest
+        switch try target(of: message) {
+        case .device(let token):
+            result = SendRequest(format: .v1, tokens: DeviceTokens(token), document: request.document)
+        case .topics(let target):
+            result = SendRequest(format: .v1, tokens: [], document: request.document)
+            result.topicTarget = target
+        }
         result.validateOnly = try request.bool(.validateOnly) ?? false
         if let data = try message.stringMap(.data) {
             try RequestDecoder.checkDataKeys(data, ignoringNull: false)
@@ -31,9 +37,15 @@ enum V1RequestDecoder {
         return result
     }
 
-    /// The message's one target, which must be a device: `token`, or `fid` (the device's Firebase
-    /// Installation ID, which Firebase's Admin SDKs send in place of a token), checked as a token is.
-    private static func deviceTarget(of message: borrowing FieldReader<V1MessageField>) throws(Rejection) -> String {
+    private enum Target {
+        case device(String)
+        case topics(TopicTarget)
+    }
+
+    /// The message's one target: a device (`token`, or `fid`, the device's Firebase Installation
+    /// ID, which Firebase's Admin SDKs send in place of a token, checked as a token is), a
+    /// `topic`, or a `condition`.
+    private static func target(of message: borrowing FieldReader<V1MessageField>) throws(Rejection) -> Target {
         var target: V1MessageField?
         for field: V1MessageField in [.token, .fid, .topic, .condition] where message.has(field) {
             if let first = target {
@@ -41,17 +53,16 @@ enum V1RequestDecoder {
             }
             target = field
         }
-        guard let target else { throw RequestDecoder.noTarget("message.token or message.fid") }
+        guard let target else { throw RequestDecoder.noTarget("message.token, fid, topic or condition") }
+        let given = try message.string(target) ?? ""
         guard target == .token || target == .fid else {
-            let given = try message.string(target) ?? ""
-            try RequestDecoder.checkTopicTarget(given, isCondition: target == .condition, path: message.path(target))
-            throw Rejection(
-                .unsupportedTarget, "\(message.path(target)): only device targets (token, fid) are supported")
+            return .topics(
+                try RequestDecoder.topicTarget(
+                    given, as: target == .topic ? .topic : .condition, path: message.path(target)))
         }
-        let token = try message.string(target) ?? ""
-        guard !token.isEmpty else { throw message.invalid(target, "must not be empty") }
-        try RequestDecoder.checkToken(token, key: target.name.description, in: message)
-        return token
+        guard !given.isEmpty else { throw message.invalid(target, "must not be empty") }
+        try RequestDecoder.checkToken(given, key: target.name.description, in: message)
+        return .device(given)
     }
 
     private static func decodeAPNs(_ apns: borrowing FieldReader<APNsField>, into result: inout SendRequest)

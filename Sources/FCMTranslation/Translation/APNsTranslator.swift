@@ -61,7 +61,7 @@ public struct APNsTranslator: Sendable {
         }
         output.append(#","payload":"#)
         let payloadStart = output.count
-        writer.write(to: &output)
+        let messageIDRange = writer.write(to: &output)
         let payloadSize = output.count - payloadStart
         guard payloadSize <= payloadLimit else {
             return .failure(
@@ -72,7 +72,8 @@ public struct APNsTranslator: Sendable {
         output.append(UInt8(ascii: "}"))
         return .success(
             TranslationSummary(
-                payloadRange: payloadRange, collapseID: headers.collapseID, expiration: headers.expiration))
+                payloadRange: payloadRange, messageIDRange: messageIDRange, collapseID: headers.collapseID,
+                expiration: headers.expiration))
     }
 }
 
@@ -80,6 +81,9 @@ public struct APNsTranslator: Sendable {
 public struct TranslationSummary: Sendable, Hashable {
     /// Where the payload was written.
     public var payloadRange: Range<Int>
+    /// Where the message id was written, inside its quotes (nil when the request's own
+    /// `apns.payload` gave `gcm.message_id`).
+    public var messageIDRange: Range<Int>?
     /// The `apns-collapse-id` header, the message's collapse key.
     public var collapseID: String?
     /// The `apns-expiration` header: a UNIX time in seconds, or `0` for now or never.

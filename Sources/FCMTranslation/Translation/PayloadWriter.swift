@@ -49,7 +49,12 @@ struct PayloadWriter: ~Copyable {
         aps = Self.apsMembers(of: request)
     }
 
-    func write(to output: inout ByteWriter) {
+    /// Writes the payload; returns where the message id's characters were written (nil when
+    /// the v1 `apns.payload` gave its own `gcm.message_id`), so that a fan-out can give each
+    /// device's copy its own id in place.
+    @discardableResult
+    func write(to output: inout ByteWriter) -> Range<Int>? {
+        var idRange: Range<Int>?
         var members = SortedMembers<Value>()
         if let data {
             for (key, value) in document.members(of: data) { members.add(document.name(key), .data(value)) }
@@ -75,7 +80,9 @@ struct PayloadWriter: ~Copyable {
                 document.write(node, to: &output)
                 output.append(UInt8(ascii: "}"))
             case .messageID:
+                let start = output.count
                 JSONOutput.writeString(messageID, to: &output)
+                idRange = (start + 1)..<(output.count - 1)  // inside the quotes
             case .aps:
                 aps.write(to: &output) { value, output in
                     writeAPSValue(value, to: &output)
@@ -84,6 +91,7 @@ struct PayloadWriter: ~Copyable {
             }
             return true
         }
+        return idRange
     }
 
     private func writeAPSValue(_ value: APSValue, to output: inout ByteWriter) {

@@ -1,0 +1,235 @@
+import BridgeConfig
+import FCMTranslation
+import Logging
+import NIOCore
+import TestSupport
+import Testing
+
+@testable import BridgeCore
+
+/// Topic and condition sends through the processor, with no Kafka: one worker holding every
+/// state partition, each repartition record fed back to it in the order written, as the
+/// repartition topic would; and a crash at any input, after which the state is what the
+/// changelog holds and the inputs not yet processed are processed.
+@Suite("Fan-out through the processor")
+struct FanOutFlowTests {
+    typealias Flow = SubscriptionFlowTests
+    static let time = Flow.time
+
+    /// The processor's world: its state, the records waiting to be processed, and what it wrote.
+    struct Network {
+        var worker = Flow.Worker()
+        var pending: [InMemoryRecord] = []
+        var written: [OutputRecords.Copy] = []
+        var processed = 0
+
+        init(subscriptions: [(topic: String, tokens: [String])]) {
+            for (topic, tokens) in subscriptions {
+                for start in stride(from: 0, to: tokens.count, by: 1000) {
+                    worker.subscriptionRequest(
+                        Flow.subscribe(topic, Array(tokens[start..<min(start + 1000, tokens.count)])))
+                }
+            }
+        }
+
+        mutating func send(_ json: String) {
+            pending.append(
+                InMemoryRecord(
+                    topic: worker.processor.topics.send, partition: 0, offset: worker.next(),
+                    value: ByteBuffer(string: json), createTime: FanOutFlowTests.time))
+        }
+
+        mutating func presence(_ token: String, _ event: String, at time: Int64) {
+            pending.append(
+                InMemoryRecord(
+                    topic: worker.processor.topics.presence, partition: 0, offset: worker.next(),
+                    key: ByteBuffer(string: token),
+                    value: ByteBuffer(string: #"{"token":"\#(token)","event":"\#(event)"}"#), createTime: time))
+        }
+
+        /// Processes one waiting record; false when none waits.
+        mutating func step() -> Bool {
+            guard !pending.isEmpty else { return false }
+            var outputs = OutputRecords()
+            worker.processor.process(pending.removeFirst(), states: &worker.states, outputs: &outputs)
+            processed += 1
+            for copy in outputs.copies {
+                written.append(copy)
+                worker.written.append(copy)
+                if copy.topic == .repartition {
+                    pending.append(consumed(copy, topic: worker.processor.repartition.topic, offset: worker.next()))
+                }
+            }
+            return true
+        }
+
+        mutating func run() { while step() {} }
+
+        /// A new worker's state: the changelog written so far, replayed.
+        mutating func crash() {
+            var restored = DeviceStates()
+            for partition in 0..<Flow.partitions { restored.adopt(partition) }
+            let codec = worker.processor.changelog
+            for copy in worker.written where copy.topic == .changelog {
+                let record = consumed(copy, topic: codec.topic)
+                if let change = try? codec.topicChange(of: record) {
+                    restored.restoreTopic(change, in: record.partition)
+                } else if let (token, change) = try? codec.change(of: record) {
+                    restored.restore(change, token: token, in: record.partition)
+                }
+            }
+            worker.states = restored
+        }
+
+        var statuses: [(token: String?, json: JSONValue)] { Flow.statuses(written) }
+
+        /// Each device's statuses about copies (ids with a `/`), by token.
+        var copyStatuses: [String: [JSONValue]] {
+            Dictionary(grouping: statuses.filter { $0.json["message_id"]?.stringValue?.contains("/") == true }) {
+                $0.token ?? ""
+            }.mapValues { $0.map(\.json) }
+        }
+
+        var fannedOut: [(token: String?, json: JSONValue)] {
+            statuses.filter { $0.json["type"] == .string("fanned_out") }
+        }
+    }
+
+    static func topicSend(_ topic: String, extra: String = "") -> String {
+        #"{"message":{"topic":"\#(topic)","notification":{"title":"T"}\#(extra)}}"#
+    }
+
+    static func conditionSend(_ condition: String) -> String {
+        #"{"message":{"condition":"\#(condition)","data":{"k":"v"}}}"#
+    }
+
+    @Test("a topic send reaches each member once under its own id, and fanned_out counts them, keyed by the topic")
+    func topicSend() throws {
+        var network = Network(subscriptions: [("news", ["a", "b", "c"]), ("other", ["d"])])
+        for token in ["a", "b"] { network.presence(token, "connect", at: Self.time - 1) }
+        network.send(Self.topicSend("/topics/news"))
+        network.run()
+        let copies = network.copyStatuses
+        #expect(Set(copies.keys) == ["a", "b", "c"])
+        #expect(copies["a"]?.map { $0["type"] } == [.string("dispatched")])
+        #expect(copies["c"]?.map { $0["type"] } == [.string("queued")])
+        let ids = copies.values.compactMap { $0.first?["message_id"]?.stringValue }
+        #expect(Set(ids).count == 3)
+        let fannedOut = try #require(network.fannedOut.first)
+        #expect(network.fannedOut.count == 1)
+        #expect(fannedOut.token == "news")
+        #expect(fannedOut.json["topic"] == .string("news") && fannedOut.json["count"] == .number("3"))
+        #expect(fannedOut.json["token"] == nil && fannedOut.json["condition"] == nil)
+        let sendID = try #require(fannedOut.json["message_id"]?.stringValue)
+        #expect(ids.allSatisfy { $0.hasPrefix(sendID + "/") && MessageID.isWellFormed($0) })
+        // The inbox record's payload carries the device's own id.
+        let inbox = try #require(network.written.first { $0.topic == .inbox && $0.key == Array("a".utf8) })
+        let json = try JSONParser.parse(try #require(inbox.value))
+        let id = copies["a"]?.first?["message_id"]
+        #expect(json["message_id"] == id && json["apns"]?["payload"]?["gcm.message_id"] == id)
+    }
+
+    @Test("a topic with no subscribers gives fanned_out with count 0")
+    func noSubscribers() {
+        var network = Network(subscriptions: [])
+        network.send(Self.topicSend("empty"))
+        network.run()
+        #expect(network.fannedOut.map { $0.json["count"] } == [.number("0")])
+        #expect(network.worker.states.topics.fanOutsInProgress == (0, 0))
+    }
+
+    @Test("a condition reaches the devices whose topics satisfy it, each once, whichever topics they are in")
+    func condition() throws {
+        var network = Network(subscriptions: [
+            ("a", ["both", "onlyA", "aAndC"]), ("b", ["both", "onlyB"]), ("c", ["aAndC", "onlyC"]),
+        ])
+        network.send(Self.conditionSend("('a' in topics || 'b' in topics) && !('c' in topics)"))
+        network.run()
+        let copies = network.copyStatuses
+        #expect(Set(copies.keys) == ["both", "onlyA", "onlyB"])
+        #expect(copies.values.allSatisfy { $0.count == 1 })
+        let fannedOut = try #require(network.fannedOut.first)
+        #expect(network.fannedOut.count == 1 && fannedOut.token == "a")
+        #expect(fannedOut.json["count"] == .number("3") && fannedOut.json["topic"] == nil)
+        #expect(
+            fannedOut.json["condition"] == .string("('a' in topics || 'b' in topics) && !('c' in topics)"))
+    }
+
+    @Test("a validate_only topic send is validated, keyed by the topic, and reaches nobody")
+    func validateOnly() {
+        var network = Network(subscriptions: [("news", ["a"])])
+        network.send(#"{"validate_only":true,"message":{"topic":"news","notification":{"title":"T"}}}"#)
+        network.run()
+        #expect(network.statuses.map(\.token) == ["news"])
+        #expect(network.statuses.first?.json["type"] == .string("validated"))
+        #expect(network.statuses.first?.json["topic"] == .string("news"))
+    }
+
+    @Test("an offline member's copies wait and flow in send order when it connects")
+    func offlineInOrder() {
+        var network = Network(subscriptions: [("news", ["a"])])
+        network.send(Self.topicSend("news"))
+        network.send(Self.topicSend("news"))
+        network.run()
+        network.presence("a", "connect", at: Self.time + 1)
+        network.run()
+        let dispatched = network.written.filter { $0.topic == .inbox && $0.key == Array("a".utf8) }
+        let ids = network.copyStatuses["a"]?.filter { $0["type"] == .string("queued") }.map { $0["message_id"] }
+        #expect(dispatched.count == 2)
+        #expect(
+            dispatched.compactMap { $0.value.flatMap { try? JSONParser.parse($0)["message_id"] } } == ids)
+    }
+
+    @Test(
+        "a large topic is walked in bounded chunks, other inputs flowing between them, reaching each member once",
+        arguments: [999, 1000, 2500, 20_000])
+    func largeTopic(members: Int) throws {
+        let tokens = (0..<members).map { "m\($0)" }
+        var network = Network(subscriptions: [("big", tokens)])
+        network.send(Self.topicSend("big"))
+        var largest = 0
+        while !network.pending.isEmpty {
+            let before = network.written.count
+            _ = network.step()
+            let copies = network.written[before...].filter { $0.topic == .repartition && $0.value?.count ?? 0 > 0 }
+            largest = max(largest, copies.reduce(0) { $0 + ($1.value?.split(separator: 10).count ?? 1) - 1 })
+        }
+        #expect(largest <= FanOutWalk.chunkMembers)
+        let copies = network.copyStatuses
+        #expect(copies.count == members && copies.values.allSatisfy { $0.count == 1 })
+        #expect(network.fannedOut.map { $0.json["count"] } == [.number("\(members)")])
+        #expect(network.worker.states.topics.fanOutsInProgress == (0, 0))
+    }
+
+    @Test(
+        "a worker that stops after any input resumes from the changelog: each member gets one copy, counted once",
+        arguments: [1, 2, 3, 5, 8, 13, 21, 34])
+    func crashAnywhere(after inputs: Int) throws {
+        let tokens = (0..<3000).map { "m\($0)" }
+        var network = Network(subscriptions: [("big", tokens), ("small", ["m1", "x", "y"])])
+        network.send(Self.conditionSend("'big' in topics || 'small' in topics"))
+        for _ in 0..<inputs { _ = network.step() }
+        network.crash()
+        network.run()
+        let copies = network.copyStatuses
+        #expect(copies.count == 3002)
+        #expect(copies.values.allSatisfy { $0.count == 1 })
+        #expect(network.fannedOut.map { $0.json["count"] } == [.number("3002")])
+    }
+
+    @Test("the changelog of a fan-out in progress replays to the live walks and tallies")
+    func replayInProgress() throws {
+        let tokens = (0..<5000).map { "m\($0)" }
+        var network = Network(subscriptions: [("big", tokens)])
+        network.send(Self.topicSend("big", extra: #","apns":{"headers":{"apns-collapse-id":"k"}}"#))
+        for _ in 0..<4 { _ = network.step() }
+        let live = network.worker.states.topics
+        #expect(live.fanOutsInProgress == (1, 1))
+        network.crash()
+        let partition = network.worker.processor.statePartition(ofTopic: "big")
+        let restored = network.worker.states.topics
+        let walkKey = try #require(live.walks(in: partition).first)
+        #expect(restored.walk(walkKey, in: partition) == live.walk(walkKey, in: partition))
+        #expect(restored.tally(walkKey.sendID, in: partition) == live.tally(walkKey.sendID, in: partition))
+    }
+}
