@@ -132,6 +132,7 @@ let package = Package(
             dependencies: [
                 "Kafka",
                 "FCMTranslation",
+                "BridgeCore",
                 "BridgeConfig",
                 "BridgeWorker",
                 "BridgeEndpoints",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeCore
 import FCMTranslation
 import Foundation
 
@@ -10,7 +11,9 @@ struct TranslateCommand: ParsableCommand {
         discussion: """
             Reads a request (HTTP v1 or legacy JSON) from FILE or standard input and prints
             {"headers": {...}, "payload": {...}} as JSON: one line per device, so a legacy multicast
-            prints one line per token. A rejected request prints its reason and detail on standard
+            prints one line per token. A topic or condition send prints one line, as each of its
+            devices receives it; with --token, that device's copy under its own message id
+            (<id>/<hash of the token>). A rejected request prints its reason and detail on standard
             error and exits with status 1.
             """
     )
@@ -51,7 +54,12 @@ struct TranslateCommand: ParsableCommand {
         var messages: [APNsMessage] = []
         do {
             var request = try RequestDecoder.decode(Self.withTarget(input, token: token)).get()
-            if let token { request.tokens = [token] }
+            if request.topicTarget != nil {
+                let id = token.map { FanOutMessage.copyID(of: messageID, for: $0) } ?? messageID
+                messages.append(try translator.translate(request, messageID: id, sentAt: sentAt).get())
+            } else if let token {
+                request.tokens = [token]
+            }
             for (index, _) in request.tokens.enumerated() {
                 let id = request.tokens.count == 1 ? messageID : "\(messageID):\(index)"
                 messages.append(try translator.translate(request, messageID: id, sentAt: sentAt).get())

@@ -83,6 +83,21 @@ public struct V1Message: Sendable, Hashable, Encodable {
         self.token = token
     }
 
+    /// A message to every device subscribed to `topic` (`news` or `/topics/news`).
+    public init(topic: String, data: [String: String]? = nil, notification: Notification? = nil, apns: APNs? = nil) {
+        self.init(data: data, notification: notification, apns: apns)
+        self.topic = topic
+    }
+
+    /// A message to every device whose topics satisfy `condition`, such as
+    /// `'sports' in topics && ('en' in topics || 'de' in topics)`.
+    public init(
+        condition: String, data: [String: String]? = nil, notification: Notification? = nil, apns: APNs? = nil
+    ) {
+        self.init(data: data, notification: notification, apns: apns)
+        self.condition = condition
+    }
+
     private init(data: [String: String]?, notification: Notification?, apns: APNs?) {
         self.data = data
         self.notification = notification

@@ -41,7 +41,9 @@ struct IntakeTests {
             [
                 ("not JSON", { _ in "{not json" }, "invalid_argument", true, false),
                 ("no target", { _ in #"{"notification": {"title": "x"}}"# }, "invalid_argument", true, false),
-                ("topic target", { _ in #"{"message": {"topic": "news"}}"# }, "unsupported_target", false, false),
+                (
+                    "device group", { _ in #"{"notification_key": "group"}"# }, "unsupported_target", false, false
+                ),
                 (
                     "condition every device satisfies", { _ in #"{"message": {"condition": "!('a' in topics)"}}"# },
                     "invalid_argument", false, false

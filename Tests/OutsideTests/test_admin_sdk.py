@@ -259,11 +259,9 @@ PLAIN = lambda: messaging.Message(fid=FID, notification=messaging.Notification(t
 
 # What the SDK builds and the bridge must refuse, by reason.
 REFUSED = {
-    "Message.topic (topic messaging has not landed)": (
-        lambda: messaging.Message(topic="news", notification=messaging.Notification(title="T")), "unsupported_target"),
-    "Message.condition (topic messaging has not landed)": (
-        lambda: messaging.Message(condition="'a' in topics && 'b' in topics", notification=messaging.Notification(title="T")),
-        "unsupported_target"),
+    "Message.condition that every device in none of its topics satisfies": (
+        lambda: messaging.Message(condition="!('a' in topics)", notification=messaging.Notification(title="T")),
+        "invalid_argument"),
     "an APNs payload over 4096 bytes": (
         lambda: messaging.Message(fid=FID, data={"big": "x" * 5000}), "payload_too_large"),
     "a reserved data key (FCM refuses it too)": (
@@ -358,6 +356,22 @@ def test_multicast_is_one_request_per_device_each_as_its_own_message(sdk, target
     assert alone["payload"]["aps"] == {"alert": {"title": "T", "body": "B"}, "badge": 4}
     for body in bodies:
         assert delivered(body) == alone
+
+
+@pytest.mark.parametrize("target", [{"topic": "news"}, {"topic": "/topics/news"},
+                                    {"condition": "'a' in topics && ('b' in topics || 'c' in topics)"}])
+def test_topic_and_condition_sends_reach_a_device_as_a_message_to_it_would(sdk, target):
+    """Each device of a topic or condition send receives what a message to it alone gets; with
+    `--token`, under its own id: the send's, `/`, and 16 hex digits."""
+    body = sdk.send(messaging.Message(**target, **MULTICAST_PARTS))
+    assert "token" not in body["message"] and "fid" not in body["message"]
+    assert delivered(body) == delivered(sdk.send(messaging.Message(fid=FID, **MULTICAST_PARTS)))
+    result = subprocess.run([bridge(), "translate", "--token", FID, "--message-id", MESSAGE_ID, "--sent-at", str(SENT_AT)],
+                            input=json.dumps(body).encode(), capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr.decode()
+    copy_id = json.loads(result.stdout)["payload"]["gcm.message_id"]
+    prefix, _, device = copy_id.partition("/")
+    assert prefix == MESSAGE_ID and len(device) == 16 and all(c in "0123456789abcdef" for c in device)
 
 
 def test_translate_token_option_replaces_an_fid_target(sdk):

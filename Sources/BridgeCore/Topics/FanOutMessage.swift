@@ -19,6 +19,9 @@ public struct FanOutMessage: Sendable, Hashable {
     /// `gcm.message_id`, which every copy then carries as it is).
     public var idRange: Range<Int>?
 
+    /// The id of `token`'s copy of the topic or condition send `sendID`: `<sendID>/<16 hex digits>`.
+    public static func copyID(of sendID: String, for token: String) -> String { MessageID.copy(of: sendID, for: token) }
+
     /// `token`'s copy, under its own id (``MessageID/copy(of:for:)``).
     public func copy(for token: String) -> QueuedMessage {
         let id = MessageID.copy(of: sendID, for: token)
