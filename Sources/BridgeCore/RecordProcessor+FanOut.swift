@@ -5,11 +5,12 @@ import FCMTranslation
 /// 1. The send is translated once and sent to the owner of each of its topics (`fanout-walk`).
 /// 2. Each topic's owner walks the topic's members in chunks of at most
 ///    ``FanOutWalk/chunkMembers``, one chunk per input: it sends each chunk's devices to their
-///    owners, one record per device partition, records the walk's progress, and sends itself the
-///    next step (`fanout-next`) behind whatever else waits on the partition, in one transaction.
-///    A killed worker resumes from the last committed step; other inputs and other fan-outs
-///    take their turns between chunks. A walk that ends tells the coordinator (the first topic's
-///    owner) how many records it sent.
+///    owners, one record per device partition, and sends itself the next step (`fanout-step`,
+///    which says where to go on) behind whatever else waits on the partition, in one
+///    transaction. A killed worker resumes from the last committed step, and a step processed
+///    again walks its chunk again; other inputs and other fan-outs take their turns between
+///    chunks. A walk that ends tells the coordinator (the first topic's owner) the last chunk it
+///    sent to each device partition.
 /// 3. Each device's owner gives the device its copy when the device takes it from this topic,
 ///    and acknowledges the record to the coordinator, which publishes `fanned_out` once every
 ///    record of every walk is acknowledged.
@@ -27,17 +28,17 @@ extension RecordProcessor {
         }
     }
 
-    /// Handles a fan-out's step in `partition`, which this worker holds.
+    /// Handles a fan-out's record in `partition`, which this worker holds.
     func handle(_ fanOut: FanOutRecord, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords) {
         switch fanOut {
         case .walk(let message, let index):
             startWalk(of: message, topicIndex: index, in: partition, states: &states, outputs: &outputs)
-        case .next(let sendID, let index, let segment):
-            let key = FanOutWalk.Key(sendID: sendID, topicIndex: index)
-            // None: the walk ended already, and this is a repeat.
-            guard var walk = states.topics.walk(key, in: partition) else { return }
-            walkChunk(of: &walk, segment: segment, in: partition, states: &states, outputs: &outputs)
-        case .copies(let message, let index, let sequence, let tokens):
+        case .step(let sendID, let index, let step):
+            // None: the walk ended already, and this step is a repeat.
+            guard var walk = states.topics.walk(FanOutWalk.Key(sendID: sendID, topicIndex: index), in: partition)
+            else { return }
+            take(step, of: &walk, in: partition, states: &states, outputs: &outputs)
+        case .copies(let message, let index, let segment, let chunk, let tokens):
             var accepted = 0
             for token in tokens where takesCopy(token, of: message, from: index, in: partition, states: states) {
                 let routed = RoutedInput(token: token, input: .send(message.copy(for: token)), time: message.time)
@@ -45,22 +46,29 @@ extension RecordProcessor {
                 accepted += 1
             }
             let acknowledgement = FanOutRecord.acknowledged(
-                sendID: message.sendID, topicIndex: index, partition: partition, sequence: sequence, accepted: accepted)
+                sendID: message.sendID, topicIndex: index, FanOutTally.Channel(segment: segment, partition: partition),
+                chunk: chunk, accepted: accepted)
             repartition.record(
                 acknowledgement, partition: statePartition(ofTopic: message.target.firstTopic), to: &outputs)
-        case .walkEnded(let sendID, let index, let records):
-            settle(sendID, in: partition, states: &states, outputs: &outputs) {
-                $0.walkEnded(topic: index, records: records)
+        case .walkEnded(let sendID, let index, let lastChunks):
+            guard var tally = states.topics.tally(sendID, in: partition) else { return }  // completed: a repeat
+            if tally.walkEnded(topic: index, lastChunks: lastChunks) {
+                changelog.record(.tally(sendID: sendID, tally.summary), partition: partition, to: &outputs)
             }
-        case .acknowledged(let sendID, let index, let devicePartition, let sequence, let accepted):
-            settle(sendID, in: partition, states: &states, outputs: &outputs) {
-                $0.acknowledged(topic: index, partition: devicePartition, sequence: sequence, accepted: accepted)
+            settle(tally, in: partition, states: &states, outputs: &outputs)
+        case .acknowledged(let sendID, let index, let channel, let chunk, let accepted):
+            guard var tally = states.topics.tally(sendID, in: partition) else { return }  // completed: a repeat
+            if let progress = tally.acknowledged(topic: index, channel: channel, chunk: chunk, accepted: accepted) {
+                let topicChannel = FanOutTally.TopicChannel(topic: index, channel: channel)
+                changelog.record(
+                    .tallyProgress(sendID: sendID, topicChannel, progress), partition: partition, to: &outputs)
             }
+            settle(tally, in: partition, states: &states, outputs: &outputs)
         }
     }
 
-    /// Step 2 begins: the coordinator's tally (for the first topic), and the walk's first chunk;
-    /// a large topic's other segments start by their own inputs.
+    /// Step 2 begins: the coordinator's tally (for the first topic), the walk, and its first
+    /// chunk; a large topic's other segments start by their own inputs.
     private func startWalk(
         of message: FanOutMessage, topicIndex index: Int, in partition: Int32, states: inout DeviceStates,
         outputs: inout OutputRecords
@@ -69,56 +77,62 @@ extension RecordProcessor {
         guard topics.indices.contains(index) else { return }
         if index == 0, states.topics.tally(message.sendID, in: partition) == nil {
             let subject = FanOutStatusSubject(sendID: message.sendID, target: message.target, time: message.time)
-            let tally = FanOutTally(message: subject, partitions: Int(statePartitions))
+            let tally = FanOutTally(message: subject)
             states.topics.setTally(message.sendID, tally, in: partition)
-            changelog.record(.tally(sendID: message.sendID, tally), partition: partition, to: &outputs)
+            changelog.record(.tally(sendID: message.sendID, tally.summary), partition: partition, to: &outputs)
         }
         let key = FanOutWalk.Key(sendID: message.sendID, topicIndex: index)
-        guard states.topics.walk(key, in: partition) == nil else { return }  // a repeat
-        let memberCount = states.topics.members(of: topics[index], in: partition)?.count ?? 0
-        var walk = FanOutWalk(
-            message: message, topicIndex: index, memberCount: memberCount, partitions: Int(statePartitions))
-        for segment in walk.cursors.indices.dropFirst() {
-            repartition.record(
-                .next(sendID: message.sendID, topicIndex: index, segment: segment), partition: partition, to: &outputs)
+        var walk: FanOutWalk
+        if let started = states.topics.walk(key, in: partition) {
+            // Processed again (its offset was not committed, its changelog records landed): what
+            // it wrote besides may not have, so it is written again; a chunk walked twice is
+            // acknowledged once.
+            walk = started
+        } else {
+            let memberCount = states.topics.members(of: topics[index], in: partition)?.count ?? 0
+            walk = FanOutWalk(message: message, topicIndex: index, memberCount: memberCount)
+            states.topics.setWalk(key, walk, in: partition)
+            changelog.record(.walk(key, walk), partition: partition, to: &outputs)
         }
-        walkChunk(of: &walk, segment: 0, in: partition, states: &states, outputs: &outputs)
+        // This input walks the first chunk of segment 0 (again, when processed again); the other
+        // segments start by their own steps, but for those whose steps surely landed: they ended.
+        let steps = walk.firstSteps
+        for step in steps.dropFirst() where walk.ended[step.segment] == nil {
+            repartition.record(.step(sendID: key.sendID, topicIndex: index, step), partition: partition, to: &outputs)
+        }
+        if let first = steps.first { take(first, of: &walk, in: partition, states: &states, outputs: &outputs) }
     }
 
-    /// One chunk of a walk's segment: its devices' records, one per device partition; the walk's
-    /// progress; and the segment's next step, or the walk's end to the coordinator.
-    private func walkChunk(
-        of walk: inout FanOutWalk, segment: Int, in partition: Int32, states: inout DeviceStates,
+    /// One step of a walk: its chunk's devices, one record per device partition; then the
+    /// segment's next step, or the segment's end in the walk's record, or the walk's end (to
+    /// the coordinator).
+    private func take(
+        _ step: FanOutWalk.Step, of walk: inout FanOutWalk, in partition: Int32, states: inout DeviceStates,
         outputs: inout OutputRecords
     ) {
         let topics = walk.message.target.condition.topics
         guard topics.indices.contains(walk.topicIndex) else { return }
         let members = states.topics.members(of: topics[walk.topicIndex], in: partition)
-        var byPartition: [Int32: [String]] = [:]
-        for token in walk.nextChunk(of: segment, in: members) {
-            byPartition[statePartition(of: token), default: []].append(token)
-        }
-        for (devicePartition, tokens) in byPartition.sorted(by: { $0.key < $1.key }) {
-            guard let sequence = walk.nextSequence(to: devicePartition) else { continue }
+        let (copies, next) = walk.walk(step, in: members, partition: statePartition(of:))
+        let key = walk.key
+        for (devicePartition, tokens) in copies {
             repartition.record(
-                .copies(walk.message, topicIndex: walk.topicIndex, sequence: sequence, tokens: tokens),
+                .copies(
+                    walk.message, topicIndex: key.topicIndex, segment: step.segment, chunk: step.chunk, tokens: tokens),
                 partition: devicePartition, to: &outputs)
         }
-        let key = walk.key
-        if walk.isFinished {
+        if let next {
+            repartition.record(
+                .step(sendID: key.sendID, topicIndex: key.topicIndex, next), partition: partition, to: &outputs)
+        } else if walk.isFinished {
             states.topics.setWalk(key, nil, in: partition)
             changelog.record(.walk(key, nil), partition: partition, to: &outputs)
             repartition.record(
-                .walkEnded(sendID: key.sendID, topicIndex: key.topicIndex, records: walk.sequences),
+                .walkEnded(sendID: key.sendID, topicIndex: key.topicIndex, lastChunks: walk.lastChunks),
                 partition: statePartition(ofTopic: walk.message.target.firstTopic), to: &outputs)
-            return
-        }
-        states.topics.setWalk(key, walk, in: partition)
-        changelog.record(.walk(key, walk), partition: partition, to: &outputs)
-        if walk.cursors.indices.contains(segment), walk.cursors[segment] != nil {
-            repartition.record(
-                .next(sendID: key.sendID, topicIndex: key.topicIndex, segment: segment), partition: partition,
-                to: &outputs)
+        } else {
+            states.topics.setWalk(key, walk, in: partition)
+            changelog.record(.walk(key, walk), partition: partition, to: &outputs)
         }
     }
 
@@ -135,24 +149,25 @@ extension RecordProcessor {
             && condition.isSatisfied(by: { isMember.indices.contains($0) && isMember[$0] })
     }
 
-    /// Step 3 at the coordinator: applies a walk's end or an acknowledgement to the send's tally
-    /// (none: it completed, and this is a repeat), and publishes `fanned_out` once it is complete.
+    /// Step 3 at the coordinator: keeps `tally`, or once it is complete, publishes `fanned_out`
+    /// and forgets it.
     private func settle(
-        _ sendID: String, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords,
-        _ change: (inout FanOutTally) -> Void
+        _ tally: FanOutTally, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
-        guard var tally = states.topics.tally(sendID, in: partition) else { return }
-        change(&tally)
+        let sendID = tally.summary.message.sendID
         guard tally.isComplete else {
             states.topics.setTally(sendID, tally, in: partition)
-            changelog.record(.tally(sendID: sendID, tally), partition: partition, to: &outputs)
             return
         }
         states.topics.setTally(sendID, nil, in: partition)
         changelog.record(.tally(sendID: sendID, nil), partition: partition, to: &outputs)
+        for channel in tally.progress.keys {
+            changelog.record(.tallyProgress(sendID: sendID, channel, nil), partition: partition, to: &outputs)
+        }
+        let subject = tally.summary.message
         encoder.status(
             AddressedStatus(
-                token: nil, status: .fannedOut(messageID: sendID, count: tally.count, at: tally.message.time),
-                target: tally.message.target), to: &outputs)
+                token: nil, status: .fannedOut(messageID: sendID, count: tally.count, at: subject.time),
+                target: subject.target), to: &outputs)
     }
 }

@@ -4,98 +4,112 @@ import Testing
 
 @testable import BridgeCore
 
-/// The coordinator's count of a fan-out: complete once every walk has ended and every record
-/// it sent is acknowledged, whatever the interleaving, with repeats counted once.
+/// The coordinator's count of a fan-out: complete once every walk has ended and each channel's
+/// last chunk is acknowledged, whatever the interleaving, with repeats counted once.
 @Suite("Fan-out tally")
 struct FanOutTallyTests {
-    static func tally(topics: [String], partitions: Int) -> FanOutTally {
-        let text = topics.map { "'\($0)' in topics" }.joined(separator: " || ")
-        let target =
-            topics.count == 1
-            ? try! TopicTarget.parse(topics[0], as: .topic).get()
-            : try! TopicTarget.parse(text, as: .condition).get()
-        return FanOutTally(
-            message: FanOutStatusSubject(sendID: "0:1:0", target: target, time: 5), partitions: partitions)
+    typealias Channel = FanOutTally.Channel
+
+    static func tally(topics: Int) -> FanOutTally {
+        let text = (0..<topics).map { "'t\($0)' in topics" }.joined(separator: " || ")
+        let target = topics == 1 ? TopicTarget.parse("t0", as: .topic) : TopicTarget.parse(text, as: .condition)
+        return FanOutTally(message: FanOutStatusSubject(sendID: "0:1:0", target: try! target.get(), time: 5))
     }
+
+    static let p0 = Channel(segment: 0, partition: 0)
+    static let p1 = Channel(segment: 0, partition: 1)
 
     @Test("a topic with no subscribers completes with count 0 as soon as its walk ends")
     func noSubscribers() {
-        var tally = Self.tally(topics: ["a"], partitions: 2)
+        var tally = Self.tally(topics: 1)
         #expect(!tally.isComplete)
-        tally.walkEnded(topic: 0, records: [0, 0])
+        let ended = tally.walkEnded(topic: 0, lastChunks: [:])
+        #expect(ended)
         #expect(tally.isComplete && tally.count == 0)
     }
 
     @Test("acknowledgements before the walk ends wait for it; the count is their sum")
     func acknowledgementsFirst() {
-        var tally = Self.tally(topics: ["a"], partitions: 3)
-        tally.acknowledged(topic: 0, partition: 1, sequence: 0, accepted: 3)
-        tally.acknowledged(topic: 0, partition: 2, sequence: 0, accepted: 2)
+        var tally = Self.tally(topics: 1)
+        let first = tally.acknowledged(topic: 0, channel: Self.p1, chunk: 0, accepted: 3)
+        #expect(first == .init(lastChunk: 0, accepted: 3))
+        #expect(tally.count == 3)
+        _ = tally.acknowledged(topic: 0, channel: Self.p0, chunk: 1, accepted: 2)
         #expect(!tally.isComplete)
-        tally.walkEnded(topic: 0, records: [0, 2, 1])
-        #expect(!tally.isComplete)
-        tally.acknowledged(topic: 0, partition: 1, sequence: 1, accepted: 0)
+        let ended = tally.walkEnded(topic: 0, lastChunks: [Self.p0: 1, Self.p1: 2])
+        #expect(ended && !tally.isComplete)
+        let last = tally.acknowledged(topic: 0, channel: Self.p1, chunk: 2, accepted: 0)
+        #expect(last == .init(lastChunk: 2, accepted: 3))
         #expect(tally.isComplete && tally.count == 5)
     }
 
     @Test("every topic's walk must end, even when the acknowledged records add up")
     func everyTopic() {
-        var tally = Self.tally(topics: ["a", "b"], partitions: 1)
-        tally.walkEnded(topic: 0, records: [1])
-        tally.acknowledged(topic: 0, partition: 0, sequence: 0, accepted: 4)
+        var tally = Self.tally(topics: 2)
+        let first = tally.walkEnded(topic: 0, lastChunks: [Self.p0: 0])
+        #expect(first)
+        _ = tally.acknowledged(topic: 0, channel: Self.p0, chunk: 0, accepted: 4)
         #expect(!tally.isComplete)
-        tally.walkEnded(topic: 1, records: [0])
+        let second = tally.walkEnded(topic: 1, lastChunks: [:])
+        #expect(second)
         #expect(tally.isComplete && tally.count == 4)
     }
 
     @Test("a repeated acknowledgement or walk end changes nothing; out-of-range ones are ignored")
     func repeats() {
-        var tally = Self.tally(topics: ["a"], partitions: 1)
-        tally.acknowledged(topic: 0, partition: 0, sequence: 0, accepted: 2)
-        tally.acknowledged(topic: 0, partition: 0, sequence: 0, accepted: 2)
-        tally.walkEnded(topic: 0, records: [2])
-        tally.walkEnded(topic: 0, records: [1])  // a repeated end with another count
-        tally.walkEnded(topic: 3, records: [0])
-        tally.acknowledged(topic: 0, partition: 7, sequence: 1, accepted: 9)
-        tally.acknowledged(topic: 2, partition: 0, sequence: 1, accepted: 9)
+        var tally = Self.tally(topics: 1)
+        let acknowledged = tally.acknowledged(topic: 0, channel: Self.p0, chunk: 0, accepted: 2)
+        #expect(acknowledged != nil)
+        let again = tally.acknowledged(topic: 0, channel: Self.p0, chunk: 0, accepted: 2)
+        #expect(again == nil)
+        let ended = tally.walkEnded(topic: 0, lastChunks: [Self.p0: 1])
+        #expect(ended)
+        let endedAgain = tally.walkEnded(topic: 0, lastChunks: [Self.p0: 0])
+        #expect(!endedAgain, "a repeated end with another count")
+        let noTopic = tally.walkEnded(topic: 3, lastChunks: [:])
+        #expect(!noTopic)
+        let noChannel = tally.acknowledged(topic: 2, channel: Self.p0, chunk: 1, accepted: 9)
+        #expect(noChannel == nil)
         #expect(!tally.isComplete && tally.count == 2)
-        tally.acknowledged(topic: 0, partition: 0, sequence: 1, accepted: 1)
+        _ = tally.acknowledged(topic: 0, channel: Self.p0, chunk: 1, accepted: 1)
         #expect(tally.isComplete && tally.count == 3)
     }
 
-    @Test("a walk end of the wrong width is ignored")
-    func wrongWidth() {
-        var tally = Self.tally(topics: ["a"], partitions: 2)
-        tally.walkEnded(topic: 0, records: [0])
-        #expect(!tally.isComplete)
-    }
-
-    @Test("any interleaving of in-order channels, each replaying prefixes, completes with the exact count")
+    @Test("any interleaving of in-order channels, each replaying what it sent, completes with the exact count")
     func anyInterleaving() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...1_000_000), Gen.int(in: 1...5)) { seed, topics in
             var generator = SplitMix(state: UInt64(seed))
-            let partitions = Int(generator.next() % 4) + 1
-            // Per (topic, partition) channel: 0 to 4 records, each taking 0 to 3 copies, delivered in
-            // order, sometimes replaying from an earlier record (a device owner that restarted).
-            var channels: [[(topic: Int, partition: Int, sequence: Int, accepted: Int)]] = []
-            var records = Array(repeating: Array(repeating: 0, count: partitions), count: topics)
+            // Per (topic, segment, partition) channel: 0 to 4 chunks of rising numbers with gaps, each
+            // taking 0 to 3 copies, delivered in order, sometimes replaying from an earlier one (a
+            // step or a device owner that processed its input again).
+            var channels: [[(topic: Int, channel: Channel, chunk: Int, accepted: Int)]] = []
+            var lastChunks = Array(repeating: [Channel: Int](), count: topics)
             var expected = 0
             for topic in 0..<topics {
-                for partition in 0..<partitions {
-                    let count = Int(generator.next() % 5)
-                    records[topic][partition] = count
-                    let accepted = (0..<count).map { _ in Int(generator.next() % 4) }
-                    expected += accepted.reduce(0, +)
-                    var delivered: [(Int, Int, Int, Int)] = []
-                    var next = 0
-                    while next < count {
-                        delivered.append((topic, partition, next, accepted[next]))
-                        next = generator.next() % 4 == 0 ? Int(generator.next() % UInt64(next + 1)) : next + 1
+                for segment in 0..<Int(generator.next() % 3 + 1) {
+                    for partition in Int32(0)..<Int32(generator.next() % 3 + 1) {
+                        let channel = Channel(segment: segment, partition: partition)
+                        var chunks: [(Int, Int)] = []
+                        var number = 0
+                        for _ in 0..<Int(generator.next() % 5) {
+                            number += Int(generator.next() % 3)
+                            chunks.append((number, Int(generator.next() % 4)))
+                            number += 1
+                        }
+                        guard let last = chunks.last else { continue }
+                        lastChunks[topic][channel] = last.0
+                        expected += chunks.reduce(0) { $0 + $1.1 }
+                        var delivered: [(Int, Channel, Int, Int)] = []
+                        var next = 0
+                        while next < chunks.count {
+                            delivered.append((topic, channel, chunks[next].0, chunks[next].1))
+                            next = generator.next() % 4 == 0 ? Int(generator.next() % UInt64(next + 1)) : next + 1
+                        }
+                        channels.append(delivered)
                     }
-                    channels.append(delivered)
                 }
             }
-            var tally = Self.tally(topics: (0..<topics).map { "t\($0)" }, partitions: partitions)
+            var tally = Self.tally(topics: topics)
             var ends = Array(0..<topics)
             while !channels.allSatisfy(\.isEmpty) || !ends.isEmpty {
                 // Incomplete while a walk has not ended, and never over the count.
@@ -105,11 +119,11 @@ struct FanOutTallyTests {
                 if pick == channels.count || channels.allSatisfy(\.isEmpty) {
                     guard !ends.isEmpty else { continue }
                     let topic = ends.remove(at: Int(generator.next() % UInt64(ends.count)))
-                    tally.walkEnded(topic: topic, records: records[topic])
+                    let ended = tally.walkEnded(topic: topic, lastChunks: lastChunks[topic])
+                    #expect(ended)
                 } else if !channels[pick].isEmpty {
-                    let (topic, partition, sequence, accepted) = channels[pick].removeFirst()
-                    tally.acknowledged(
-                        topic: topic, partition: Int32(partition), sequence: sequence, accepted: accepted)
+                    let (topic, channel, chunk, accepted) = channels[pick].removeFirst()
+                    _ = tally.acknowledged(topic: topic, channel: channel, chunk: chunk, accepted: accepted)
                 }
             }
             #expect(tally.isComplete)

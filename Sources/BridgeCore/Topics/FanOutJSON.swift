@@ -1,18 +1,14 @@
 import FCMTranslation
 
-/// The changelog's JSON forms of a fan-out's state: a walk's progress and a tally's counts,
-/// with the send's fields, members in name order. Reading is strict about shape and lenient
-/// about nothing: a value that does not read is a malformed record, never a trap.
+/// The JSON forms of a fan-out's state in the changelog and of its steps on the repartition
+/// topic, members in name order. A value that does not read whole gives nil (the caller's
+/// malformed record), never a trap.
 enum FanOutJSON {
-    /// A walk's value: its JSON, a newline, and the send's `apns` object (JSON written here
-    /// holds no raw newline).
+    /// A walk's value: its JSON, a newline, and the send's `apns` object (JSON written here holds
+    /// no raw newline).
     static func write(_ walk: FanOutWalk, to output: inout ByteWriter) {
         var members = fields(of: walk.message)
-        members["cursors"] = .array(
-            walk.cursors.map { cursor in
-                cursor.map { .array([.integer(Int($0.bucket)), $0.after.map(JSONValue.string) ?? .null]) } ?? .null
-            })
-        members["sequences"] = .array(walk.sequences.map(JSONValue.integer))
+        members["ended"] = .array(walk.ended.map { $0.map(partitionChunks) ?? .null })
         JSONValue.object(members).write(to: &output)
         output.append(UInt8(ascii: "\n"))
         output.append(walk.message.apns)
@@ -23,58 +19,89 @@ enum FanOutJSON {
         guard let newline = value.firstIndex(of: UInt8(ascii: "\n")),
             let json = try? JSONParser.parse(UnsafeRawBufferPointer(rebasing: value[..<newline])),
             let message = message(sendID: sendID, json, apns: Array(value[(newline + 1)...])),
-            case .array(let cursorValues)? = json["cursors"], case .array(let sequenceValues)? = json["sequences"],
-            (1...FanOutWalk.maximumSegments).contains(cursorValues.count)
+            case .array(let endedValues)? = json["ended"],
+            (1...FanOutWalk.maximumSegments).contains(endedValues.count)
         else { return nil }
-        var cursors: [TopicMembers.Cursor?] = []
-        for value in cursorValues {
-            switch value {
-            case .null: cursors.append(nil)
-            case .array(let parts) where parts.count == 2:
-                guard let bucket = count(parts[0]).flatMap(UInt16.init(exactly:)) else { return nil }
-                cursors.append(TopicMembers.Cursor(bucket: bucket, after: parts[1].stringValue))
-            default: return nil
+        var ended: [[Int32: Int]?] = []
+        for value in endedValues {
+            if case .null = value {
+                ended.append(nil)
+            } else {
+                guard let chunks = partitionChunks(value) else { return nil }
+                ended.append(chunks)
             }
         }
-        let sequences = sequenceValues.compactMap(count)
-        guard sequences.count == sequenceValues.count else { return nil }
-        return FanOutWalk(message: message, topicIndex: topicIndex, cursors: cursors, sequences: sequences)
+        return FanOutWalk(message: message, topicIndex: topicIndex, ended: ended)
     }
 
-    static func write(_ tally: FanOutTally, to output: inout ByteWriter) {
-        let counts = { (values: [Int]) in JSONValue.array(values.map(JSONValue.integer)) }
+    static func write(_ step: FanOutWalk.Step, to output: inout ByteWriter) {
         JSONValue.object([
-            "acknowledged": .array(tally.acknowledged.map(counts)),
-            "count": .integer(tally.count),
-            "kind": .string(tally.message.target.kind.rawValue),
-            "sent": .array(tally.sent.map { $0.map(counts) ?? .null }),
-            "send_id": .string(tally.message.sendID),
-            "target": .string(tally.message.target.text),
-            "time": .integer(Int(tally.message.time)),
+            "after": step.cursor.after.map(JSONValue.string) ?? .null,
+            "bucket": .integer(Int(step.cursor.bucket)),
+            "chunk": .integer(step.chunk),
+            "last_sent": partitionChunks(step.lastSent),
+            "segment": .integer(step.segment),
         ]).write(to: &output)
     }
 
-    static func tally(_ value: UnsafeRawBufferPointer) -> FanOutTally? {
+    static func step(_ bytes: [UInt8]) -> FanOutWalk.Step? {
+        guard let json = try? JSONParser.parse(bytes), let segment = json["segment"].flatMap(count),
+            let chunk = json["chunk"].flatMap(count),
+            let bucket = json["bucket"].flatMap(count).flatMap(UInt16.init(exactly:)),
+            let lastSent = json["last_sent"].flatMap(partitionChunks)
+        else { return nil }
+        return FanOutWalk.Step(
+            segment: segment, chunk: chunk,
+            cursor: TopicMembers.Cursor(bucket: bucket, after: json["after"]?.stringValue), lastSent: lastSent)
+    }
+
+    /// `[[segment, partition, chunk], ...]`, in order.
+    static func write(_ lastChunks: [FanOutTally.Channel: Int], to output: inout ByteWriter) {
+        channelChunks(lastChunks).write(to: &output)
+    }
+
+    static func lastChunks(_ bytes: [UInt8]) -> [FanOutTally.Channel: Int]? {
+        (try? JSONParser.parse(bytes)).flatMap(channelChunks)
+    }
+
+    static func write(_ summary: FanOutTally.Summary, to output: inout ByteWriter) {
+        JSONValue.object([
+            "expected": .array(summary.expected.map { $0.map(channelChunks) ?? .null }),
+            "kind": .string(summary.message.target.kind.rawValue),
+            "send_id": .string(summary.message.sendID),
+            "target": .string(summary.message.target.text),
+            "time": .number(String(summary.message.time)),
+        ]).write(to: &output)
+    }
+
+    static func summary(_ value: UnsafeRawBufferPointer) -> FanOutTally.Summary? {
         guard let json = try? JSONParser.parse(value), let sendID = json["send_id"]?.stringValue,
             let target = target(json), let time = json["time"].flatMap(integer),
-            case .array(let sentValues)? = json["sent"], case .array(let acknowledgedValues)? = json["acknowledged"],
-            let count = json["count"].flatMap(count), sentValues.count == acknowledgedValues.count
+            case .array(let expectedValues)? = json["expected"], expectedValues.count == target.condition.topics.count
         else { return nil }
-        var sent: [[Int]?] = []
-        for value in sentValues {
+        var expected: [[FanOutTally.Channel: Int]?] = []
+        for value in expectedValues {
             if case .null = value {
-                sent.append(nil)
-            } else if let counts = counts(value) {
-                sent.append(counts)
+                expected.append(nil)
             } else {
-                return nil
+                guard let chunks = channelChunks(value) else { return nil }
+                expected.append(chunks)
             }
         }
-        let acknowledged = acknowledgedValues.compactMap(counts)
-        guard acknowledged.count == acknowledgedValues.count else { return nil }
-        return FanOutTally(
-            message: FanOutStatusSubject(sendID: sendID, target: target, time: time), sent: sent,
-            acknowledged: acknowledged, count: count)
+        return FanOutTally.Summary(
+            message: FanOutStatusSubject(sendID: sendID, target: target, time: time), expected: expected)
+    }
+
+    /// `[last chunk, accepted]`.
+    static func write(_ progress: FanOutTally.Progress, to output: inout ByteWriter) {
+        JSONValue.array([.integer(progress.lastChunk), .integer(progress.accepted)]).write(to: &output)
+    }
+
+    static func progress(_ value: UnsafeRawBufferPointer) -> FanOutTally.Progress? {
+        guard case .array(let parts)? = try? JSONParser.parse(value), parts.count == 2,
+            let lastChunk = count(parts[0]), let accepted = count(parts[1])
+        else { return nil }
+        return FanOutTally.Progress(lastChunk: lastChunk, accepted: accepted)
     }
 
     /// A JSON number that is a non-negative `Int`.
@@ -94,10 +121,40 @@ enum FanOutJSON {
         if case .number(let text) = value { Int64(text) } else { nil }
     }
 
-    private static func counts(_ value: JSONValue) -> [Int]? {
-        guard case .array(let values) = value else { return nil }
-        let counts = values.compactMap(count)
-        return counts.count == values.count ? counts : nil
+    /// `[[partition, chunk], ...]`, by partition.
+    private static func partitionChunks(_ chunks: [Int32: Int]) -> JSONValue {
+        .array(chunks.sorted { $0.key < $1.key }.map { .array([.integer(Int($0.key)), .integer($0.value)]) })
+    }
+
+    private static func partitionChunks(_ value: JSONValue) -> [Int32: Int]? {
+        guard case .array(let pairs) = value else { return nil }
+        var chunks: [Int32: Int] = [:]
+        for pair in pairs {
+            guard case .array(let parts) = pair, parts.count == 2,
+                let partition = count(parts[0]).flatMap(Int32.init(exactly:)), let chunk = count(parts[1])
+            else { return nil }
+            chunks[partition] = chunk
+        }
+        return chunks
+    }
+
+    private static func channelChunks(_ chunks: [FanOutTally.Channel: Int]) -> JSONValue {
+        .array(
+            chunks.sorted { ($0.key.segment, $0.key.partition) < ($1.key.segment, $1.key.partition) }.map {
+                .array([.integer($0.key.segment), .integer(Int($0.key.partition)), .integer($0.value)])
+            })
+    }
+
+    private static func channelChunks(_ value: JSONValue) -> [FanOutTally.Channel: Int]? {
+        guard case .array(let triples) = value else { return nil }
+        var chunks: [FanOutTally.Channel: Int] = [:]
+        for triple in triples {
+            guard case .array(let parts) = triple, parts.count == 3, let segment = count(parts[0]),
+                let partition = count(parts[1]).flatMap(Int32.init(exactly:)), let chunk = count(parts[2])
+            else { return nil }
+            chunks[FanOutTally.Channel(segment: segment, partition: partition)] = chunk
+        }
+        return chunks
     }
 
     private static func target(_ json: JSONValue) -> TopicTarget? {
@@ -110,7 +167,7 @@ enum FanOutJSON {
     private static func fields(of message: FanOutMessage) -> [String: JSONValue] {
         var members: [String: JSONValue] = [
             "kind": .string(message.target.kind.rawValue), "target": .string(message.target.text),
-            "time": .integer(Int(message.time)),
+            "time": .number(String(message.time)),
         ]
         if let key = message.collapseKey { members["collapse_key"] = .string(key) }
         if let expiresAt = message.expiresAt { members["expires_at"] = .number(String(expiresAt)) }

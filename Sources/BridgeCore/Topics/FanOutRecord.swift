@@ -7,23 +7,24 @@ import NIOCore
 /// - `fanout-walk` (to each topic's owner): walk the topic (header `topic-index`) for the send
 ///   (value: its `apns` object; headers `topic` or `condition`, `collapse-key`, `expires-at`,
 ///   `id-range`).
-/// - `fanout-next` (to the topic's owner, from itself): walk the next chunk of segment `segment`.
+/// - `fanout-step` (to the topic's owner, from itself): walk a chunk (value: the
+///   ``FanOutWalk/Step`` as JSON).
 /// - `fanout-copies` (to a device partition): give these devices a copy (value: the `apns`
 ///   object, `apns-bytes` long, then each token after a newline; the send's headers as above,
-///   and `sequence`, the record's number among the walk's records to this partition).
-/// - `fanout-ended` (to the coordinator, the first topic's owner): the walk sent this many
-///   records to each device partition (value: a JSON array).
-/// - `fanout-ack` (to the coordinator): `accepted` devices of record `sequence` to partition
-///   `partition` took a copy.
+///   and the chunk's `segment` and `chunk`).
+/// - `fanout-ended` (to the coordinator, the first topic's owner): the walk's last chunk on
+///   each channel (value: a JSON array of `[segment, partition, chunk]`).
+/// - `fanout-ack` (to the coordinator): `accepted` devices of chunk `chunk` of segment `segment`
+///   to partition `partition` took a copy.
 enum FanOutRecord: Sendable, Hashable {
     case walk(FanOutMessage, topicIndex: Int)
-    case next(sendID: String, topicIndex: Int, segment: Int)
-    case copies(FanOutMessage, topicIndex: Int, sequence: Int, tokens: [String])
-    case walkEnded(sendID: String, topicIndex: Int, records: [Int])
-    case acknowledged(sendID: String, topicIndex: Int, partition: Int32, sequence: Int, accepted: Int)
+    case step(sendID: String, topicIndex: Int, FanOutWalk.Step)
+    case copies(FanOutMessage, topicIndex: Int, segment: Int, chunk: Int, tokens: [String])
+    case walkEnded(sendID: String, topicIndex: Int, lastChunks: [FanOutTally.Channel: Int])
+    case acknowledged(sendID: String, topicIndex: Int, FanOutTally.Channel, chunk: Int, accepted: Int)
 
     /// The `kind` headers of fan-out records.
-    static let kinds: Set<String> = ["fanout-walk", "fanout-next", "fanout-copies", "fanout-ended", "fanout-ack"]
+    static let kinds: Set<String> = ["fanout-walk", "fanout-step", "fanout-copies", "fanout-ended", "fanout-ack"]
 }
 
 extension RepartitionCodec {
@@ -34,12 +35,11 @@ extension RepartitionCodec {
             begin(message.sendID, index, time: message.time, kind: "fanout-walk", partition: partition, to: &outputs)
             outputs.value { $0.append(message.apns) }
             Self.writeHeaders(of: message, to: &outputs)
-        case .next(let sendID, let index, let segment):
-            // The walk's record holds the send; this only says to go on.
-            begin(sendID, index, time: nil, kind: "fanout-next", partition: partition, to: &outputs)
-            outputs.value { _ in }
-            outputs.header("segment", integer: Int64(segment))
-        case .copies(let message, let index, let sequence, let tokens):
+        case .step(let sendID, let index, let step):
+            // The walk's changelog record holds the send; this says where to go on.
+            begin(sendID, index, time: nil, kind: "fanout-step", partition: partition, to: &outputs)
+            outputs.value { FanOutJSON.write(step, to: &$0) }
+        case .copies(let message, let index, let segment, let chunk, let tokens):
             begin(message.sendID, index, time: message.time, kind: "fanout-copies", partition: partition, to: &outputs)
             outputs.value { value in
                 value.append(message.apns)
@@ -50,15 +50,17 @@ extension RepartitionCodec {
             }
             Self.writeHeaders(of: message, to: &outputs)
             outputs.header("apns-bytes", integer: Int64(message.apns.count))
-            outputs.header("sequence", integer: Int64(sequence))
-        case .walkEnded(let sendID, let index, let records):
+            outputs.header("segment", integer: Int64(segment))
+            outputs.header("chunk", integer: Int64(chunk))
+        case .walkEnded(let sendID, let index, let lastChunks):
             begin(sendID, index, time: nil, kind: "fanout-ended", partition: partition, to: &outputs)
-            outputs.value { JSONValue.array(records.map(JSONValue.integer)).write(to: &$0) }
-        case .acknowledged(let sendID, let index, let devicePartition, let sequence, let accepted):
+            outputs.value { FanOutJSON.write(lastChunks, to: &$0) }
+        case .acknowledged(let sendID, let index, let channel, let chunk, let accepted):
             begin(sendID, index, time: nil, kind: "fanout-ack", partition: partition, to: &outputs)
             outputs.value { _ in }
-            outputs.header("partition", integer: Int64(devicePartition))
-            outputs.header("sequence", integer: Int64(sequence))
+            outputs.header("segment", integer: Int64(channel.segment))
+            outputs.header("partition", integer: Int64(channel.partition))
+            outputs.header("chunk", integer: Int64(chunk))
             outputs.header("accepted", integer: Int64(accepted))
         }
     }
@@ -92,39 +94,39 @@ extension RepartitionCodec {
         case "fanout-walk":
             let apns = RecordFields.bytes(record.value) ?? []
             return .walk(try Self.message(sendID, of: record, apns: apns), topicIndex: index)
-        case "fanout-next":
-            guard let segment = Self.count(record, "segment") else {
-                throw MalformedRecord(description: "fan-out record at \(record.position) has no segment")
+        case "fanout-step":
+            guard let step = RecordFields.bytes(record.value).flatMap(FanOutJSON.step) else {
+                throw MalformedRecord(description: "fan-out step at \(record.position) is not readable")
             }
-            return .next(sendID: sendID, topicIndex: index, segment: segment)
+            return .step(sendID: sendID, topicIndex: index, step)
         case "fanout-copies":
             let value = RecordFields.bytes(record.value) ?? []
-            guard let sequence = Self.count(record, "sequence"), let apnsBytes = Self.count(record, "apns-bytes"),
-                apnsBytes <= value.count
+            guard let segment = Self.count(record, "segment"), let chunk = Self.count(record, "chunk"),
+                let apnsBytes = Self.count(record, "apns-bytes"), apnsBytes <= value.count
             else {
-                throw MalformedRecord(
-                    description: "fan-out copies at \(record.position) have no sequence or apns-bytes")
+                throw MalformedRecord(description: "fan-out copies at \(record.position) lack a header")
             }
             // Tokens read back are checked as a request's are: they become keys and JSON.
             let tokens = value[apnsBytes...].split(separator: UInt8(ascii: "\n")).map {
                 String(decoding: $0, as: UTF8.self)
             }.filter { RequestDecoder.tokenProblem($0) == nil }
             let message = try Self.message(sendID, of: record, apns: Array(value[..<apnsBytes]))
-            return .copies(message, topicIndex: index, sequence: sequence, tokens: tokens)
+            return .copies(message, topicIndex: index, segment: segment, chunk: chunk, tokens: tokens)
         case "fanout-ended":
-            guard let bytes = RecordFields.bytes(record.value), case .array(let values)? = try? JSONParser.parse(bytes)
-            else {
-                throw MalformedRecord(description: "fan-out end at \(record.position) has no JSON array of counts")
+            guard let lastChunks = RecordFields.bytes(record.value).flatMap(FanOutJSON.lastChunks) else {
+                throw MalformedRecord(description: "fan-out end at \(record.position) is not readable")
             }
-            return .walkEnded(sendID: sendID, topicIndex: index, records: values.map { FanOutJSON.count($0) ?? 0 })
+            return .walkEnded(sendID: sendID, topicIndex: index, lastChunks: lastChunks)
         case "fanout-ack":
-            guard let partition = Self.count(record, "partition").flatMap(Int32.init(exactly:)),
-                let sequence = Self.count(record, "sequence"), let accepted = Self.count(record, "accepted")
+            guard let segment = Self.count(record, "segment"),
+                let partition = Self.count(record, "partition").flatMap(Int32.init(exactly:)),
+                let chunk = Self.count(record, "chunk"), let accepted = Self.count(record, "accepted")
             else {
                 throw MalformedRecord(description: "fan-out ack at \(record.position) lacks a header")
             }
             return .acknowledged(
-                sendID: sendID, topicIndex: index, partition: partition, sequence: sequence, accepted: accepted)
+                sendID: sendID, topicIndex: index, FanOutTally.Channel(segment: segment, partition: partition),
+                chunk: chunk, accepted: accepted)
         default:
             throw MalformedRecord(description: "repartition record at \(record.position) is of unknown kind \(kind)")
         }

@@ -4,72 +4,125 @@ import FCMTranslation
 /// the fan-out, to publish one `fanned_out` with the exact count once every copy is accounted
 /// for, whichever workers own the topics and devices.
 ///
-/// Each topic's owner walks its members and sends them to their devices' owners in records,
-/// numbered per device partition from 0; when its walk ends, it says how many records it sent to
-/// each (``walkEnded(topic:records:)``). Each device owner acknowledges each record with the
-/// number of its devices that took a copy (``acknowledged(topic:partition:sequence:accepted:)``).
-/// The fan-out is complete when every topic's walk has ended and every record it sent is
-/// acknowledged; the count is the devices that took a copy, each counted once because a device
-/// takes a copy from one topic only.
-///
-/// A topic's records to one device partition are read and acknowledged in order, so an
-/// acknowledgement of a record before the next expected is a repeat (a record processed again
-/// after a crash) and changes nothing. The state is a few integers per (topic, device
-/// partition), whatever the topic's size.
+/// Each topic's walk sends each chunk's devices to their owners, one record per (chunk, device
+/// partition); when the walk ends, it says which chunk it sent last on each channel (a segment
+/// and a device partition: ``walkEnded(topic:lastChunks:)``). Each device owner acknowledges
+/// each record with the number of its devices that took a copy
+/// (``acknowledged(topic:channel:chunk:accepted:)``). A channel's records are read and
+/// acknowledged in order, so an acknowledgement of a chunk at or before the channel's last is a
+/// repeat (a record processed again after a crash) and changes nothing; and the channel is
+/// complete when its last sent chunk is acknowledged. The fan-out is complete when every walk
+/// ended and every channel is; the count is the devices that took a copy, each counted once
+/// because a device takes a copy from one topic only.
 public struct FanOutTally: Sendable, Hashable {
-    /// The send, for its `fanned_out`.
-    public var message: FanOutStatusSubject
-    /// Per topic of the send: records its walk sent to each device partition, once it ended.
-    public private(set) var sent: [[Int]?]
-    /// Per topic, per device partition: records acknowledged (the next sequence expected).
-    public private(set) var acknowledged: [[Int]]
-    /// Devices that took a copy, over the acknowledged records.
-    public private(set) var count: Int
+    /// A segment of a walk, and a device partition it sends to.
+    public struct Channel: Sendable, Hashable {
+        public var segment: Int
+        public var partition: Int32
 
-    /// A fan-out of `message` over `partitions` device partitions, nothing accounted for yet.
-    public init(message: FanOutStatusSubject, partitions: Int) {
-        let topics = max(message.target.condition.topics.count, 1)
-        self.init(
-            message: message, sent: Array(repeating: nil, count: topics),
-            acknowledged: Array(repeating: Array(repeating: 0, count: max(partitions, 0)), count: topics), count: 0)
-    }
-
-    /// A tally as recorded (restored from the changelog).
-    public init(message: FanOutStatusSubject, sent: [[Int]?], acknowledged: [[Int]], count: Int) {
-        self.message = message
-        self.sent = sent
-        self.acknowledged = acknowledged
-        self.count = count
-    }
-
-    /// Whether every topic's walk ended and every record it sent is acknowledged.
-    public var isComplete: Bool {
-        sent.indices.allSatisfy { topic in
-            guard let records = sent[topic], acknowledged.indices.contains(topic) else { return false }
-            return zip(records, acknowledged[topic]).allSatisfy { $1 >= $0 }
+        public init(segment: Int, partition: Int32) {
+            self.segment = segment
+            self.partition = partition
         }
     }
 
-    /// The walk of topic `topic` ended, having sent `records[p]` records to device partition
-    /// `p`. Anything but the first report of a topic in range changes nothing.
-    public mutating func walkEnded(topic: Int, records: [Int]) {
-        guard sent.indices.contains(topic), sent[topic] == nil, acknowledged.indices.contains(topic),
-            records.count == acknowledged[topic].count
-        else { return }
-        sent[topic] = records.map { max($0, 0) }
+    /// A channel of one of the send's topics.
+    public struct TopicChannel: Sendable, Hashable {
+        public var topic: Int
+        public var channel: Channel
+
+        public init(topic: Int, channel: Channel) {
+            self.topic = topic
+            self.channel = channel
+        }
     }
 
-    /// Record `sequence` of topic `topic`'s walk to device partition `partition` gave `accepted`
-    /// devices a copy. A repeat changes nothing; a sequence past the next expected (only when
-    /// acknowledgements were lost, as at-least-once delivery may) is taken as it comes.
-    public mutating func acknowledged(topic: Int, partition: Int32, sequence: Int, accepted: Int) {
-        let partition = Int(partition)
-        guard acknowledged.indices.contains(topic), acknowledged[topic].indices.contains(partition),
-            sequence >= acknowledged[topic][partition], sequence < Int.max
-        else { return }
-        acknowledged[topic][partition] = sequence + 1
-        let (sum, overflow) = count.addingReportingOverflow(max(accepted, 0))
-        count = overflow ? .max : sum
+    /// A channel's acknowledgements: the last chunk, and the copies taken over all of them.
+    public struct Progress: Sendable, Hashable {
+        public var lastChunk: Int
+        public var accepted: Int
+
+        public init(lastChunk: Int, accepted: Int) {
+            self.lastChunk = lastChunk
+            self.accepted = accepted
+        }
+    }
+
+    /// The send, and what each walk reported when it ended: the part recorded whole.
+    public struct Summary: Sendable, Hashable {
+        public var message: FanOutStatusSubject
+        /// Per topic of the send: the last chunk its walk sent on each channel, once it ended.
+        public var expected: [[Channel: Int]?]
+
+        public init(message: FanOutStatusSubject, expected: [[Channel: Int]?]) {
+            self.message = message
+            self.expected = expected
+        }
+    }
+
+    public private(set) var summary: Summary
+    /// Each channel's acknowledgements (recorded one channel at a time).
+    public private(set) var progress: [TopicChannel: Progress]
+
+    /// A fan-out of `message`, nothing accounted for yet.
+    public init(message: FanOutStatusSubject) {
+        let topics = max(message.target.condition.topics.count, 1)
+        self.init(summary: Summary(message: message, expected: Array(repeating: nil, count: topics)), progress: [:])
+    }
+
+    /// A tally as recorded (restored from the changelog).
+    public init(summary: Summary, progress: [TopicChannel: Progress]) {
+        self.summary = summary
+        self.progress = progress
+    }
+
+    /// Devices that took a copy, over the acknowledged records.
+    public var count: Int {
+        progress.values.reduce(0) { sum, progress in
+            let (total, overflow) = sum.addingReportingOverflow(progress.accepted)
+            return overflow ? .max : total
+        }
+    }
+
+    /// Whether every walk ended and every channel's last chunk is acknowledged.
+    public var isComplete: Bool {
+        summary.expected.enumerated().allSatisfy { topic, expected in
+            guard let expected else { return false }
+            return expected.allSatisfy { channel, last in
+                (progress[TopicChannel(topic: topic, channel: channel)]?.lastChunk ?? -1) >= last
+            }
+        }
+    }
+
+    /// The walk of topic `topic` ended, having sent `lastChunks` last on each channel; whether
+    /// that was news (a repeat, or a topic out of range, is not).
+    public mutating func walkEnded(topic: Int, lastChunks: [Channel: Int]) -> Bool {
+        guard summary.expected.indices.contains(topic), summary.expected[topic] == nil else { return false }
+        summary.expected[topic] = lastChunks
+        return true
+    }
+
+    /// Chunk `chunk` of `channel` of topic `topic` gave `accepted` devices a copy; the channel's
+    /// progress to record, or nil for a repeat (or a topic out of range).
+    public mutating func acknowledged(topic: Int, channel: Channel, chunk: Int, accepted: Int) -> Progress? {
+        guard summary.expected.indices.contains(topic) else { return nil }
+        let key = TopicChannel(topic: topic, channel: channel)
+        let before = progress[key] ?? Progress(lastChunk: -1, accepted: 0)
+        guard chunk > before.lastChunk else { return nil }
+        let (sum, overflow) = before.accepted.addingReportingOverflow(max(accepted, 0))
+        let after = Progress(lastChunk: chunk, accepted: overflow ? .max : sum)
+        progress[key] = after
+        return after
+    }
+
+    /// Restores a channel's recorded progress.
+    mutating func restore(_ channel: TopicChannel, _ recorded: Progress?) {
+        progress[channel] = recorded
+    }
+
+    /// Restores the recorded summary.
+    mutating func restore(_ recorded: Summary) {
+        summary = recorded
     }
 }
 

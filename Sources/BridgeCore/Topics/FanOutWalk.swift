@@ -1,11 +1,12 @@
 /// One topic's part of a topic or condition send, at the topic's owner: a walk over the topic's
-/// members in bounded chunks, each sent on to the members' device owners, with its progress
-/// recorded after each, so that a worker that stops mid-walk resumes where it stopped.
+/// members in bounded chunks, each sent on to the members' device owners.
 ///
-/// A large topic is walked in up to ``maximumSegments`` segments of the bucket space at once, each
-/// going on by its own input (see ``RecordProcessor``), so that one fan-out is not one chunk per
-/// round trip; the segments share the numbering of records per device partition that the
-/// coordinator's ``FanOutTally`` counts.
+/// A walk goes on in ``Step``s, each one input (see ``RecordProcessor``), each carrying where it
+/// goes on and what its segment has sent so far: the step to take next is a record of its own,
+/// written with the chunk's copies, so a step processed again (after a crash) walks the same
+/// chunk again, under the same numbers, rather than skipping it. A large topic is walked in up
+/// to ``maximumSegments`` segments of the bucket space at once, so that one fan-out is not one
+/// chunk per round trip. The walk's own state changes only when a segment ends.
 public struct FanOutWalk: Sendable, Hashable {
     /// A walk's name in its partition: the send, and the topic's place in the send's topics.
     public struct Key: Sendable, Hashable {
@@ -18,14 +19,30 @@ public struct FanOutWalk: Sendable, Hashable {
         }
     }
 
+    /// One chunk of one segment to walk, and what the segment sent before it.
+    public struct Step: Sendable, Hashable {
+        public var segment: Int
+        /// The chunk's number in its segment, from 0.
+        public var chunk: Int
+        public var cursor: TopicMembers.Cursor
+        /// Per device partition: the last chunk of this segment sent to it.
+        public var lastSent: [Int32: Int]
+
+        public init(segment: Int, chunk: Int, cursor: TopicMembers.Cursor, lastSent: [Int32: Int]) {
+            self.segment = segment
+            self.chunk = chunk
+            self.cursor = cursor
+            self.lastSent = lastSent
+        }
+    }
+
     /// The send.
     public var message: FanOutMessage
     /// The walked topic's place in the send's topics.
     public var topicIndex: Int
-    /// Per segment: where its walk goes on; nil once it ended.
-    public private(set) var cursors: [TopicMembers.Cursor?]
-    /// Per device partition: records sent to it so far, which numbers the next.
-    public private(set) var sequences: [Int]
+    /// Per segment: nil while it is walked; once it ended, the last chunk it sent to each device
+    /// partition.
+    public private(set) var ended: [[Int32: Int]?]
 
     /// The most members a chunk takes.
     public static let chunkMembers = 1000
@@ -34,57 +51,70 @@ public struct FanOutWalk: Sendable, Hashable {
     /// The most segments a walk has.
     public static let maximumSegments = 16
 
-    /// A walk of `memberCount` members, to `partitions` device partitions: one segment per
-    /// chunk's worth of members, up to ``maximumSegments``.
-    public init(message: FanOutMessage, topicIndex: Int, memberCount: Int, partitions: Int) {
-        let chunks = memberCount / Self.chunkMembers + 1
-        let segments = min(max(chunks, 1), Self.maximumSegments)
-        self.init(
-            message: message, topicIndex: topicIndex,
-            cursors: (0..<segments).map {
-                TopicMembers.Cursor(bucket: UInt16(truncatingIfNeeded: Self.start(of: $0, in: segments)), after: nil)
-            },
-            sequences: Array(repeating: 0, count: max(partitions, 0)))
+    /// A walk of `memberCount` members: one segment per chunk's worth, up to ``maximumSegments``.
+    public init(message: FanOutMessage, topicIndex: Int, memberCount: Int) {
+        let segments = min(memberCount / Self.chunkMembers + 1, Self.maximumSegments)
+        self.init(message: message, topicIndex: topicIndex, ended: Array(repeating: nil, count: max(segments, 1)))
     }
 
     /// A walk as recorded (restored from the changelog).
-    public init(message: FanOutMessage, topicIndex: Int, cursors: [TopicMembers.Cursor?], sequences: [Int]) {
+    public init(message: FanOutMessage, topicIndex: Int, ended: [[Int32: Int]?]) {
         self.message = message
         self.topicIndex = topicIndex
-        self.cursors = cursors
-        self.sequences = sequences
+        self.ended = ended
     }
 
     public var key: Key { Key(sendID: message.sendID, topicIndex: topicIndex) }
 
-    /// Whether every segment's walk ended.
-    public var isFinished: Bool { cursors.allSatisfy { $0 == nil } }
-
-    /// The next chunk of `segment` (nothing when it ended or is no segment), advancing its cursor.
-    public mutating func nextChunk(of segment: Int, in members: TopicMembers?) -> [String] {
-        guard cursors.indices.contains(segment), let cursor = cursors[segment] else { return [] }
-        guard let members else {
-            cursors[segment] = nil
-            return []
+    /// The first step of each segment.
+    public var firstSteps: [Step] {
+        ended.indices.map {
+            Step(
+                segment: $0, chunk: 0,
+                cursor: TopicMembers.Cursor(bucket: UInt16(truncatingIfNeeded: start(of: $0)), after: nil),
+                lastSent: [:])
         }
-        let chunk = members.chunk(
-            from: cursor, before: Self.start(of: segment + 1, in: cursors.count), limit: Self.chunkMembers,
-            maxBytes: Self.chunkBytes)
-        cursors[segment] = chunk.next
-        return chunk.members
     }
 
-    /// Numbers a record to device partition `partition`: its sequence (nil for no partition).
-    public mutating func nextSequence(to partition: Int32) -> Int? {
-        let partition = Int(partition)
-        guard sequences.indices.contains(partition) else { return nil }
-        let sequence = sequences[partition]
-        sequences[partition] = sequence == .max ? sequence : sequence + 1
-        return sequence
+    /// Whether every segment ended.
+    public var isFinished: Bool { ended.allSatisfy { $0 != nil } }
+
+    /// The last chunk sent on each (segment, device partition), once the walk is finished.
+    public var lastChunks: [FanOutTally.Channel: Int] {
+        var chunks: [FanOutTally.Channel: Int] = [:]
+        for (segment, sent) in ended.enumerated() {
+            for (partition, chunk) in sent ?? [:] {
+                chunks[FanOutTally.Channel(segment: segment, partition: partition)] = chunk
+            }
+        }
+        return chunks
     }
 
-    /// The first bucket of segment `segment` of `segments`.
-    private static func start(of segment: Int, in segments: Int) -> Int {
-        TopicMembers.bucketCount * segment / max(segments, 1)
+    /// Walks `step`'s chunk of `members`: its devices by device partition (`partition(of:)`),
+    /// and the step after it, or nil when the segment ended (which the walk then records).
+    public mutating func walk(
+        _ step: Step, in members: TopicMembers?, partition: (String) -> Int32
+    ) -> (copies: [(partition: Int32, tokens: [String])], next: Step?) {
+        guard ended.indices.contains(step.segment) else { return ([], nil) }
+        let chunk =
+            members?.chunk(
+                from: step.cursor, before: start(of: step.segment + 1), limit: Self.chunkMembers,
+                maxBytes: Self.chunkBytes) ?? (members: [], next: nil)
+        var byPartition: [Int32: [String]] = [:]
+        for token in chunk.members { byPartition[partition(token), default: []].append(token) }
+        var lastSent = step.lastSent
+        for devicePartition in byPartition.keys { lastSent[devicePartition] = step.chunk }
+        let copies = byPartition.sorted { $0.key < $1.key }.map { (partition: $0.key, tokens: $0.value) }
+        guard let cursor = chunk.next, step.chunk < Int.max else {
+            // A segment walked twice (a step processed again) ends with what either sent last.
+            ended[step.segment] = (ended[step.segment] ?? [:]).merging(lastSent, uniquingKeysWith: max)
+            return (copies, nil)
+        }
+        return (copies, Step(segment: step.segment, chunk: step.chunk + 1, cursor: cursor, lastSent: lastSent))
+    }
+
+    /// The first bucket of segment `segment` (the end of the bucket space for the one past the last).
+    private func start(of segment: Int) -> Int {
+        TopicMembers.bucketCount * min(max(segment, 0), ended.count) / max(ended.count, 1)
     }
 }

@@ -9,7 +9,9 @@ import FCMTranslation
 ///   (empty value), or left it (a tombstone);
 /// - `j <send id> <topic index>` in the topic's state partition: a fan-out's walk of the topic
 ///   (``FanOutJSON``), or its end (a tombstone);
-/// - `k <send id>` in the first topic's state partition: a fan-out's tally, or its completion.
+/// - `k <send id>` in the first topic's state partition: a fan-out's tally summary, or its
+///   completion; `q <send id> <topic>.<segment>.<partition>` beside it: one channel's
+///   acknowledgements, so that each acknowledgement is one small record.
 ///
 /// Topic names and ids have no spaces, so the token is everything after the second space.
 public enum TopicChange: Sendable, Hashable {
@@ -19,8 +21,10 @@ public enum TopicChange: Sendable, Hashable {
     case deviceTopic(token: String, topic: String, isSubscribed: Bool)
     /// A walk went on (or ended: nil).
     case walk(FanOutWalk.Key, FanOutWalk?)
-    /// A tally changed (or completed: nil).
-    case tally(sendID: String, FanOutTally?)
+    /// A tally's summary changed (or the tally completed: nil).
+    case tally(sendID: String, FanOutTally.Summary?)
+    /// A tally's channel was acknowledged (or the tally completed: nil).
+    case tallyProgress(sendID: String, FanOutTally.TopicChannel, FanOutTally.Progress?)
 }
 
 extension ChangelogCodec {
@@ -37,12 +41,16 @@ extension ChangelogCodec {
         case .walk(let key, let walk):
             outputs.key { Self.writeTopicKey("j", key.sendID, String(key.topicIndex), to: &$0) }
             if let walk { outputs.value { FanOutJSON.write(walk, to: &$0) } }
-        case .tally(let sendID, let tally):
+        case .tally(let sendID, let summary):
             outputs.key {
                 $0.append("k ")
                 $0.append(utf8: sendID)
             }
-            if let tally { outputs.value { FanOutJSON.write(tally, to: &$0) } }
+            if let summary { outputs.value { FanOutJSON.write(summary, to: &$0) } }
+        case .tallyProgress(let sendID, let channel, let progress):
+            let name = "\(channel.topic).\(channel.channel.segment).\(channel.channel.partition)"
+            outputs.key { Self.writeTopicKey("q", sendID, name, to: &$0) }
+            if let progress { outputs.value { FanOutJSON.write(progress, to: &$0) } }
         }
     }
 
@@ -51,22 +59,36 @@ extension ChangelogCodec {
     public func topicChange(of record: ChangelogRecordView) throws(MalformedRecord) -> TopicChange? {
         let space = UInt8(ascii: " ")
         guard let key = record.key, key.count > 2, key[1] == space,
-            [UInt8(ascii: "t"), UInt8(ascii: "s"), UInt8(ascii: "j"), UInt8(ascii: "k")].contains(key[0])
+            [UInt8(ascii: "t"), UInt8(ascii: "s"), UInt8(ascii: "j"), UInt8(ascii: "k"), UInt8(ascii: "q")].contains(
+                key[0])
         else { return nil }
         let rest = UnsafeRawBufferPointer(rebasing: key[2...])
         if key[0] == UInt8(ascii: "k") {
             let sendID = String(decoding: rest, as: UTF8.self)
             guard let value = record.value else { return .tally(sendID: sendID, nil) }
-            guard let tally = FanOutJSON.tally(value) else {
+            guard let summary = FanOutJSON.summary(value) else {
                 throw MalformedRecord(description: "changelog fan-out tally at \(record.position) is not readable")
             }
-            return .tally(sendID: sendID, tally)
+            return .tally(sendID: sendID, summary)
         }
         guard let topicEnd = rest.firstIndex(of: space, from: 0) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no topic")
         }
         let topic = String(decoding: rest[..<topicEnd], as: UTF8.self)
         let token = String(decoding: rest[(topicEnd + 1)...], as: UTF8.self)
+        if key[0] == UInt8(ascii: "q") {
+            let numbers = token.split(separator: ".", omittingEmptySubsequences: false).compactMap { Int($0) }
+            guard numbers.count == 3, numbers.allSatisfy({ $0 >= 0 }), let partition = Int32(exactly: numbers[2]) else {
+                throw MalformedRecord(description: "changelog fan-out channel at \(record.position) has no channel")
+            }
+            let channel = FanOutTally.TopicChannel(
+                topic: numbers[0], channel: FanOutTally.Channel(segment: numbers[1], partition: partition))
+            guard let value = record.value else { return .tallyProgress(sendID: topic, channel, nil) }
+            guard let progress = FanOutJSON.progress(value) else {
+                throw MalformedRecord(description: "changelog fan-out channel at \(record.position) is not readable")
+            }
+            return .tallyProgress(sendID: topic, channel, progress)
+        }
         if key[0] == UInt8(ascii: "j") {
             guard let index = Int(token), index >= 0 else {
                 throw MalformedRecord(description: "changelog fan-out walk at \(record.position) has no topic index")

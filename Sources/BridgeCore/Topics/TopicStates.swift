@@ -147,7 +147,15 @@ public struct TopicStates: Sendable {
             _ = unsubscribe(token, from: topic, in: partition)
         case .walk(let key, let walk):
             setWalk(key, walk, in: partition)
-        case .tally(let sendID, let tally):
+        case .tally(let sendID, nil):
+            setTally(sendID, nil, in: partition)
+        case .tally(let sendID, let summary?):
+            var tally = self.tally(sendID, in: partition) ?? FanOutTally(message: summary.message)
+            tally.restore(summary)
+            setTally(sendID, tally, in: partition)
+        case .tallyProgress(let sendID, let channel, let progress):
+            guard var tally = self.tally(sendID, in: partition) else { return }
+            tally.restore(channel, progress)
             setTally(sendID, tally, in: partition)
         }
     }
