@@ -13,13 +13,17 @@
 #                  as one producer can, timed until each has its `queued` or `dispatched` status
 #                  ; then 200 subscription requests of 1,000 devices each, timed until each
 #                  device has its `subscribed` status (token changes/s, against the eos ceiling)
+#                  ; with --fanout SIZES (e.g. 10000,100000,1000000), for each size M: M devices
+#                  subscribed to a topic of their own, half of the largest size connected first,
+#                  then one send to the topic, timed until each member has its `queued` or
+#                  `dispatched` status (devices reached/s, against the eos ceiling)
 # For each: msgs/s, latency from a send's timestamp to its inbox (output) record being readable, for
 # online devices, at a fixed rate and (but for the ceiling on the bridge's inputs) at half the path's
 # own throughput, CPU of the process and of the broker over the throughput phase, RSS at the end.
 # Each path runs on fresh topics.
 #
 #   scripts/benchmark-e2e.sh [--devices 20000] [--requests 200000] [--latency-rate 2000]
-#                            [--latency-seconds 10] [--partitions 4]
+#                            [--latency-seconds 10] [--partitions 4] [--fanout M1,M2,...]
 #
 # The broker: a local tansu started here (and stopped at the end) unless KAFKA_BOOTSTRAP_SERVERS
 # names one; on a real cluster the topics (prefix e2e-<run id>) are left behind. The bridge: the
@@ -36,14 +40,21 @@ LATENCY_SECONDS=10
 PARTITIONS=4
 # Subscription requests of 1,000 devices each, after the sends: each device joins 10 topics.
 SUBSCRIPTION_REQUESTS=200
+FANOUT_SIZES=() # topic sizes to fan out to, after the subscriptions (none by default)
 STEP_TIMEOUT=300 # seconds any one step may take
 COMMIT_INTERVAL_MS=100
 # The bridge's producer lingers this long in exactly-once mode (BridgeConfiguration.workerProducer).
 EOS_LINGER_MS=$(( COMMIT_INTERVAL_MS < 100 ? COMMIT_INTERVAL_MS : 100 ))
 
-usage() { die "usage: $0 [--devices D] [--requests N] [--latency-rate R] [--latency-seconds S] [--partitions P]"; }
+usage() { die "usage: $0 [--devices D] [--requests N] [--latency-rate R] [--latency-seconds S] [--partitions P] [--fanout M1,M2,...]"; }
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || usage
+  if [ "$1" = --fanout ]; then
+    [[ "$2" =~ ^[1-9][0-9]*000(,[1-9][0-9]*000)*$ ]] || die "--fanout wants sizes in whole thousands, like 10000,100000, got '$2'"
+    IFS=, read -ra FANOUT_SIZES <<<"$2"
+    shift 2
+    continue
+  fi
   [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1 wants a positive whole number, got '$2'"
   case "$1" in
     --devices) DEVICES=$2 ;;
@@ -268,6 +279,18 @@ step bridge.latency_half "$BRIDGE_PID" latency --send-topic "$b.send" --latency-
   "${latency_args[@]}"
 step bridge.subscriptions "$BRIDGE_PID" throughput --send-topic "$b.subscriptions" --done-topic "$b.status" \
   --done-filter status --subscriptions 1000 --requests "$SUBSCRIPTION_REQUESTS" --devices "$DEVICES" "${watch[@]}"
+if [ ${#FANOUT_SIZES[@]} -gt 0 ]; then
+  largest=$(printf '%s\n' "${FANOUT_SIZES[@]}" | sort -n | tail -1)
+  step bridge.fanout_presence "$BRIDGE_PID" presence --topic "$b.presence" --group "$group" --devices "$largest"
+  for size in "${FANOUT_SIZES[@]}"; do
+    log "fan-out to $size members"
+    step "bridge.fanout_subscriptions.$size" "$BRIDGE_PID" throughput --send-topic "$b.subscriptions" \
+      --done-topic "$b.status" --done-filter status --subscriptions 1000 --requests $((size / 1000)) \
+      --devices "$size" --topic-name "fan-$size" "${watch[@]}"
+    step "bridge.fanout.$size" "$BRIDGE_PID" fanout --send-topic "$b.send" --done-topic "$b.status" \
+      --topic-name "fan-$size" --members "$size" "${watch[@]}"
+  done
+fi
 R[bridge.rss_mib]=$(rss_mib "$BRIDGE_PID")
 stop_process "$BRIDGE_PID" "the bridge" || die "the bridge failed; see $WORK/bridge.log"
 
@@ -343,6 +366,11 @@ cpu_cell() { # $1: step, $2: process name
   echo "subscriptions: $(get bridge.subscriptions.msgs_per_s) token changes/s ($SUBSCRIPTION_REQUESTS requests of 1,000);" \
     "/ eos ceiling: $(ratio "$(get bridge.subscriptions.msgs_per_s)" "$(get eos.throughput.msgs_per_s)")" \
     "(bridge CPU $(get bridge.subscriptions.cpu_seconds.bridge) s)"
+  for size in ${FANOUT_SIZES[@]+"${FANOUT_SIZES[@]}"}; do
+    echo "fan-out to $size members (half online): $(get "bridge.fanout.$size.msgs_per_s") devices/s in" \
+      "$(get "bridge.fanout.$size.seconds") s / eos ceiling: $(ratio "$(get "bridge.fanout.$size.msgs_per_s")" "$(get eos.throughput.msgs_per_s)")" \
+      "(bridge CPU $(get "bridge.fanout.$size.cpu_seconds.bridge") s; subscribing them: $(get "bridge.fanout_subscriptions.$size.msgs_per_s") token changes/s)"
+  done
   printf 'records the bridge wrote per request: %s inbox, %s status, %s changelog, %s repartition, %s dead letters = %s\n' \
     "$(get "bridge.throughput.per_input.$b.inbox")" "$(get "bridge.throughput.per_input.$b.status")" \
     "$(get "bridge.throughput.per_input.$group.device-state-changelog")" \

@@ -16,6 +16,9 @@
 #   scripts/benchmark.sh processing [N1 N2]  callgrind instructions per request of the worker's
 #                                            processing path (decode, translate, queue, encode)
 #   scripts/benchmark.sh e2e [ARGS]          the bridge end to end vs consume-produce ceilings (scripts/benchmark-e2e.sh)
+#   scripts/benchmark.sh fanout [SIZES [ARGS]]
+#                                            e2e, then sends to topics of SIZES members (default
+#                                            10000,100000,1000000): devices reached/s vs the eos ceiling
 # ARGS go to the benchmark (e.g. kafka --messages 200000 --runs 1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -82,6 +85,9 @@ case "$which" in
     ;;
   e2e)
     exec bash "$ROOT/scripts/benchmark-e2e.sh" "$@"
+    ;;
+  fanout)
+    exec bash "$ROOT/scripts/benchmark-e2e.sh" --fanout "${1:-10000,100000,1000000}" "${@:2}"
     ;;
   restore)
     use_local_broker_unless_given bench

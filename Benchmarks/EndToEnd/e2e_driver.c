@@ -19,8 +19,12 @@
  *       the watched processes are sampled over the same span. --count-topics counts the records on
  *       those topics before and after, to give the records written per input.
  *       With --subscriptions K, each of the N requests is a subscription of K devices to a topic
- *       of its own (`bench-<n>`, FCM's batchAdd body, no key), and the N*K `subscribed` status
- *       events answer them: msgs/s counts token changes.
+ *       of its own (`bench-<n>`, or all to --topic-name's, FCM's batchAdd body, no key), and the
+ *       N*K `subscribed` status events answer them: msgs/s counts token changes.
+ *   fanout         --send-topic S --done-topic O --topic-name NAME --members M [--watch-pid NAME=PID ...]
+ *       Produces one send to topic NAME (HTTP v1, no key) and counts the `queued` and `dispatched`
+ *       status events of its M members' copies: msgs/s = M / (time the Mth was read - time the
+ *       produce started), the devices reached per second.
  *   latency        --send-topic S --latency-topic O --rate R --seconds S --devices D
  *       Produces at R requests/s for S seconds to the online devices (0..D/2-1) and, for every
  *       record of O from this run, takes now - the record's timestamp (the send's CreateTime,
@@ -57,6 +61,8 @@ static struct {
     const char *group;       /* presence */
     long long requests;
     long long subscriptions; /* tokens per subscription request; 0: send requests */
+    const char *topic_name;  /* subscriptions' topic (else bench-<n>); fanout's target */
+    long long members;       /* fanout */
     long long devices;
     double rate;
     double seconds;
@@ -85,6 +91,7 @@ static void usage(void) {
             "       e2e_driver presence --topic T --group G [--devices 20000]\n"
             "       e2e_driver throughput --send-topic S --done-topic O [--done-filter status|all] [--requests 200000]\n"
             "                  [--devices 20000] [--count-topics A,B,...] [--watch-pid NAME=PID]...\n"
+            "       e2e_driver fanout --send-topic S --done-topic O --topic-name NAME --members M [--watch-pid NAME=PID]...\n"
             "       e2e_driver latency --send-topic S --latency-topic O [--rate 2000] [--seconds 10] [--devices 20000]\n"
             "                  [--watch-pid NAME=PID]...\n"
             "common: [--bootstrap HOST:PORT (default $KAFKA_BOOTSTRAP_SERVERS)] [--timeout-seconds 300] [--seed N]\n"
@@ -104,6 +111,7 @@ static void parse_options(int argc, char **argv) {
         {"replication-factor", required_argument, 0, 'R'}, {"timeout-seconds", required_argument, 0, 't'},
         {"linger-ms", required_argument, 0, 'L'},     {"seed", required_argument, 0, 'e'},
         {"watch-pid", required_argument, 0, 'w'},     {"subscriptions", required_argument, 0, 'k'},
+        {"topic-name", required_argument, 0, 'N'},    {"members", required_argument, 0, 'M'},
         {0, 0, 0, 0},
     };
     options.bootstrap = getenv("KAFKA_BOOTSTRAP_SERVERS");
@@ -125,6 +133,8 @@ static void parse_options(int argc, char **argv) {
         case 'g': options.group = optarg; break;
         case 'n': options.requests = atoll(optarg); break;
         case 'k': options.subscriptions = atoll(optarg); break;
+        case 'N': options.topic_name = optarg; break;
+        case 'M': options.members = atoll(optarg); break;
         case 'd': options.devices = atoll(optarg); break;
         case 'r': options.rate = atof(optarg); break;
         case 'S': options.seconds = atof(optarg); break;
@@ -217,7 +227,9 @@ static int make_request(char *buffer, size_t size, long long i, long long device
 
 /* The i-th subscription request: devices i*K .. i*K+K-1 (round-robin) join topic bench-<i>. */
 static int make_subscription(char *buffer, size_t size, long long i, long long k) {
-    int length = snprintf(buffer, size, "{\"action\":\"subscribe\",\"topic\":\"bench-%lld\",\"tokens\":[", i);
+    int length = options.topic_name
+                     ? snprintf(buffer, size, "{\"action\":\"subscribe\",\"topic\":\"%s\",\"tokens\":[", options.topic_name)
+                     : snprintf(buffer, size, "{\"action\":\"subscribe\",\"topic\":\"bench-%lld\",\"tokens\":[", i);
     for (long long j = 0; j < k && length > 0 && (size_t)length < size; j++)
         length += snprintf(buffer + length, size - (size_t)length, "%s\"%s\"", j ? "," : "",
                            token((i * k + j) % options.devices));
@@ -710,6 +722,37 @@ static void throughput(void) {
     free(tokens);
 }
 
+static void fanout(void) {
+    if (!options.send_topic || !options.done_topic || !options.topic_name || options.members <= 0) usage();
+    struct watcher w;
+    start_watcher(&w, options.done_topic, 1, 0);
+    atomic_store(&w.target, options.members);
+    rd_kafka_t *producer = make_producer(5);
+    rd_kafka_topic_t *topic = rd_kafka_topic_new(producer, options.send_topic, NULL);
+    if (!topic) die("topic %s: %s", options.send_topic, rd_kafka_err2str(rd_kafka_last_error()));
+    (void)topic_partition_count(producer, options.send_topic, 30000); /* metadata before the clock starts */
+    char value[512];
+    int length = snprintf(value, sizeof value,
+                          "{\"message\":{\"topic\":\"%s\",\"notification\":{\"title\":\"To all\",\"body\":\"one send\"}}}",
+                          options.topic_name);
+    if (length < 0 || (size_t)length >= sizeof value) die("the topic name is too long");
+    sample_cpu(watched_cpu_before, &self_cpu_before);
+    double started = mono_s();
+    double deadline = started + options.timeout_seconds;
+    produce(producer, topic, NULL, 0, value, (size_t)length, (int64_t)wall_ms());
+    flush_or_die(producer, deadline - mono_s());
+    wait_watcher(&w, deadline, "the members' queued and dispatched statuses");
+    double seconds = w.done_mono - started;
+    double rate = options.members / seconds;
+    rd_kafka_topic_destroy(topic);
+    rd_kafka_destroy(producer);
+    printf("RESULT members=%lld\nRESULT seconds=%.3f\nRESULT msgs_per_s=%.0f\n", options.members, seconds, rate);
+    note("a send to %s reached its %lld members in %.2f s: %.0f devices/s", options.topic_name, options.members,
+         seconds, rate);
+    print_cpu(seconds);
+    free_watcher(&w);
+}
+
 static int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -786,6 +829,7 @@ int main(int argc, char **argv) {
     if (!strcmp(command, "create-topics")) create_topics();
     else if (!strcmp(command, "presence")) presence();
     else if (!strcmp(command, "throughput")) throughput();
+    else if (!strcmp(command, "fanout")) fanout();
     else if (!strcmp(command, "latency")) latency();
     else usage();
     return 0;

@@ -30,6 +30,8 @@ public struct OutputTally: Sendable, Hashable {
     public private(set) var notes: [Note] = []
     /// Rejected inputs beyond ``maximumNotes``.
     public private(set) var unnotedRejections = 0
+    /// Devices that took a copy of a topic or condition send.
+    public internal(set) var fanOutCopies = 0
 
     /// Nothing counted.
     public init() {}
@@ -62,6 +64,7 @@ public struct OutputTally: Sendable, Hashable {
         for index in rejections.indices { rejections[index] &+= other.rejections[index] }
         for note in other.notes { self.note(note) }
         unnotedRejections &+= other.unnotedRejections
+        fanOutCopies &+= other.fanOutCopies
     }
 
     /// Forgets the notes, keeping the counts.

@@ -45,6 +45,7 @@ extension RecordProcessor {
                 handle(routed, in: partition, states: &states, outputs: &outputs)
                 accepted += 1
             }
+            outputs.tally.fanOutCopies &+= accepted
             let acknowledgement = FanOutRecord.acknowledged(
                 sendID: message.sendID, topicIndex: index, FanOutTally.Channel(segment: segment, partition: partition),
                 chunk: chunk, accepted: accepted)

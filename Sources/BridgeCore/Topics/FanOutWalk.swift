@@ -49,7 +49,7 @@ public struct FanOutWalk: Sendable, Hashable {
     /// The most token bytes a chunk takes (at least one member): what bounds one record's size.
     public static let chunkBytes = 256 * 1024
     /// The most segments a walk has.
-    public static let maximumSegments = 16
+    public static let maximumSegments = 64
 
     /// A walk of `memberCount` members: one segment per chunk's worth, up to ``maximumSegments``.
     public init(message: FanOutMessage, topicIndex: Int, memberCount: Int) {

@@ -1,7 +1,8 @@
 import BridgeCore
 
-/// Sets the gauges of the state the loop holds (devices, waiting messages, partitions) now and
-/// then: counting waiting messages walks every device, too much for every turn.
+/// Sets the gauges of the state the loop holds (devices, waiting messages, memberships,
+/// fan-outs, partitions) now and then: counting waiting messages walks every device, too much
+/// for every turn.
 struct StateGauges {
     static let interval = Duration.seconds(10)
 
@@ -19,6 +20,9 @@ struct StateGauges {
         metrics.devices.record(states.deviceCount)
         metrics.waitingMessages.record(states.waitingMessageCount)
         metrics.topicMemberships.record(states.topics.membershipCount)
+        let fanOuts = states.topics.fanOutsInProgress
+        metrics.fanOutsInProgress.record(fanOuts.tallies)
+        metrics.fanOutWalks.record(fanOuts.walks)
         metrics.statePartitions.record(states.partitionCount)
     }
 }

@@ -29,6 +29,13 @@ public struct WorkerMetrics: Sendable {
     let waitingMessages: Gauge
     /// Topic memberships (topic, device) of the topics whose state partitions this worker holds.
     let topicMemberships: Gauge
+    /// Fan-outs this worker coordinates (their first topic is its) that have not reached every
+    /// member yet.
+    let fanOutsInProgress: Gauge
+    /// Walks over topics' members this worker has under way.
+    let fanOutWalks: Gauge
+    /// Devices that took a copy of a topic or condition send.
+    private let fanOutCopies: Counter
     /// State partitions this worker holds.
     let statePartitions: Gauge
     /// How long restoring newly assigned partitions took.
@@ -62,6 +69,9 @@ public struct WorkerMetrics: Sendable {
         devices = Gauge(label: "fcm_bridge_devices", factory: factory)
         waitingMessages = Gauge(label: "fcm_bridge_waiting_messages", factory: factory)
         topicMemberships = Gauge(label: "fcm_bridge_topic_memberships", factory: factory)
+        fanOutsInProgress = Gauge(label: "fcm_bridge_fanouts_in_progress", factory: factory)
+        fanOutWalks = Gauge(label: "fcm_bridge_fanout_walks", factory: factory)
+        fanOutCopies = Counter(label: "fcm_bridge_fanout_copies_total", factory: factory)
         statePartitions = Gauge(label: "fcm_bridge_state_partitions", factory: factory)
         restoreDuration = CoreMetrics.Timer(label: "fcm_bridge_restore_duration_seconds", factory: factory)
         restoredChanges = Counter(label: "fcm_bridge_restored_changes_total", factory: factory)
@@ -83,6 +93,7 @@ public struct WorkerMetrics: Sendable {
         }
         for (index, count) in tally.statuses.enumerated() where count > 0 { statuses[index].increment(by: count) }
         for (index, count) in tally.rejections.enumerated() where count > 0 { rejections[index].increment(by: count) }
+        if tally.fanOutCopies > 0 { fanOutCopies.increment(by: tally.fanOutCopies) }
         let deadLettered = tally.records[OutputTopic.deadLetters.rawValue]
         if deadLettered > 0 { deadLetters.increment(by: deadLettered) }
         for createTime in batch.createTimes {
