@@ -13,10 +13,12 @@ traced back to its record.
 
 When the group's committed offsets reach the end of both inputs, it reads the status, dead
 letter and inbox topics and accounts for every record:
-  send      a status whose message_id (`<partition>:<offset>:<index>`) names the record, a
-            `deleted_messages` listing it in its message_ids, a dead letter naming it (headers
-            source-topic, source-partition, source-offset), or a `rejected` status without a
-            message_id at the record's timestamp
+  send      a status whose message_id (`<partition>:<offset>:<index>`, or a topic send's
+            `fanned_out`) names the record, a `deleted_messages` listing it in its message_ids, a
+            dead letter naming it (headers source-topic, source-partition, source-offset), or a
+            `rejected` status without a message_id at the record's timestamp; a device's copy of a
+            topic send (`<partition>:<offset>:0/<16 hex>`) must name a topic send that has its
+            `fanned_out`
   presence  a dead letter or `rejected` status as above, or else processed (no output is owed)
   subscriptions  a `subscribed`, `unsubscribed` or `rejected` status at the record's timestamp,
             or a dead letter naming it
@@ -45,7 +47,8 @@ MAX_STATUS_BYTES = 32 * 1024        # a token of at most 4,096 bytes, escaped, a
 MAX_RECORD_BYTES = 1_000_000        # the producer's message.max.bytes
 MAX_STATUSES_PER_RECORD = 1000      # one per registration id
 EXTREME_TIMESTAMPS = [-(2**63), -2, 1, 2**62, 2**63 - 2, 2**63 - 1]
-MESSAGE_ID = re.compile(r"^(\d+):(\d+):(\d+)$")
+MESSAGE_ID = re.compile(r"^(\d+):(\d+):(\d+)(/[0-9a-f]{16})?$")
+TOPICS = ["news", "sport", "a-b_c.d~e%f"]
 
 
 def log(message):
@@ -69,7 +72,7 @@ class Mutator:
         rng, token = self.rng, self.token()
         notification = {"title": f"title {rng.randrange(10**6)}", "body": "body " * rng.randrange(1, 20)}
         data = {f"k{i}": f"v{rng.randrange(1000)}" for i in range(rng.randrange(4))}
-        shape = rng.randrange(6)
+        shape = rng.randrange(9)
         if shape == 0:
             return {"message": {"token": token, "notification": notification, "data": data,
                                 "apns": {"headers": {"apns-priority": "5"}, "payload": {"aps": {"sound": "default"}}}}}
@@ -83,7 +86,17 @@ class Mutator:
             return {"registration_ids": [self.token() for _ in range(count)], "notification": notification}
         if shape == 4:
             return {"validate_only": True, "message": {"token": token, "data": data}}
-        return {"dry_run": True, "to": token, "notification": notification}
+        if shape == 5:
+            return {"dry_run": True, "to": token, "notification": notification}
+        if shape == 6:
+            return {"message": {"topic": rng.choice(TOPICS + ["/topics/news", "empty", "bad name", "x" * 901]),
+                                "notification": notification, "data": data}}
+        if shape == 7:
+            return {"to": "/topics/" + rng.choice(TOPICS), "data": data, "collapse_key": f"c{rng.randrange(8)}"}
+        return {"condition": rng.choice(["'news' in topics || 'sport' in topics", "'news' in topics && !('sport' in topics)",
+                                         "!('news' in topics)", "(" * 10000 + "'news' in topics" + ")" * 10000,
+                                         "'a' in topics || 'b' in topics || 'c' in topics || 'd' in topics || 'e' in topics || 'f' in topics"]),
+                "notification": notification}
 
     def valid_presence(self):
         rng = self.rng
@@ -235,6 +248,8 @@ class Accounts:
         self.inbox_records = 0
         self.largest = Counter()
         self.broken = []  # outputs that break the contract's shape or a bound
+        self.copies_of = Counter()  # statuses about devices' copies of a topic send, by the send's index
+        self.fanned_out = set()  # topic sends with their `fanned_out`
 
     def check_size(self, kind, message, bound):
         size = len(message.value() or b"") + len(message.key() or b"")
@@ -278,8 +293,12 @@ def audit(bootstrap, topics, partitions, index_of, base, count, untraceable):
                 accounts.broken.append(f"a status names no send record: {event}")
                 return
             accounts.covered[index] = 1
-            if event.get("type") != "deleted_messages" and own_index(event.get("at")) == index:
+            if match[4]:  # a device's copy of a topic send: one per member, over many inputs
+                accounts.copies_of[index] += 1
+            elif event.get("type") != "deleted_messages" and own_index(event.get("at")) == index:
                 accounts.statuses_per_record[index] += 1
+            if event.get("type") == "fanned_out":
+                accounts.fanned_out.add(index)
         if event.get("type") in ("subscribed", "unsubscribed"):
             index = own_index(event.get("at"))
             if index is None:  # a record of an extreme timestamp
@@ -427,11 +446,14 @@ def main():
     if untraced > accounts.anonymous_statuses:
         failures.append(f"{untraced} send or subscription records with extreme timestamps unaccounted for, {accounts.anonymous_statuses} untraced statuses")
     if floods: failures.append(f"{len(floods)} records with over {MAX_STATUSES_PER_RECORD} statuses")
+    unfinished = [i for i in accounts.copies_of if i not in accounts.fanned_out]
+    if unfinished: failures.append(f"{len(unfinished)} topic sends reached devices with no fanned_out, e.g. {unfinished[:5]}")
     if rss.peak > arguments.max_rss_mb: failures.append(f"worker RSS peaked at {rss.peak:.0f} MB, over {arguments.max_rss_mb:.0f}")
     print(f"RESULT fuzz seed={arguments.seed} delivery={arguments.delivery} records={delivered_records} "
           f"send={sum(is_send[i] for i in index_of.values())} refused={sum(refused.values())} "
           f"rate={delivered_records / max(drained - started, 1e-9):.0f}/s statuses={dict(accounts.status_types)} "
           f"dead_letters={accounts.dead_letters} inbox={accounts.inbox_records} unaccounted={len(unaccounted)} "
+          f"fanned_out={len(accounts.fanned_out)} copies={sum(accounts.copies_of.values())} "
           f"largest={dict(accounts.largest)} peak_rss_mb={rss.peak:.0f} ok={not failures}", flush=True)
     for failure in failures:
         log(f"FAIL: {failure}")

@@ -2,11 +2,13 @@ import BridgeConfig
 import BridgeCore
 import NIOCore
 
-/// The record processor: a run of send, presence and subscription records, each with its own partition and
-/// timestamp, through the queues of two state partitions. What it forwards comes back through
+/// The record processor: a run of send (to devices, topics and conditions), presence and
+/// subscription records, each with its own partition and timestamp, through the queues and topic
+/// state of two state partitions. What it forwards comes back through
 /// the repartition topic, as the worker's consumer would read it. Every output fits a record,
 /// statuses and inbox records are JSON objects, one record causes a bounded number of outputs,
-/// and every changelog record it writes reads back, into a state with as many devices.
+/// and every changelog record it writes reads back, into a state with as many devices,
+/// memberships and fan-outs in progress.
 ///
 /// An input is records separated by 0xFF (which UTF-8 never holds): a control byte, then the
 /// value. The control byte picks the topic (bits 0-1: send, send, presence, subscriptions), the timestamp (bits 2-4), the partition
@@ -78,6 +80,10 @@ enum ProcessorHarness {
         Fuzzing.expect(
             restored.topics.membershipCount == states.topics.membershipCount,
             "the changelog restores \(restored.topics.membershipCount) memberships of \(states.topics.membershipCount)")
+        Fuzzing.expect(
+            restored.topics.fanOutsInProgress == states.topics.fanOutsInProgress,
+            "the changelog restores fan-outs \(restored.topics.fanOutsInProgress) of \(states.topics.fanOutsInProgress)"
+        )
     }
 
     /// The records `input` describes, at most 64.

@@ -14,13 +14,28 @@ public struct SendIntake: Sendable {
         /// Why the record goes to the dead letter topic, when it could not be decoded.
         var deadLetter: Rejection?
         /// The topic or condition send to fan out, translated once for every copy.
-        var fanOut: FanOutMessage?
+        var fanOut: FanOutMessage? {
+            get { fanOutBox?.message }
+            set { fanOutBox = newValue.map(FanOutBox.init) }
+        }
+        /// ``fanOut`` on the heap: a send to devices, nearly every one, moves a word for it.
+        private var fanOutBox: FanOutBox?
 
         /// The first of the `rejected` statuses' rejections.
         var firstRejection: Rejection? {
             for case .rejected(_, let rejection, _) in statuses.lazy.map(\.status) { return rejection }
             return nil
         }
+    }
+
+    /// An immutable ``FanOutMessage`` on the heap, equal to another holding an equal message.
+    private final class FanOutBox: Sendable, Hashable {
+        let message: FanOutMessage
+
+        init(_ message: FanOutMessage) { self.message = message }
+
+        static func == (left: FanOutBox, right: FanOutBox) -> Bool { left.message == right.message }
+        func hash(into hasher: inout Hasher) { hasher.combine(message) }
     }
 
     let translator: APNsTranslator
@@ -66,11 +81,11 @@ public struct SendIntake: Sendable {
                 time: EventTime.reported(time), into: &result)
             return result
         }
-        if let target = request.topicTarget {
-            admit(
+        // No tokens: a topic or condition target (checked so, the cheaper test for a send to devices).
+        if request.tokens.isEmpty, let target = request.topicTarget {
+            return admit(
                 request, to: target, id: MessageID.make(partition: partition, offset: offset, tokenIndex: 0),
-                time: time, into: &result)
-            return result
+                time: time)
         }
         for (index, token) in request.tokens.enumerated() {
             let id = MessageID.make(partition: partition, offset: offset, tokenIndex: index)
@@ -90,8 +105,9 @@ public struct SendIntake: Sendable {
     /// A topic or condition send: translated once, with room for the longest copy's id and
     /// token, for the fan-out; its `validated` or `rejected` status is keyed by its first topic.
     private func admit(
-        _ request: SendRequest, to target: TopicTarget, id: String, time: Int64, into result: inout Result
-    ) {
+        _ request: SendRequest, to target: TopicTarget, id: String, time: Int64
+    ) -> Result {
+        var result = Result()
         let translated = queued(
             request, id: MessageID.copyPlaceholder(of: id), tokenBytes: RequestDecoder.maximumTokenBytes, time: time)
         switch translated {
@@ -106,6 +122,7 @@ public struct SendIntake: Sendable {
             result.statuses.append(
                 AddressedStatus(token: nil, status: .rejected(messageID: id, rejection, at: time), target: target))
         }
+        return result
     }
 
     private func reject(_ rejection: Rejection, partition: Int32, offset: Int64, time: Int64, into result: inout Result)

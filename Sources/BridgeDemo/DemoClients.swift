@@ -11,7 +11,9 @@ struct DemoClients: Sendable {
     let inbox: KafkaConsumer
 
     init(settings: LiveDemo.Settings, run: String, logger: Logger) throws {
-        sender = try FCMBridgeSender(kafka: settings.kafka, topic: settings.sendTopic, logger: logger)
+        sender = try FCMBridgeSender(
+            kafka: settings.kafka, topic: settings.sendTopic, subscriptionsTopic: settings.subscriptionsTopic,
+            logger: logger)
         statuses = try StatusEvents(
             kafka: settings.readers, topic: settings.statusTopic, groupID: "fcm-bridge-demo-\(run)-app-server",
             logger: logger)

@@ -2,11 +2,13 @@ import FCMBridgeClient
 
 /// Everything the demo has seen, and whether every request is accounted for: each message a send
 /// reached ends in exactly one of `dispatched`, `collapsed`, `expired` or a `deleted_messages`,
-/// each other request in `rejected` or `validated`.
+/// each other request in `rejected` or `validated`; each topic or condition send has its
+/// `fanned_out`, whose count of devices adds as many messages.
 public struct DemoScoreboard: Sendable {
     /// The status types shown, in order.
     public static let shownTypes: [StatusEvent.EventType] = [
         .queued, .dispatched, .delivered, .collapsed, .expired, .deletedMessages, .rejected, .validated,
+        .subscribed, .fannedOut,
     ]
 
     /// Requests the traffic generator's broker took.
@@ -20,6 +22,10 @@ public struct DemoScoreboard: Sendable {
     public private(set) var repeats = 0
     /// Status events seen, by type.
     public private(set) var statuses: [StatusEvent.EventType: Int] = [:]
+    /// Topic and condition sends sent that have no `fanned_out` yet.
+    public private(set) var pendingFanOuts = 0
+    /// Devices the topic and condition sends reached, as their `fanned_out`s count.
+    public private(set) var devicesReached = 0
     /// Messages queued for an offline device that have no final status yet.
     public private(set) var waiting: Set<String> = []
     /// Messages devices read from their inboxes.
@@ -53,14 +59,15 @@ public struct DemoScoreboard: Sendable {
 
     /// Whether every sent request has its final statuses, each once, and nothing waits.
     public var accountedFor: Bool {
-        outcomes == expectedOutcomes && waiting.isEmpty && (allowsRepeats || repeats == 0)
+        outcomes == expectedOutcomes && waiting.isEmpty && pendingFanOuts == 0 && (allowsRepeats || repeats == 0)
     }
 
     public mutating func record(_ event: DemoEvent) {
         switch event {
-        case .sent(let requests, let outcomes):
+        case .sent(let requests, let outcomes, let fanOuts):
             requestsSent += requests
             expectedOutcomes += outcomes
+            pendingFanOuts += fanOuts
         case .trafficStopped:
             trafficStopped = true
         case .status(let status):
@@ -97,6 +104,12 @@ public struct DemoScoreboard: Sendable {
             note(
                 "\(status.token ?? "?"): \(status.count ?? 0) waiting messages deleted (\(status.reason ?? "?")): the app server's full-sync trigger"
             )
+        case .fannedOut:
+            let count = status.count ?? 0
+            expectedOutcomes += count
+            devicesReached += count
+            pendingFanOuts -= 1
+            note("\(status.topic.map { "topic \($0)" } ?? "a condition"): one send reached \(count) devices")
         case .rejected:
             finish(status.messageID)
             // The mix rejects a few requests for the same reasons over and over: the first says it.

@@ -29,6 +29,12 @@ public enum DemoSummary {
                     "\(board.online) of \(devices) online", "waiting \(board.waiting.count) messages",
                     "full syncs \(board.fullSyncs)",
                 ], columns: columns, gap: "   ")
+            + LineLayout.wrap(
+                "topics",
+                [
+                    "\(board.statuses[.fannedOut, default: 0]) sends fanned out to \(board.devicesReached) devices",
+                    "\(board.pendingFanOuts) fanning out",
+                ], columns: columns, gap: "   ")
             + board.notable.flatMap { LineLayout.wrap("  >", [$0], columns: columns, gap: " ") }
     }
 

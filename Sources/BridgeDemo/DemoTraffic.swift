@@ -4,10 +4,12 @@ import FCMBridgeClient
 /// it must end in. A fixed mix of the contract's shapes and rules, to devices drawn at random.
 public struct DemoTraffic: Sendable {
     /// A request and the final statuses it must cause: one per device reached for a send, one
-    /// `rejected` or `validated` for the rest.
+    /// `rejected` or `validated` for the rest; for a topic or condition send, as many as its
+    /// `fanned_out` counts (`isFanOut`).
     public struct Item: Sendable, Hashable {
         public var request: SendRequest
         public var outcomes: Int
+        public var isFanOut = false
     }
 
     /// Collapse keys in use: one more than the contract's default of 4 that may wait, so some
@@ -37,6 +39,17 @@ public struct DemoTraffic: Sendable {
                         registrationIDs: devices,
                         notification: .init(title: "To \(devices.count)", body: "request \(number)"))),
                 outcomes: devices.count)
+        case 20:
+            // To every device subscribed to the run's first topic.
+            let topic = plan.topics.first ?? ""
+            return Item(
+                request: .v1(V1Message(topic: topic, notification: .init(title: "News", body: "request \(number)"))),
+                outcomes: 0, isFanOut: true)
+        case 70:
+            // To every device in both of the run's topics.
+            return Item(
+                request: .v1(V1Message(condition: plan.condition, data: ["request": "\(number)"])), outcomes: 0,
+                isFanOut: true)
         case 7:
             // A reserved data key: rejected (invalid_data_key).
             return Item(request: .v1(message(to: device, data: ["from": "the demo"])), outcomes: 1)

@@ -8,18 +8,33 @@
 public struct DevicePlan: Sendable, Hashable {
     /// The devices' identifiers (registration tokens or FIDs), one per device, unique to this run.
     public let tokens: [String]
+    /// The run's topics: `news` (every third device) and `sport` (every fourth).
+    public let topics: [String]
     /// The second of the run from which every device stays online; nil for never.
     public var settlesAt: Int?
     private let members: Set<String>
 
     public init(run: String, devices: Int, settlesAt: Int? = nil) {
         tokens = (0..<max(devices, 1)).map { "demo-\(run)-\($0)" }
+        topics = ["demo-\(run)-news", "demo-\(run)-sport"]
         members = Set(tokens)
         self.settlesAt = settlesAt
     }
 
     /// Whether `token` is one of this run's devices (another run's share the topics).
     public func contains(_ token: String) -> Bool { members.contains(token) }
+
+    /// The devices subscribed to topic `index` of ``topics``: every third for the first, every
+    /// fourth for the second.
+    public func members(ofTopic index: Int) -> [String] {
+        tokens.indices.filter { $0 % (index == 0 ? 3 : 4) == 0 }.map { tokens[$0] }
+    }
+
+    /// The condition the run sends to: its devices in both topics.
+    public var condition: String { topics.map { "'\($0)' in topics" }.joined(separator: " && ") }
+
+    /// Whether `topic` (a `fanned_out`'s first topic) is one of this run's.
+    public func ownsTopic(_ topic: String) -> Bool { topics.contains(topic) }
 
     /// Whether the app server addresses `device` by its Firebase Installation ID (`fid`), as new
     /// app servers do; the rest by registration token. A third of the devices, sleepers among them.

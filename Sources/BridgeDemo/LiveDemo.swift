@@ -19,6 +19,7 @@ public struct LiveDemo: Sendable {
         public var presenceTopic = "fcm.presence"
         public var inboxTopic = "fcm.inbox"
         public var statusTopic = "fcm.status"
+        public var subscriptionsTopic = "fcm.subscriptions"
         public var devices = 100
         /// Requests a second.
         public var rate = 200
@@ -75,7 +76,7 @@ public struct LiveDemo: Sendable {
             }
             group.addTask {
                 await Self.reportingFailure(sink) {
-                    for try await status in clients.statuses where status.token.map(plan.contains) ?? false {
+                    for try await status in clients.statuses where Self.isOfRun(status, plan: plan) {
                         sink.yield(.status(status))
                     }
                 }
@@ -99,6 +100,14 @@ public struct LiveDemo: Sendable {
             replacing: ending.shown)
         if let failure = ending.failure { throw DemoFailure(description: failure) }
         return board
+    }
+
+    /// Whether `status` is about one of the run's devices, or is a `fanned_out` of one of its
+    /// topic or condition sends (keyed by the first topic).
+    static func isOfRun(_ status: StatusEvent, plan: DevicePlan) -> Bool {
+        if let token = status.token { return plan.contains(token) }
+        guard status.type == .fannedOut, let key = status.key else { return false }
+        return plan.ownsTopic(String(decoding: key, as: UTF8.self))
     }
 
     /// Records every event and redraws each second, until the run is over.

@@ -1,8 +1,8 @@
 import FCMBridgeClient
 
-/// The demo's app server: sends `rate` requests a second from the demo's mix through
-/// ``FCMBridgeSender``, and every 10 s a burst that overflows a sleeping device's queue, until the
-/// run's duration is over.
+/// The demo's app server: subscribes the run's devices to its topics, then sends `rate` requests
+/// a second from the demo's mix through ``FCMBridgeSender``, and every 10 s a burst that
+/// overflows a sleeping device's queue, until the run's duration is over.
 struct TrafficGenerator: Sendable {
     let traffic: DemoTraffic
     let sender: FCMBridgeSender
@@ -15,6 +15,9 @@ struct TrafficGenerator: Sendable {
     static let largestBurst = 1000
 
     func run(from start: ContinuousClock.Instant, reporting events: AsyncStream<DemoEvent>.Continuation) async throws {
+        for index in traffic.plan.topics.indices {
+            try await sender.subscribe(traffic.plan.members(ofTopic: index), to: traffic.plan.topics[index])
+        }
         var random = SystemRandomNumberGenerator()
         var sent = 0
         var nextBurst = 2
@@ -36,7 +39,10 @@ struct TrafficGenerator: Sendable {
             }
             if !items.isEmpty {
                 try await sender.send(items.map(\.request))
-                events.yield(.sent(requests: items.count, outcomes: items.reduce(0) { $0 + $1.outcomes }))
+                events.yield(
+                    .sent(
+                        requests: items.count, outcomes: items.reduce(0) { $0 + $1.outcomes },
+                        fanOuts: items.count { $0.isFanOut }))
             }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -65,6 +65,7 @@ struct DemoCommand: AsyncParsableCommand {
         settings.presenceTopic = configuration.topics.presence
         settings.inboxTopic = configuration.topics.inbox
         settings.statusTopic = configuration.topics.status
+        settings.subscriptionsTopic = configuration.topics.subscriptions
         settings.devices = devices
         settings.rate = rate
         settings.duration = duration.map { .seconds($0) }

@@ -43,6 +43,22 @@ struct DemoScoreboardTests {
         #expect(!board.accountedFor)
     }
 
+    @Test("a topic send is accounted for once its fanned_out has come and each device it counts has a final status")
+    func fanOut() throws {
+        var board = DemoScoreboard()
+        board.record(.sent(requests: 2, outcomes: 1, fanOuts: 1))
+        board.record(try status(#"{"type":"dispatched","message_id":"1:2:0","token":"d","at":1}"#))
+        board.record(try status(#"{"type":"dispatched","message_id":"1:3:0/00000000000000aa","token":"d","at":1}"#))
+        #expect(!board.accountedFor, "the fanned_out has not come")
+        board.record(
+            try status(#"{"type":"fanned_out","message_id":"1:3:0","topic":"news","count":2,"at":1}"#))
+        #expect(board.devicesReached == 2 && board.pendingFanOuts == 0)
+        #expect(!board.accountedFor, "one device's copy has no final status")
+        board.record(try status(#"{"type":"queued","message_id":"1:3:0/00000000000000bb","token":"e","at":1}"#))
+        board.record(try status(#"{"type":"expired","message_id":"1:3:0/00000000000000bb","token":"e","at":2}"#))
+        #expect(board.accountedFor)
+    }
+
     @Test("one message finished twice does not make up for one never finished")
     func repeatIsNotAnotherMessage() throws {
         var board = DemoScoreboard()

@@ -58,7 +58,7 @@ struct DemoSummaryTests {
     @Test("on a wide terminal the summary keeps one line per part")
     func wide() throws {
         let lines = Self.summary(try Self.busyBoard(step: 0), second: 3, columns: 220)
-        #expect(lines.count == 4 + 3)
+        #expect(lines.count == 5 + 3)
         #expect(lines[2].hasPrefix("statuses  queued 1  dispatched 0"))
     }
 

@@ -2,13 +2,8 @@
 /// Unknown fields are ignored, as the legacy API did (it had many Android-only ones).
 enum LegacyRequestDecoder {
     static func decode(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> SendRequest {
-        var result: SendRequest
-        if let target = try topicTarget(request) {
-            result = SendRequest(format: .legacy, tokens: [], document: request.document)
-            result.topicTarget = target
-        } else {
-            result = SendRequest(format: .legacy, tokens: try tokens(request), document: request.document)
-        }
+        var result = SendRequest(format: .legacy, tokens: try tokens(request), document: request.document)
+        if result.tokens.isEmpty { result.topicTarget = try topicTarget(request) }
         try decodeOptions(request, into: &result)
         return result
     }
@@ -49,25 +44,24 @@ enum LegacyRequestDecoder {
         }
     }
 
-    /// The request's `condition`, or its `to` when that names a topic; nil for device targets.
-    private static func topicTarget(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> TopicTarget? {
+    /// The request's `condition`, or its `to` naming a topic: the target of a request whose
+    /// ``tokens(_:)`` are none.
+    private static func topicTarget(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> TopicTarget {
+        if let node = try request.stringNode(.to) {
+            return try RequestDecoder.topicTarget(request.document.text(node), as: .topic, path: "to")
+        }
+        return try RequestDecoder.topicTarget(try request.string(.condition) ?? "", as: .condition, path: "condition")
+    }
+
+    /// The devices the request targets: none for a topic or condition target (see
+    /// ``topicTarget(_:)``).
+    private static func tokens(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> DeviceTokens {
         if request.has(.condition) {
             for other: LegacyField in [.to, .registrationIDs, .notificationKey] where request.has(other) {
                 throw request.invalid(other, "give either condition or \(other.name.description), not both")
             }
-            return try RequestDecoder.topicTarget(
-                try request.string(.condition) ?? "", as: .condition, path: "condition")
+            return []
         }
-        guard let node = try request.stringNode(.to), request.document.string(node, hasPrefix: "/topics/") else {
-            return nil
-        }
-        if request.has(.registrationIDs) {
-            throw request.invalid(.registrationIDs, "give either to or registration_ids, not both")
-        }
-        return try RequestDecoder.topicTarget(request.document.text(node), as: .topic, path: "to")
-    }
-
-    private static func tokens(_ request: borrowing FieldReader<LegacyField>) throws(Rejection) -> DeviceTokens {
         if request.has(.notificationKey) {
             throw Rejection(.unsupportedTarget, "notification_key: device groups are not supported")
         }
@@ -76,6 +70,7 @@ enum LegacyRequestDecoder {
         }
         if let node = try request.stringNode(.to) {
             let document = request.document
+            if document.string(node, hasPrefix: "/topics/") { return [] }
             let to = document.text(node)
             guard !to.isEmpty else { throw request.invalid(.to, "must not be empty") }
             try RequestDecoder.checkToken(to, key: "to", in: request)
