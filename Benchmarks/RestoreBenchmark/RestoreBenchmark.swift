@@ -10,9 +10,10 @@ import NIOCore
 /// Changelog records replayed into device state per second, beside the baseline of the same run:
 /// a plain read of the same changelog partitions to their end with the same Kafka layer, in place.
 ///
-/// The changelog is the worker's own: offline devices receive messages through the worker's
-/// `RecordProcessor`, and the changelog records it makes (a status record per device, one per
-/// waiting message with its inbox record) are produced to a fresh topic. Then, for each run, the
+/// The changelog is the worker's own: offline devices receive messages (and, with
+/// `--topics-per-device`, join topics) through the worker's `RecordProcessor`, and the changelog
+/// records it makes (a status record per device, one per waiting message with its inbox record,
+/// two per topic membership: the device's and the topic's) are produced to a fresh topic. Then, for each run, the
 /// partitions are read to their end (baseline) and restored by the worker's `ChangelogRestorer`.
 @main
 struct RestoreBenchmark: AsyncParsableCommand {
@@ -24,6 +25,9 @@ struct RestoreBenchmark: AsyncParsableCommand {
 
     @Option(help: "Waiting messages per device.")
     var messagesPerDevice = 10
+
+    @Option(help: "Topics each device joins (each topic's members and each device's own topics).")
+    var topicsPerDevice = 0
 
     @Option(help: "Changelog partitions.")
     var partitions: Int32 = 4
@@ -49,7 +53,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
         }
         try await producer.close()
         print(
-            "librdkafka \(Librdkafka.version): \(records.count) changelog records (\(devices) devices x \(messagesPerDevice) messages), \(partitions) partitions, best of \(runs) runs"
+            "librdkafka \(Librdkafka.version): \(records.count) changelog records (\(devices) devices x \(messagesPerDevice) messages, x \(topicsPerDevice) topics), \(partitions) partitions, best of \(runs) runs"
         )
 
         var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
@@ -67,8 +71,10 @@ struct RestoreBenchmark: AsyncParsableCommand {
             try await restorer.restore(Array(0..<partitions), into: &states)
             let cpuPerRecord = Double(clock() - processorTime) / Double(CLOCKS_PER_SEC) / Double(records.count) * 1e6
             let restore = Double(records.count) / (ContinuousClock.now - started).seconds
-            guard states.deviceCount == devices else {
-                throw ValidationError("restored \(states.deviceCount) devices, not \(devices)")
+            guard states.deviceCount == devices, states.topics.membershipCount == devices * topicsPerDevice else {
+                throw ValidationError(
+                    "restored \(states.deviceCount) devices and \(states.topics.membershipCount) memberships, not \(devices) and \(devices * topicsPerDevice)"
+                )
             }
             print(
                 String(
@@ -94,9 +100,12 @@ struct RestoreBenchmark: AsyncParsableCommand {
         for partition in 0..<partitions { states.adopt(partition) }
         var produced = OutputRecords()
         var offset: Int64 = 0
+        let tokens = (0..<devices).map {
+            "fMEP0vJqS0:APA91bH" + String(repeating: "x", count: 140) + String($0, radix: 16)
+        }
         for round in 0..<messagesPerDevice {
             for device in 0..<devices {
-                let token = "fMEP0vJqS0:APA91bH" + String(repeating: "x", count: 140) + String(device, radix: 16)
+                let token = tokens[device]
                 let value =
                     #"{"to":"\#(token)","notification":{"title":"New message \#(round)","body":"Are we still on for lunch tomorrow at noon?","sound":"default","badge":"3"},"data":{"conversation_id":"c-\#(device)","sender":"alice"}}"#
                 let record = InMemoryRecord(
@@ -108,7 +117,41 @@ struct RestoreBenchmark: AsyncParsableCommand {
                 offset += 1
             }
         }
-        return produced.copies.filter { $0.topic == .changelog }.map { copy in
+        // Subscriptions take two hops through the repartition topic: fed back until none is left.
+        var pending: [InMemoryRecord] = []
+        for topic in 0..<topicsPerDevice {
+            for start in stride(from: 0, to: devices, by: 1000) {
+                let batch = tokens[start..<min(start + 1000, devices)].map { "\"\($0)\"" }.joined(separator: ",")
+                pending.append(
+                    InMemoryRecord(
+                        topic: configuration.topics.subscriptions, partition: 0, offset: offset,
+                        value: ByteBuffer(
+                            string: #"{"action":"subscribe","topic":"topic-\#(topic)","tokens":[\#(batch)]}"#),
+                        createTime: 1_700_000_000_000 + offset))
+                offset += 1
+            }
+        }
+        var changelog = produced.copies.filter { $0.topic == .changelog }
+        var next = 0
+        while next < pending.count {
+            var outputs = OutputRecords()
+            processor.process(pending[next], states: &states, outputs: &outputs)
+            next += 1
+            for copy in outputs.copies {
+                if copy.topic == .changelog { changelog.append(copy) }
+                guard copy.topic == .repartition else { continue }
+                pending.append(
+                    InMemoryRecord(
+                        topic: configuration.repartitionTopic, partition: copy.partition ?? 0, offset: offset,
+                        key: copy.key.map { ByteBuffer(bytes: $0) }, value: copy.value.map { ByteBuffer(bytes: $0) },
+                        createTime: copy.timestamp,
+                        headers: Dictionary(copy.headers.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) }) {
+                            first, _ in first
+                        }))
+                offset += 1
+            }
+        }
+        return changelog.map { copy in
             ProducerRecord(
                 topic: configuration.changelogTopic,
                 partition: copy.partition.map(ProducerRecord.Partition.explicit) ?? .byKey,

@@ -42,9 +42,11 @@ extension RecordProcessor {
             var accepted = 0
             for token in tokens where takesCopy(token, of: message, from: index, in: partition, states: states) {
                 let routed = RoutedInput(token: token, input: .send(message.copy(for: token)), time: message.time)
-                handle(routed, in: partition, states: &states, outputs: &outputs)
+                applyToDevice(routed, in: partition, states: &states, outputs: &outputs)
                 accepted += 1
             }
+            // Once per record, as for any input: the sweep's work is bounded per input.
+            forgetIdle(in: partition, at: message.time, states: &states, outputs: &outputs)
             outputs.tally.fanOutCopies &+= accepted
             let acknowledgement = FanOutRecord.acknowledged(
                 sendID: message.sendID, topicIndex: index, FanOutTally.Channel(segment: segment, partition: partition),
@@ -54,7 +56,9 @@ extension RecordProcessor {
         case .walkEnded(let sendID, let index, let lastChunks):
             guard var tally = states.topics.tally(sendID, in: partition) else { return }  // completed: a repeat
             if tally.walkEnded(topic: index, lastChunks: lastChunks) {
-                changelog.record(.tally(sendID: sendID, tally.summary), partition: partition, to: &outputs)
+                changelog.record(
+                    .walkEnded(sendID: sendID, topicIndex: index, lastChunks: lastChunks), partition: partition,
+                    to: &outputs)
             }
             settle(tally, in: partition, states: &states, outputs: &outputs)
         case .acknowledged(let sendID, let index, let channel, let chunk, let accepted):
@@ -80,7 +84,7 @@ extension RecordProcessor {
             let subject = FanOutStatusSubject(sendID: message.sendID, target: message.target, time: message.time)
             let tally = FanOutTally(message: subject)
             states.topics.setTally(message.sendID, tally, in: partition)
-            changelog.record(.tally(sendID: message.sendID, tally.summary), partition: partition, to: &outputs)
+            changelog.record(.tally(sendID: message.sendID, subject), partition: partition, to: &outputs)
         }
         let key = FanOutWalk.Key(sendID: message.sendID, topicIndex: index)
         var walk: FanOutWalk
@@ -91,7 +95,8 @@ extension RecordProcessor {
             walk = started
         } else {
             let memberCount = states.topics.members(of: topics[index], in: partition)?.count ?? 0
-            walk = FanOutWalk(message: message, topicIndex: index, memberCount: memberCount)
+            walk = FanOutWalk(
+                message: message, topicIndex: index, memberCount: memberCount, partitions: Int(statePartitions))
             states.topics.setWalk(key, walk, in: partition)
             changelog.record(.walk(key, walk), partition: partition, to: &outputs)
         }
@@ -113,8 +118,20 @@ extension RecordProcessor {
     ) {
         let topics = walk.message.target.condition.topics
         guard topics.indices.contains(walk.topicIndex) else { return }
-        let members = states.topics.members(of: topics[walk.topicIndex], in: partition)
-        let (copies, next) = walk.walk(step, in: members, partition: statePartition(of:))
+        // A copies record holds the `apns` object, the target and the tokens: room for the longest
+        // token is checked when the send is admitted; a walk record from elsewhere without it
+        // reaches nobody rather than make records the producer refuses.
+        let room =
+            limits.maxRecordBytes - OutputLimits.envelopeBytes - walk.message.apns.count
+            - walk.message.target.text.utf8.count
+        var members = states.topics.members(of: topics[walk.topicIndex], in: partition)
+        if room < RequestDecoder.maximumTokenBytes {
+            logger.error(
+                "a fan-out's message does not fit its records; it reaches nobody",
+                metadata: ["send": "\(walk.message.sendID)"])
+            members = nil
+        }
+        let (copies, next) = walk.walk(step, in: members, maxBytes: room, partition: statePartition(of:))
         let key = walk.key
         for (devicePartition, tokens) in copies {
             repartition.record(
@@ -144,7 +161,7 @@ extension RecordProcessor {
         _ token: String, of message: FanOutMessage, from index: Int, in partition: Int32, states: DeviceStates
     ) -> Bool {
         let condition = message.target.condition
-        guard condition.topics.count > 1 else { return index == 0 }
+        guard message.target.kind == .condition else { return index == 0 }
         let isMember = states.topics.memberships(of: token, in: condition.topics, partition: partition)
         return isMember.firstIndex(of: true) == index
             && condition.isSatisfied(by: { isMember.indices.contains($0) && isMember[$0] })
@@ -155,17 +172,21 @@ extension RecordProcessor {
     private func settle(
         _ tally: FanOutTally, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
-        let sendID = tally.summary.message.sendID
+        let sendID = tally.message.sendID
         guard tally.isComplete else {
             states.topics.setTally(sendID, tally, in: partition)
             return
         }
         states.topics.setTally(sendID, nil, in: partition)
         changelog.record(.tally(sendID: sendID, nil), partition: partition, to: &outputs)
+        for index in tally.expected.indices {
+            changelog.record(
+                .walkEnded(sendID: sendID, topicIndex: index, lastChunks: nil), partition: partition, to: &outputs)
+        }
         for channel in tally.progress.keys {
             changelog.record(.tallyProgress(sendID: sendID, channel, nil), partition: partition, to: &outputs)
         }
-        let subject = tally.summary.message
+        let subject = tally.message
         encoder.status(
             AddressedStatus(
                 token: nil, status: .fannedOut(messageID: sendID, count: tally.count, at: subject.time),

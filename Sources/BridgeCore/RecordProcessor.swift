@@ -154,15 +154,23 @@ public struct RecordProcessor: Sendable {
         if states.owns(partition) { states.forwards.forwarded(routed.token, to: partition, source: source) }
     }
 
+    /// Applies `routed` to its device in `partition`, which this worker holds, and forgets idle
+    /// devices as the input's sweep finds them.
+    private func handle(
+        _ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
+    ) {
+        applyToDevice(routed, in: partition, states: &states, outputs: &outputs)
+        forgetIdle(in: partition, at: routed.time, states: &states, outputs: &outputs)
+    }
+
     /// Applies `routed` to its device in `partition`, which this worker holds.
-    func handle(
+    func applyToDevice(
         _ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
         if case .subscription(let action, let topic) = routed.input {
             subscription(
                 action, topic: topic, token: routed.token, in: partition, at: routed.time, states: &states,
                 outputs: &outputs)
-            forgetIdle(in: partition, at: routed.time, states: &states, outputs: &outputs)
             return
         }
         let output = states.handle(routed, in: partition, rules: rules)
@@ -175,12 +183,11 @@ public struct RecordProcessor: Sendable {
         for event in output.statuses {
             encoder.status(AddressedStatus(token: routed.token, status: .queue(event)), to: &outputs)
         }
-        forgetIdle(in: partition, at: routed.time, states: &states, outputs: &outputs)
     }
 
     /// Forgets idle devices of `partition`, as ``DeviceStates/forgetIdle(in:at:rules:)`` finds
     /// them: their changes, and the topics each leaves.
-    private func forgetIdle(
+    func forgetIdle(
         in partition: Int32, at time: Int64, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
         for (token, changes, topics) in states.forgetIdle(in: partition, at: time, rules: rules) {

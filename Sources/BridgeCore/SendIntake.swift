@@ -103,13 +103,14 @@ public struct SendIntake: Sendable {
     }
 
     /// A topic or condition send: translated once, with room for the longest copy's id and
-    /// token, for the fan-out; its `validated` or `rejected` status is keyed by its first topic.
+    /// token, and for the fan-out's records that carry it with the target and the walk's state;
+    /// its `validated` or `rejected` status is keyed by its first topic.
     private func admit(
         _ request: SendRequest, to target: TopicTarget, id: String, time: Int64
     ) -> Result {
         var result = Result()
-        let translated = queued(
-            request, id: MessageID.copyPlaceholder(of: id), tokenBytes: RequestDecoder.maximumTokenBytes, time: time)
+        let room = RequestDecoder.maximumTokenBytes + target.text.utf8.count + FanOutWalk.stateBytes
+        let translated = queued(request, id: MessageID.copyPlaceholder(of: id), tokenBytes: room, time: time)
         switch translated {
         case .success where request.validateOnly:
             result.statuses.append(

@@ -18,12 +18,13 @@ struct FanOutFlowTests {
 
     /// The processor's world: its state, the records waiting to be processed, and what it wrote.
     struct Network {
-        var worker = Flow.Worker()
+        var worker: Flow.Worker
         var pending: [InMemoryRecord] = []
         var written: [OutputRecords.Copy] = []
         var processed = 0
 
-        init(subscriptions: [(topic: String, tokens: [String])]) {
+        init(subscriptions: [(topic: String, tokens: [String])], limits: OutputLimits = .librdkafkaDefault) {
+            worker = Flow.Worker(limits: limits)
             for (topic, tokens) in subscriptions {
                 for start in stride(from: 0, to: tokens.count, by: 1000) {
                     worker.subscriptionRequest(
@@ -83,12 +84,22 @@ struct FanOutFlowTests {
             crash()
         }
 
-        /// A new worker's state: the changelog written so far, replayed.
-        mutating func crash() {
+        /// A new worker's state: the changelog written so far, replayed; `compacted`, only the last
+        /// record of each key, where it was written (as log compaction leaves a partition).
+        mutating func crash(compacted: Bool = false) {
             var restored = DeviceStates()
             for partition in 0..<Flow.partitions { restored.adopt(partition) }
             let codec = worker.processor.changelog
-            for copy in worker.written where copy.topic == .changelog {
+            var changelog = worker.written.filter { $0.topic == .changelog }
+            if compacted {
+                var last: [[UInt8]: Int] = [:]
+                for (index, copy) in changelog.enumerated() {
+                    last[[UInt8(copy.partition ?? 0)] + (copy.key ?? [])] = index
+                }
+                let kept = Set(last.values)
+                changelog = changelog.indices.filter(kept.contains).map { changelog[$0] }
+            }
+            for copy in changelog {
                 let record = consumed(copy, topic: codec.topic)
                 if let change = try? codec.topicChange(of: record) {
                     restored.restoreTopic(change, in: record.partition)
@@ -173,6 +184,38 @@ struct FanOutFlowTests {
             fannedOut.json["condition"] == .string("('a' in topics || 'b' in topics) && !('c' in topics)"))
     }
 
+    @Test("a condition that no device's topics satisfy reaches nobody, even over one topic")
+    func unsatisfiable() {
+        var network = Network(subscriptions: [("news", ["a", "b"])])
+        network.send(Self.conditionSend("'news' in topics && !('news' in topics)"))
+        network.run()
+        #expect(network.copyStatuses.isEmpty)
+        #expect(network.fannedOut.map { $0.json["count"] } == [.number("0")])
+    }
+
+    @Test("under the smallest record size, every fan-out record fits, whatever the tokens' and message's size")
+    func recordsFit() {
+        let limits = OutputLimits(maxRecordBytes: 65_536)
+        let tokens = (0..<60).map { "t\($0)-" + String(repeating: "x", count: 4000) }
+        var network = Network(subscriptions: [("news", tokens)], limits: limits)
+        let body = String(repeating: "y", count: 3000)
+        for headerBytes in [10_000, 30_000] {
+            network.send(
+                #"{"message":{"condition":"'news' in topics || 'x' in topics","notification":{"title":"\#(body)"},"apns":{"headers":{"x-big":"\#(String(repeating: "z", count: headerBytes))"}}}}"#
+            )
+        }
+        network.run()
+        #expect(network.fannedOut.map { $0.json["count"] } == [.number("60")])
+        // The second send's records would not fit with the longest token: refused at the door.
+        let refused = network.statuses.filter { $0.json["type"] == .string("rejected") }
+        #expect(refused.map(\.token) == ["news"] && refused.first?.json["reason"] == .string("invalid_argument"))
+        for record in network.written {
+            let headers: Int = record.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.count }
+            let size: Int = (record.key?.count ?? 0) + (record.value?.count ?? 0) + headers
+            #expect(size <= limits.maxRecordBytes, "a \(record.topic) record of \(size) bytes")
+        }
+    }
+
     @Test("a validate_only topic send is validated, keyed by the topic, and reaches nobody")
     func validateOnly() {
         var network = Network(subscriptions: [("news", ["a"])])
@@ -232,6 +275,23 @@ struct FanOutFlowTests {
         let copies = network.copyStatuses
         #expect(copies.count == 3002)
         #expect(copies.values.allSatisfy { $0.count == 1 })
+        #expect(network.fannedOut.map { $0.json["count"] } == [.number("3002")])
+    }
+
+    @Test(
+        "a worker restored from a compacted changelog (the last record of each key) resumes as from the whole",
+        arguments: [2, 5, 9, 20, 40])
+    func crashCompacted(after inputs: Int) throws {
+        let tokens = (0..<3000).map { "m\($0)" }
+        var network = Network(subscriptions: [("big", tokens), ("small", ["m1", "x", "y"])])
+        network.send(Self.conditionSend("'big' in topics || 'small' in topics"))
+        for _ in 0..<inputs { _ = network.step() }
+        let live = network.worker.states.topics.fanOutsInProgress
+        network.crash(compacted: true)
+        #expect(network.worker.states.topics.fanOutsInProgress == live)
+        network.run()
+        let copies = network.copyStatuses
+        #expect(copies.count == 3002 && copies.values.allSatisfy { $0.count == 1 })
         #expect(network.fannedOut.map { $0.json["count"] } == [.number("3002")])
     }
 

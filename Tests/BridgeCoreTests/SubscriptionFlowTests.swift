@@ -22,12 +22,12 @@ struct SubscriptionFlowTests {
         var written: [OutputRecords.Copy] = []
         var offset: Int64 = 0
 
-        init(maxTopics: Int = 2000) {
+        init(maxTopics: Int = 2000, limits: OutputLimits = .librdkafkaDefault) {
             var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
             configuration.queue.maxTopicsPerDevice = maxTopics
             processor = RecordProcessor(
                 configuration: configuration, statePartitions: SubscriptionFlowTests.partitions, colocatedTopics: [],
-                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+                limits: limits, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             for partition in 0..<SubscriptionFlowTests.partitions { states.adopt(partition) }
         }
 

@@ -64,32 +64,22 @@ enum FanOutJSON {
         (try? JSONParser.parse(bytes)).flatMap(channelChunks)
     }
 
-    static func write(_ summary: FanOutTally.Summary, to output: inout ByteWriter) {
+    static func write(_ subject: FanOutStatusSubject, to output: inout ByteWriter) {
         JSONValue.object([
-            "expected": .array(summary.expected.map { $0.map(channelChunks) ?? .null }),
-            "kind": .string(summary.message.target.kind.rawValue),
-            "send_id": .string(summary.message.sendID),
-            "target": .string(summary.message.target.text),
-            "time": .number(String(summary.message.time)),
+            "kind": .string(subject.target.kind.rawValue), "send_id": .string(subject.sendID),
+            "target": .string(subject.target.text), "time": .number(String(subject.time)),
         ]).write(to: &output)
     }
 
-    static func summary(_ value: UnsafeRawBufferPointer) -> FanOutTally.Summary? {
+    static func subject(_ value: UnsafeRawBufferPointer) -> FanOutStatusSubject? {
         guard let json = try? JSONParser.parse(value), let sendID = json["send_id"]?.stringValue,
-            let target = target(json), let time = json["time"].flatMap(integer),
-            case .array(let expectedValues)? = json["expected"], expectedValues.count == target.condition.topics.count
+            let target = target(json), let time = json["time"].flatMap(integer)
         else { return nil }
-        var expected: [[FanOutTally.Channel: Int]?] = []
-        for value in expectedValues {
-            if case .null = value {
-                expected.append(nil)
-            } else {
-                guard let chunks = channelChunks(value) else { return nil }
-                expected.append(chunks)
-            }
-        }
-        return FanOutTally.Summary(
-            message: FanOutStatusSubject(sendID: sendID, target: target, time: time), expected: expected)
+        return FanOutStatusSubject(sendID: sendID, target: target, time: time)
+    }
+
+    static func lastChunks(_ value: UnsafeRawBufferPointer) -> [FanOutTally.Channel: Int]? {
+        (try? JSONParser.parse(value)).flatMap(channelChunks)
     }
 
     /// `[last chunk, accepted]`.

@@ -109,7 +109,7 @@ extension RepartitionCodec {
             // Tokens read back are checked as a request's are: they become keys and JSON.
             let tokens = value[apnsBytes...].split(separator: UInt8(ascii: "\n")).map {
                 String(decoding: $0, as: UTF8.self)
-            }.filter { RequestDecoder.tokenProblem($0) == nil }
+            }.prefix(FanOutWalk.chunkMembers).filter { RequestDecoder.tokenProblem($0) == nil }
             let message = try Self.message(sendID, of: record, apns: Array(value[..<apnsBytes]))
             return .copies(message, topicIndex: index, segment: segment, chunk: chunk, tokens: tokens)
         case "fanout-ended":

@@ -48,32 +48,17 @@ public struct FanOutTally: Sendable, Hashable {
         }
     }
 
-    /// The send, and what each walk reported when it ended: the part recorded whole.
-    public struct Summary: Sendable, Hashable {
-        public var message: FanOutStatusSubject
-        /// Per topic of the send: the last chunk its walk sent on each channel, once it ended.
-        public var expected: [[Channel: Int]?]
-
-        public init(message: FanOutStatusSubject, expected: [[Channel: Int]?]) {
-            self.message = message
-            self.expected = expected
-        }
-    }
-
-    public private(set) var summary: Summary
-    /// Each channel's acknowledgements (recorded one channel at a time).
-    public private(set) var progress: [TopicChannel: Progress]
+    /// The send, for its `fanned_out`.
+    public let message: FanOutStatusSubject
+    /// Per topic of the send: the last chunk its walk sent on each channel, once it ended.
+    public private(set) var expected: [[Channel: Int]?]
+    /// Each channel's acknowledgements.
+    public private(set) var progress: [TopicChannel: Progress] = [:]
 
     /// A fan-out of `message`, nothing accounted for yet.
     public init(message: FanOutStatusSubject) {
-        let topics = max(message.target.condition.topics.count, 1)
-        self.init(summary: Summary(message: message, expected: Array(repeating: nil, count: topics)), progress: [:])
-    }
-
-    /// A tally as recorded (restored from the changelog).
-    public init(summary: Summary, progress: [TopicChannel: Progress]) {
-        self.summary = summary
-        self.progress = progress
+        self.message = message
+        expected = Array(repeating: nil, count: max(message.target.condition.topics.count, 1))
     }
 
     /// Devices that took a copy, over the acknowledged records.
@@ -86,7 +71,7 @@ public struct FanOutTally: Sendable, Hashable {
 
     /// Whether every walk ended and every channel's last chunk is acknowledged.
     public var isComplete: Bool {
-        summary.expected.enumerated().allSatisfy { topic, expected in
+        expected.enumerated().allSatisfy { topic, expected in
             guard let expected else { return false }
             return expected.allSatisfy { channel, last in
                 (progress[TopicChannel(topic: topic, channel: channel)]?.lastChunk ?? -1) >= last
@@ -97,15 +82,15 @@ public struct FanOutTally: Sendable, Hashable {
     /// The walk of topic `topic` ended, having sent `lastChunks` last on each channel; whether
     /// that was news (a repeat, or a topic out of range, is not).
     public mutating func walkEnded(topic: Int, lastChunks: [Channel: Int]) -> Bool {
-        guard summary.expected.indices.contains(topic), summary.expected[topic] == nil else { return false }
-        summary.expected[topic] = lastChunks
+        guard expected.indices.contains(topic), expected[topic] == nil else { return false }
+        expected[topic] = lastChunks
         return true
     }
 
     /// Chunk `chunk` of `channel` of topic `topic` gave `accepted` devices a copy; the channel's
     /// progress to record, or nil for a repeat (or a topic out of range).
     public mutating func acknowledged(topic: Int, channel: Channel, chunk: Int, accepted: Int) -> Progress? {
-        guard summary.expected.indices.contains(topic) else { return nil }
+        guard expected.indices.contains(topic) else { return nil }
         let key = TopicChannel(topic: topic, channel: channel)
         let before = progress[key] ?? Progress(lastChunk: -1, accepted: 0)
         guard chunk > before.lastChunk else { return nil }
@@ -118,11 +103,6 @@ public struct FanOutTally: Sendable, Hashable {
     /// Restores a channel's recorded progress.
     mutating func restore(_ channel: TopicChannel, _ recorded: Progress?) {
         progress[channel] = recorded
-    }
-
-    /// Restores the recorded summary.
-    mutating func restore(_ recorded: Summary) {
-        summary = recorded
     }
 }
 

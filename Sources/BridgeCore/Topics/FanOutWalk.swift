@@ -46,14 +46,23 @@ public struct FanOutWalk: Sendable, Hashable {
 
     /// The most members a chunk takes.
     public static let chunkMembers = 1000
-    /// The most token bytes a chunk takes (at least one member): what bounds one record's size.
+    /// The most token bytes a chunk takes (at least one member), where the output records allow
+    /// as many: what bounds one record's size.
     public static let chunkBytes = 256 * 1024
     /// The most segments a walk has.
     public static let maximumSegments = 64
+    /// The most channels (segments times device partitions) a walk has: its end lists the last
+    /// chunk of each, in one record.
+    public static let maximumChannels = 2048
+    /// Room the walk's own records take beside the send's `apns` object and target: its state in
+    /// the changelog, and a step's cursor (a token) and last chunks.
+    public static let stateBytes = 32 * 1024
 
-    /// A walk of `memberCount` members: one segment per chunk's worth, up to ``maximumSegments``.
-    public init(message: FanOutMessage, topicIndex: Int, memberCount: Int) {
-        let segments = min(memberCount / Self.chunkMembers + 1, Self.maximumSegments)
+    /// A walk of `memberCount` members to `partitions` device partitions: one segment per chunk's
+    /// worth, up to ``maximumSegments`` and ``maximumChannels``.
+    public init(message: FanOutMessage, topicIndex: Int, memberCount: Int, partitions: Int) {
+        let segments = min(
+            memberCount / Self.chunkMembers + 1, Self.maximumSegments, Self.maximumChannels / max(partitions, 1))
         self.init(message: message, topicIndex: topicIndex, ended: Array(repeating: nil, count: max(segments, 1)))
     }
 
@@ -90,16 +99,17 @@ public struct FanOutWalk: Sendable, Hashable {
         return chunks
     }
 
-    /// Walks `step`'s chunk of `members`: its devices by device partition (`partition(of:)`),
-    /// and the step after it, or nil when the segment ended (which the walk then records).
+    /// Walks `step`'s chunk of `members`, of at most `maxBytes` of tokens (and ``chunkBytes``):
+    /// its devices by device partition (`partition(of:)`), and the step after it, or nil when the
+    /// segment ended (which the walk then records).
     public mutating func walk(
-        _ step: Step, in members: TopicMembers?, partition: (String) -> Int32
+        _ step: Step, in members: TopicMembers?, maxBytes: Int, partition: (String) -> Int32
     ) -> (copies: [(partition: Int32, tokens: [String])], next: Step?) {
         guard ended.indices.contains(step.segment) else { return ([], nil) }
         let chunk =
             members?.chunk(
                 from: step.cursor, before: start(of: step.segment + 1), limit: Self.chunkMembers,
-                maxBytes: Self.chunkBytes) ?? (members: [], next: nil)
+                maxBytes: min(maxBytes, Self.chunkBytes)) ?? (members: [], next: nil)
         var byPartition: [Int32: [String]] = [:]
         for token in chunk.members { byPartition[partition(token), default: []].append(token) }
         var lastSent = step.lastSent

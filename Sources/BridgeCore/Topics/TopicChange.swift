@@ -9,9 +9,11 @@ import FCMTranslation
 ///   (empty value), or left it (a tombstone);
 /// - `j <send id> <topic index>` in the topic's state partition: a fan-out's walk of the topic
 ///   (``FanOutJSON``), or its end (a tombstone);
-/// - `k <send id>` in the first topic's state partition: a fan-out's tally summary, or its
-///   completion; `q <send id> <topic>.<segment>.<partition>` beside it: one channel's
-///   acknowledgements, so that each acknowledgement is one small record.
+/// - `k <send id>` in the first topic's state partition: a fan-out's tally began (the send's id,
+///   target and time; written once, so that compaction keeps it ahead of the rest), or completed
+///   (a tombstone); beside it, `e <send id> <topic index>`: a walk ended, with its last chunks,
+///   and `q <send id> <topic>.<segment>.<partition>`: one channel's acknowledgements, so that an
+///   acknowledgement is one small record.
 ///
 /// Topic names and ids have no spaces, so the token is everything after the second space.
 public enum TopicChange: Sendable, Hashable {
@@ -21,8 +23,10 @@ public enum TopicChange: Sendable, Hashable {
     case deviceTopic(token: String, topic: String, isSubscribed: Bool)
     /// A walk went on (or ended: nil).
     case walk(FanOutWalk.Key, FanOutWalk?)
-    /// A tally's summary changed (or the tally completed: nil).
-    case tally(sendID: String, FanOutTally.Summary?)
+    /// A tally began (or completed: nil).
+    case tally(sendID: String, FanOutStatusSubject?)
+    /// A topic's walk ended, having sent these last chunks (or the tally completed: nil).
+    case walkEnded(sendID: String, topicIndex: Int, lastChunks: [FanOutTally.Channel: Int]?)
     /// A tally's channel was acknowledged (or the tally completed: nil).
     case tallyProgress(sendID: String, FanOutTally.TopicChannel, FanOutTally.Progress?)
 }
@@ -41,12 +45,15 @@ extension ChangelogCodec {
         case .walk(let key, let walk):
             outputs.key { Self.writeTopicKey("j", key.sendID, String(key.topicIndex), to: &$0) }
             if let walk { outputs.value { FanOutJSON.write(walk, to: &$0) } }
-        case .tally(let sendID, let summary):
+        case .tally(let sendID, let subject):
             outputs.key {
                 $0.append("k ")
                 $0.append(utf8: sendID)
             }
-            if let summary { outputs.value { FanOutJSON.write(summary, to: &$0) } }
+            if let subject { outputs.value { FanOutJSON.write(subject, to: &$0) } }
+        case .walkEnded(let sendID, let index, let lastChunks):
+            outputs.key { Self.writeTopicKey("e", sendID, String(index), to: &$0) }
+            if let lastChunks { outputs.value { FanOutJSON.write(lastChunks, to: &$0) } }
         case .tallyProgress(let sendID, let channel, let progress):
             let name = "\(channel.topic).\(channel.channel.segment).\(channel.channel.partition)"
             outputs.key { Self.writeTopicKey("q", sendID, name, to: &$0) }
@@ -59,17 +66,16 @@ extension ChangelogCodec {
     public func topicChange(of record: ChangelogRecordView) throws(MalformedRecord) -> TopicChange? {
         let space = UInt8(ascii: " ")
         guard let key = record.key, key.count > 2, key[1] == space,
-            [UInt8(ascii: "t"), UInt8(ascii: "s"), UInt8(ascii: "j"), UInt8(ascii: "k"), UInt8(ascii: "q")].contains(
-                key[0])
+            Self.topicKinds.contains(key[0])
         else { return nil }
         let rest = UnsafeRawBufferPointer(rebasing: key[2...])
         if key[0] == UInt8(ascii: "k") {
             let sendID = String(decoding: rest, as: UTF8.self)
             guard let value = record.value else { return .tally(sendID: sendID, nil) }
-            guard let summary = FanOutJSON.summary(value) else {
+            guard let subject = FanOutJSON.subject(value) else {
                 throw MalformedRecord(description: "changelog fan-out tally at \(record.position) is not readable")
             }
-            return .tally(sendID: sendID, summary)
+            return .tally(sendID: sendID, subject)
         }
         guard let topicEnd = rest.firstIndex(of: space, from: 0) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no topic")
@@ -88,6 +94,17 @@ extension ChangelogCodec {
                 throw MalformedRecord(description: "changelog fan-out channel at \(record.position) is not readable")
             }
             return .tallyProgress(sendID: topic, channel, progress)
+        }
+        if key[0] == UInt8(ascii: "e") {
+            guard let index = Int(token), index >= 0 else {
+                throw MalformedRecord(
+                    description: "changelog fan-out walk end at \(record.position) has no topic index")
+            }
+            guard let value = record.value else { return .walkEnded(sendID: topic, topicIndex: index, lastChunks: nil) }
+            guard let lastChunks = FanOutJSON.lastChunks(value) else {
+                throw MalformedRecord(description: "changelog fan-out walk end at \(record.position) is not readable")
+            }
+            return .walkEnded(sendID: topic, topicIndex: index, lastChunks: lastChunks)
         }
         if key[0] == UInt8(ascii: "j") {
             guard let index = Int(token), index >= 0 else {
@@ -123,6 +140,9 @@ extension ChangelogCodec {
             }
         }.get()
     }
+
+    /// The first bytes of the keys of topic changes.
+    private static let topicKinds: [UInt8] = ["t", "s", "j", "k", "e", "q"].map { UInt8(ascii: $0) }
 
     /// `<kind> <topic> <token>` (`<kind> <send id> <topic index>` for a walk).
     private static func writeTopicKey(_ kind: StaticString, _ topic: String, _ token: String, to key: inout ByteWriter)

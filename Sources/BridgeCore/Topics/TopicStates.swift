@@ -149,9 +149,13 @@ public struct TopicStates: Sendable {
             setWalk(key, walk, in: partition)
         case .tally(let sendID, nil):
             setTally(sendID, nil, in: partition)
-        case .tally(let sendID, let summary?):
-            var tally = self.tally(sendID, in: partition) ?? FanOutTally(message: summary.message)
-            tally.restore(summary)
+        case .tally(let sendID, let subject?):
+            if self.tally(sendID, in: partition) == nil {
+                setTally(sendID, FanOutTally(message: subject), in: partition)
+            }
+        case .walkEnded(let sendID, let index, let lastChunks):
+            guard var tally = self.tally(sendID, in: partition), let lastChunks else { return }
+            _ = tally.walkEnded(topic: index, lastChunks: lastChunks)
             setTally(sendID, tally, in: partition)
         case .tallyProgress(let sendID, let channel, let progress):
             guard var tally = self.tally(sendID, in: partition) else { return }

@@ -26,6 +26,9 @@ public struct TopicCondition: Sendable, Hashable {
     /// The deepest nesting of parentheses and `!` a condition may have: far more than five
     /// operands need, and few enough that parsing and evaluating never run deep.
     public static let maxDepth = 16
+    /// The longest condition, in bytes: five operands of the longest topic names fit, with
+    /// operators and spaces between. A condition travels with every record of its fan-out.
+    public static let maxBytes = 5120
 }
 
 extension TopicCondition.Expression {

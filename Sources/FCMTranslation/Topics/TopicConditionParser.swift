@@ -1,9 +1,13 @@
 extension TopicCondition {
     /// Parses `text` (see ``TopicCondition``). Throws why it is not a condition FCM would take:
-    /// a syntax error with its position, more than ``maxOperands`` operands, nesting deeper than
-    /// ``maxDepth``, a topic name FCM would refuse, or a condition that a device in none of its
-    /// topics would satisfy (such as `!('a' in topics)`), which would reach every device.
+    /// longer than ``maxBytes``, a syntax error with its position, more than ``maxOperands``
+    /// operands, nesting deeper than ``maxDepth``, a topic name FCM would refuse, or a condition
+    /// that a device in none of its topics would satisfy (such as `!('a' in topics)`), which would
+    /// reach every device.
     public static func parse(_ text: String) throws(TopicConditionError) -> TopicCondition {
+        guard text.utf8.count <= maxBytes else {
+            throw TopicConditionError("it is \(text.utf8.count) bytes long, over \(maxBytes)")
+        }
         var parser = TopicConditionParser(text: Array(text.utf8))
         let expression = try parser.parseOr(depth: 0)
         parser.skipSpace()
