@@ -208,7 +208,10 @@ let package = Package(
         // logger, time constants, eventually, reading topics back.
         .target(
             name: "TestSupport",
-            dependencies: ["Kafka", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Kafka", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport"
         ),
         .testTarget(

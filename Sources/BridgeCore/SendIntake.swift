@@ -129,7 +129,13 @@ public struct SendIntake: Sendable {
     private func reject(_ rejection: Rejection, partition: Int32, offset: Int64, time: Int64, into result: inout Result)
     {
         guard !rejection.tokens.isEmpty else {
-            result.statuses.append(AddressedStatus(token: nil, status: .rejected(messageID: nil, rejection, at: time)))
+            // A topic or condition send's rejection is keyed by its topic and names its target.
+            let id = rejection.topicTarget.map { _ in
+                MessageID.make(partition: partition, offset: offset, tokenIndex: 0)
+            }
+            result.statuses.append(
+                AddressedStatus(
+                    token: nil, status: .rejected(messageID: id, rejection, at: time), target: rejection.topicTarget))
             return
         }
         for (index, token) in rejection.tokens.enumerated() {

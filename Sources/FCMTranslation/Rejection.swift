@@ -22,6 +22,9 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// The request's targets, where they could be read despite the problem: whom the
     /// `rejected` status events are about.
     public var tokens: [String] = []
+    /// The request's topic or condition target, where it could be read despite the problem: what
+    /// the `rejected` status is keyed by and names.
+    public var topicTarget: TopicTarget?
 
     /// The longest ``detail``, in bytes: a longer one is cut on a character boundary and ends in `…`.
     public static let maximumDetailBytes = 256

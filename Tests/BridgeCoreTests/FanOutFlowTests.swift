@@ -216,6 +216,31 @@ struct FanOutFlowTests {
         }
     }
 
+    @Test(
+        "a rejected topic or condition send is keyed by its first topic and names its target, found when decoding or translating",
+        arguments: [
+            (#"{"message":{"topic":"news","data":{"from":"x"}}}"#, "invalid_data_key", "topic"),
+            (#"{"to":"/topics/news","time_to_live":-1}"#, "invalid_argument", "topic"),
+            (
+                #"{"condition":"'news' in topics || 'b' in topics","data":{"gcm.x":"1"}}"#, "invalid_data_key",
+                "condition"
+            ),
+            (
+                #"{"message":{"topic":"news","data":{"k":"\#(String(repeating: "x", count: 5000))"}}}"#,
+                "payload_too_large", "topic"
+            ),
+        ])
+    func rejected(request: String, reason: String, field: String) throws {
+        var network = Network(subscriptions: [("news", ["a"])])
+        network.send(request)
+        network.run()
+        let status = try #require(network.statuses.first)
+        #expect(network.statuses.count == 1 && status.token == "news")
+        #expect(status.json["type"] == .string("rejected") && status.json["reason"] == .string(reason))
+        #expect(status.json[field] != nil && status.json["token"] == nil)
+        #expect(status.json["message_id"]?.stringValue.map(MessageID.isWellFormed) == true)
+    }
+
     @Test("a validate_only topic send is validated, keyed by the topic, and reaches nobody")
     func validateOnly() {
         var network = Network(subscriptions: [("news", ["a"])])

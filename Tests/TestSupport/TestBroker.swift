@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 import Testing
 
 /// The cluster the integration suites test against: `KAFKA_BOOTSTRAP_SERVERS`, which
@@ -85,4 +86,26 @@ public func eventually(
         if interval > .zero { try? await Task.sleep(for: interval) }
     }
     return try await condition()
+}
+
+extension TestBroker {
+    /// Whether the cluster hides aborted transactions from read_committed consumers, as Apache
+    /// Kafka does and tansu does not: a record produced in an aborted transaction is looked for.
+    /// Tests assert exactly-once outcomes only where it does.
+    public static func hidesAbortedTransactions() async throws -> Bool {
+        let topic = try await createTopic("aborted")
+        let configuration = KafkaProducerConfiguration(kafka: kafka(), transactionalID: uniqueName("aborted"))
+        try await withKafkaProducer(configuration: configuration, logger: logger) { producer in
+            try await producer.initTransactions()
+            try producer.beginTransaction()
+            _ = try await producer.enqueue([ProducerRecord(topic: topic, value: ByteBuffer(string: "aborted"))])
+            try await producer.flush(timeout: .seconds(30))
+            try await producer.abortTransaction()
+        }
+        var consumer = KafkaConsumerConfiguration(kafka: kafka(), groupID: nil)
+        consumer.isolationLevel = .readCommitted
+        let records = try await KafkaConsumer.readToEnd(
+            [TopicPartition(topic, 0)], configuration: consumer, logger: logger)
+        return records.isEmpty
+    }
 }

@@ -52,6 +52,7 @@ public enum RequestDecoder {
         } catch {
             var rejection = error
             rejection.tokens = readableTokens(document)
+            if rejection.tokens.isEmpty { rejection.topicTarget = readableTopicTarget(document) }
             return .failure(rejection)
         }
     }
@@ -68,7 +69,7 @@ public enum RequestDecoder {
             tokens = [V1MessageField.token, .fid].compactMap { try? message.string($0) }
             // A message naming one device as both token and fid is rejected once.
             if tokens.count == 2 && tokens[0] == tokens[1] { tokens.removeLast() }
-        } else if let token = try? legacy.string(.to) {
+        } else if let token = try? legacy.string(.to), !token.utf8.starts(with: "/topics/".utf8) {
             tokens = [token]
         } else if let ids = legacy.value(.registrationIDs), document[ids].kind == .array {
             let elements = Array(document.elements(of: ids).prefix(maximumRegistrationIDs + 1))
@@ -76,6 +77,26 @@ public enum RequestDecoder {
             tokens = elements.filter { document[$0].kind == .string }.map(document.text)
         }
         return tokens.filter { tokenProblem($0) == nil }
+    }
+
+    /// The topic or condition target of a request that was not accepted, when it is a valid one.
+    static func readableTopicTarget(_ document: JSONDocument) -> TopicTarget? {
+        let v1 = FieldReader<V1RequestField>(document: document, object: document.root, path: .root)
+        let legacy = FieldReader<LegacyField>(document: document, object: document.root, path: .root)
+        var given: (text: String, kind: TopicTarget.Kind)?
+        if let message = try? v1.object(.message, as: V1MessageField.self) {
+            if let topic = try? message.string(.topic) {
+                given = (topic, .topic)
+            } else if let condition = try? message.string(.condition) {
+                given = (condition, .condition)
+            }
+        } else if let to = try? legacy.string(.to), to.utf8.starts(with: "/topics/".utf8) {
+            given = (to, .topic)
+        } else if let condition = try? legacy.string(.condition) {
+            given = (condition, .condition)
+        }
+        guard let given, case .success(let target) = TopicTarget.parse(given.text, as: given.kind) else { return nil }
+        return target
     }
 
     /// The topic or condition target `given`, or `invalid_argument` naming `path` when FCM would
