@@ -75,6 +75,21 @@ public struct DeviceStates: Sendable {
         return forgotten
     }
 
+    /// The walk `token`'s device in `partition` took its copy of condition send `sendID` from.
+    func walkTaken(_ token: String, for sendID: String, in partition: Int32) -> Int? {
+        partitions[partition]?[DeviceKey(token: token)]?.walkTaken(for: sendID)
+    }
+
+    /// Remembers that `token`'s device in `partition` took its copy of condition send `sendID`
+    /// from walk `topicIndex`; the change to record (nil for a device not held).
+    mutating func noteCopy(_ token: String, of sendID: String, from topicIndex: Int, in partition: Int32)
+        -> StateChange?
+    {
+        let key = DeviceKey(token: token)
+        guard partitions[partition]?[key] != nil else { return nil }
+        return partitions[partition, default: [:]][key, default: .blank].noteCopy(of: sendID, from: topicIndex)
+    }
+
     /// Applies an input to its device in `partition`, creating the device on first sight.
     public mutating func handle(_ routed: RoutedInput, in partition: Int32, rules: QueueRules) -> QueueOutput {
         var isNew = false

@@ -5,7 +5,7 @@ import FCMTranslation
 /// crash or a rebalance, gives the same ids. A device's copy of a topic or condition send has
 /// the send's id, `/`, and a hash of the device's token in 16 hex digits: stable, and unique
 /// per (send, device) as far as 64 bits of hash tell devices apart.
-enum MessageID {
+public enum MessageID {
     /// The longest id of a send: a partition, an offset and a token index in decimal, and two colons.
     static let maximumSendBytes = 37
     /// The hex digits of a device's part of a copy's id.
@@ -48,7 +48,7 @@ enum MessageID {
     }
 
     /// The id of `token`'s copy of the topic or condition send `sendID`.
-    static func copy(of sendID: String, for token: String) -> String {
+    public static func copy(of sendID: String, for token: String) -> String {
         sendID + "/" + deviceHash(token)
     }
 

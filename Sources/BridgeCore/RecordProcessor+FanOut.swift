@@ -15,10 +15,11 @@ import FCMTranslation
 ///    and acknowledges the record to the coordinator, which publishes `fanned_out` once every
 ///    record of every walk is acknowledged.
 ///
-/// A device takes a copy of a condition send from the first of the condition's topics it is in
-/// (by its own set) and only when its topics satisfy the condition, so a device in two topics of
-/// an `||` gets one copy. A device takes a copy of a topic send from the topic's walk, which is
-/// the topic's members when its owner processed the send.
+/// A device takes a copy of a condition send from the first of the condition's walks that
+/// reaches it while its own topics satisfy the condition, and remembers the send (in its status)
+/// so that the others' copies are repeats: a device in two topics of an `||` gets one copy. A
+/// device takes a copy of a topic send from the topic's walk, which reads the topic's members as
+/// it reaches each bucket: a member that left before the walk reached it is not sent one.
 extension RecordProcessor {
     /// Step 1: a walk of each of the send's topics, at its owner.
     func fanOut(_ message: FanOutMessage, outputs: inout OutputRecords) {
@@ -40,10 +41,22 @@ extension RecordProcessor {
             take(step, of: &walk, in: partition, states: &states, outputs: &outputs)
         case .copies(let message, let index, let segment, let chunk, let tokens):
             var accepted = 0
-            for token in tokens where takesCopy(token, of: message, from: index, in: partition, states: states) {
-                let routed = RoutedInput(token: token, input: .send(message.copy(for: token)), time: message.time)
-                applyToDevice(routed, in: partition, states: &states, outputs: &outputs)
-                accepted += 1
+            for token in tokens {
+                switch copyDecision(token, of: message, from: index, in: partition, states: states) {
+                case .take:
+                    let routed = RoutedInput(token: token, input: .send(message.copy(for: token)), time: message.time)
+                    applyToDevice(routed, in: partition, states: &states, outputs: &outputs)
+                    if message.target.kind == .condition,
+                        let change = states.noteCopy(token, of: message.sendID, from: index, in: partition)
+                    {
+                        changelog.record(change, token: token, partition: partition, to: &outputs)
+                    }
+                    accepted += 1
+                case .takenFromThisWalk:
+                    accepted += 1  // this record processed again: counted, not applied again
+                case .refuse:
+                    break
+                }
             }
             // Once per record, as for any input: the sweep's work is bounded per input.
             forgetIdle(in: partition, at: message.time, states: &states, outputs: &outputs)
@@ -154,17 +167,27 @@ extension RecordProcessor {
         }
     }
 
+    /// What a device does with its copy from a walk.
+    private enum CopyDecision {
+        case take
+        /// It took it from this very walk: this record is processed again.
+        case takenFromThisWalk
+        case refuse
+    }
+
     /// Whether `token` takes its copy of `message` from the walk of topic `index`: always for a
-    /// topic send; for a condition, when the device's own topics satisfy it and `index` is the
-    /// first of them in the condition.
-    private func takesCopy(
+    /// topic send (one walk); for a condition, when the device's own topics satisfy it and it did
+    /// not take its copy from another of the condition's walks (which it remembers).
+    private func copyDecision(
         _ token: String, of message: FanOutMessage, from index: Int, in partition: Int32, states: DeviceStates
-    ) -> Bool {
+    ) -> CopyDecision {
         let condition = message.target.condition
-        guard message.target.kind == .condition else { return index == 0 }
+        guard message.target.kind == .condition else { return index == 0 ? .take : .refuse }
+        if let taken = states.walkTaken(token, for: message.sendID, in: partition) {
+            return taken == index ? .takenFromThisWalk : .refuse
+        }
         let isMember = states.topics.memberships(of: token, in: condition.topics, partition: partition)
-        return isMember.firstIndex(of: true) == index
-            && condition.isSatisfied(by: { isMember.indices.contains($0) && isMember[$0] })
+        return condition.isSatisfied(by: { isMember.indices.contains($0) && isMember[$0] }) ? .take : .refuse
     }
 
     /// Step 3 at the coordinator: keeps `tally`, or once it is complete, publishes `fanned_out`

@@ -15,27 +15,17 @@ public struct SendIntake: Sendable {
         var deadLetter: Rejection?
         /// The topic or condition send to fan out, translated once for every copy.
         var fanOut: FanOutMessage? {
-            get { fanOutBox?.message }
-            set { fanOutBox = newValue.map(FanOutBox.init) }
+            get { fanOutBox?.value }
+            set { fanOutBox = newValue.map(Box.init) }
         }
         /// ``fanOut`` on the heap: a send to devices, nearly every one, moves a word for it.
-        private var fanOutBox: FanOutBox?
+        private var fanOutBox: Box<FanOutMessage>?
 
         /// The first of the `rejected` statuses' rejections.
         var firstRejection: Rejection? {
             for case .rejected(_, let rejection, _) in statuses.lazy.map(\.status) { return rejection }
             return nil
         }
-    }
-
-    /// An immutable ``FanOutMessage`` on the heap, equal to another holding an equal message.
-    private final class FanOutBox: Sendable, Hashable {
-        let message: FanOutMessage
-
-        init(_ message: FanOutMessage) { self.message = message }
-
-        static func == (left: FanOutBox, right: FanOutBox) -> Bool { left.message == right.message }
-        func hash(into hasher: inout Hasher) { hasher.combine(message) }
     }
 
     let translator: APNsTranslator

@@ -55,7 +55,7 @@ struct TranslateCommand: ParsableCommand {
         do {
             var request = try RequestDecoder.decode(Self.withTarget(input, token: token)).get()
             if request.topicTarget != nil {
-                let id = token.map { FanOutMessage.copyID(of: messageID, for: $0) } ?? messageID
+                let id = token.map { MessageID.copy(of: messageID, for: $0) } ?? messageID
                 messages.append(try translator.translate(request, messageID: id, sentAt: sentAt).get())
             } else if let token {
                 request.tokens = [token]

@@ -24,11 +24,11 @@ public struct SendRequest: Sendable {
     public var tokens: DeviceTokens
     /// The topic or condition it targets instead of devices.
     public var topicTarget: TopicTarget? {
-        get { topicTargetBox?.target }
-        set { topicTargetBox = newValue.map(TopicTargetBox.init) }
+        get { topicTargetBox?.value }
+        set { topicTargetBox = newValue.map(Box.init) }
     }
     /// ``topicTarget`` on the heap: a request to devices, nearly every one, copies a word for it.
-    private var topicTargetBox: TopicTargetBox?
+    private var topicTargetBox: Box<TopicTarget>?
     /// `validate_only` (v1) or `dry_run` (legacy): check, but do not send.
     public var validateOnly = false
     /// Legacy `priority`.
@@ -64,13 +64,6 @@ public struct SendRequest: Sendable {
         self.tokens = tokens
         self.document = document
     }
-}
-
-/// An immutable ``TopicTarget`` on the heap.
-private final class TopicTargetBox: Sendable {
-    let target: TopicTarget
-
-    init(_ target: TopicTarget) { self.target = target }
 }
 
 /// FCM's notification fields: string nodes of the request's document, except the parsed ones.

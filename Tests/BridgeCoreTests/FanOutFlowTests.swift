@@ -66,6 +66,18 @@ struct FanOutFlowTests {
 
         mutating func run() { while step() {} }
 
+        /// Processes the first waiting record of `kind` from the walk of topic `topicIndex` first,
+        /// as another partition's consumer may; false when none waits.
+        mutating func stepFirst(_ kind: String, topicIndex: Int) -> Bool {
+            guard
+                let index = pending.firstIndex(where: {
+                    $0.header("kind") == kind && $0.header("topic-index") == String(topicIndex)
+                })
+            else { return false }
+            pending.insert(pending.remove(at: index), at: 0)
+            return step()
+        }
+
         /// Processes the next record as a worker does that dies before its input's offset is
         /// committed but after its changelog writes landed (at-least-once delivery, or a broker
         /// that shows aborted transactions): of its other outputs only those `kept` (by index)
@@ -239,6 +251,33 @@ struct FanOutFlowTests {
         #expect(status.json["type"] == .string("rejected") && status.json["reason"] == .string(reason))
         #expect(status.json[field] != nil && status.json["token"] == nil)
         #expect(status.json["message_id"]?.stringValue.map(MessageID.isWellFormed) == true)
+    }
+
+    @Test("a device that leaves one of an || condition's topics between the walks still gets one copy")
+    func leavesBetweenWalks() throws {
+        var network = Network(subscriptions: [("a", ["d"]), ("b", ["d"])])
+        network.send(Self.conditionSend("'a' in topics || 'b' in topics"))
+        for _ in 0..<3 { _ = network.step() }  // the send and both walks
+        let copiedFromB = network.stepFirst("fanout-copies", topicIndex: 1)
+        #expect(copiedFromB)
+        network.worker.subscriptionRequest(Flow.subscribe("a", ["d"], action: "unsubscribe"))
+        network.run()
+        #expect(network.copyStatuses["d"]?.count == 1)
+        #expect(network.fannedOut.map { $0.json["count"] } == [.number("1")])
+    }
+
+    @Test("a device that joins another of an || condition's topics between the walks gets no second copy")
+    func joinsBetweenWalks() throws {
+        var network = Network(subscriptions: [("a", ["other"]), ("b", ["d"])])
+        network.send(Self.conditionSend("'a' in topics || 'b' in topics"))
+        _ = network.step()  // the send
+        let walkedB = network.stepFirst("fanout-walk", topicIndex: 1)
+        let copiedFromB = network.stepFirst("fanout-copies", topicIndex: 1)
+        #expect(walkedB && copiedFromB)
+        network.worker.subscriptionRequest(Flow.subscribe("a", ["d"]))
+        network.run()
+        #expect(network.copyStatuses["d"]?.count == 1)
+        #expect(network.fannedOut.map { $0.json["count"] } == [.number("2")])
     }
 
     @Test("a validate_only topic send is validated, keyed by the topic, and reaches nobody")

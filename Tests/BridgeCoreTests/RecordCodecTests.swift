@@ -39,6 +39,9 @@ struct RecordCodecTests {
                 DeviceStatus(
                     isOnline: false, lastActivity: 5, pendingNotice: DeletionNotice(reason: .deviceInactive, count: 101)
                 )),
+            .device(
+                DeviceStatus(
+                    isOnline: true, lastActivity: 6, pendingNotice: nil, conditionSends: ["1:2:0 0", "3:40:0 4"])),
             .enqueued(message), .enqueued(plain),
             .dequeued(messageID: "1:2:0"), .awaitingAcknowledgement(messageID: "1:2:0"),
             .acknowledgementSettled(messageID: "1:2:0"),

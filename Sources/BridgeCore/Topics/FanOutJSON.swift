@@ -96,10 +96,18 @@ enum FanOutJSON {
 
     /// A JSON number that is a non-negative `Int`.
     static func count(_ value: JSONValue) -> Int? {
-        integer(value).flatMap { $0 >= 0 ? Int(exactly: $0) : nil }
+        integer(value).flatMap(count)
     }
 
-    /// `<lower>-<upper>`, as the repartition topic's `id-range` header holds a range.
+    /// `value` when it is a non-negative `Int`.
+    static func count(_ value: Int64) -> Int? {
+        value >= 0 ? Int(exactly: value) : nil
+    }
+
+    /// `<lower>-<upper>`: how a message's id range is written, in a header or in JSON.
+    static func text(of range: Range<Int>) -> String { "\(range.lowerBound)-\(range.upperBound)" }
+
+    /// The range ``text(of:)`` wrote.
     static func range(_ text: String) -> Range<Int>? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let lower = Int(parts[0]), let upper = Int(parts[1]), 0 <= lower, lower <= upper
@@ -161,20 +169,16 @@ enum FanOutJSON {
         ]
         if let key = message.collapseKey { members["collapse_key"] = .string(key) }
         if let expiresAt = message.expiresAt { members["expires_at"] = .number(String(expiresAt)) }
-        if let range = message.idRange {
-            members["id_range"] = .array([.integer(range.lowerBound), .integer(range.upperBound)])
-        }
+        if let range = message.idRange { members["id_range"] = .string(Self.text(of: range)) }
         return members
     }
 
     private static func message(sendID: String, _ json: JSONValue, apns: [UInt8]) -> FanOutMessage? {
         guard let target = target(json), let time = json["time"].flatMap(integer) else { return nil }
         var idRange: Range<Int>?
-        if case .array(let bounds)? = json["id_range"] {
-            guard bounds.count == 2, let lower = count(bounds[0]), let upper = count(bounds[1]), lower <= upper else {
-                return nil
-            }
-            idRange = lower..<upper
+        if let text = json["id_range"] {
+            guard let range = text.stringValue.flatMap(Self.range) else { return nil }
+            idRange = range
         }
         return FanOutMessage(
             sendID: sendID, target: target, collapseKey: json["collapse_key"]?.stringValue,

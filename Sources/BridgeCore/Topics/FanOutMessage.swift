@@ -8,8 +8,9 @@ public struct FanOutMessage: Sendable, Hashable {
     public var sendID: String
     /// Whose devices get a copy.
     public var target: TopicTarget
-    /// The collapse key and expiry every copy has.
+    /// The collapse key every copy has.
     public var collapseKey: String?
+    /// When every copy expires, in milliseconds; nil for the rules' default time to live.
     public var expiresAt: Int64?
     /// The send's event time.
     public var time: Int64
@@ -18,9 +19,6 @@ public struct FanOutMessage: Sendable, Hashable {
     /// Where the placeholder id is in ``apns`` (nil when the request's own `apns.payload` gave
     /// `gcm.message_id`, which every copy then carries as it is).
     public var idRange: Range<Int>?
-
-    /// The id of `token`'s copy of the topic or condition send `sendID`: `<sendID>/<16 hex digits>`.
-    public static func copyID(of sendID: String, for token: String) -> String { MessageID.copy(of: sendID, for: token) }
 
     /// `token`'s copy, under its own id (``MessageID/copy(of:for:)``).
     public func copy(for token: String) -> QueuedMessage {

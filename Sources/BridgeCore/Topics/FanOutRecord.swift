@@ -82,7 +82,7 @@ extension RepartitionCodec {
         }
         if let key = message.collapseKey { outputs.header("collapse-key", text: key) }
         if let expiresAt = message.expiresAt { outputs.header("expires-at", integer: expiresAt) }
-        if let range = message.idRange { outputs.header("id-range", text: "\(range.lowerBound)-\(range.upperBound)") }
+        if let range = message.idRange { outputs.header("id-range", text: FanOutJSON.text(of: range)) }
     }
 
     /// The fan-out record `record` is, of kind `kind` (one of ``FanOutRecord/kinds``).
@@ -134,7 +134,7 @@ extension RepartitionCodec {
 
     /// A header holding a count: a non-negative integer.
     private static func count(_ record: some InputRecord, _ name: String) -> Int? {
-        record.integerHeader(name).flatMap { $0 >= 0 ? Int(exactly: $0) : nil }
+        record.integerHeader(name).flatMap(FanOutJSON.count)
     }
 
     private static func message(_ sendID: String, of record: some InputRecord, apns: [UInt8]) throws(MalformedRecord)

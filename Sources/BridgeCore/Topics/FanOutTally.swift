@@ -17,7 +17,9 @@ import FCMTranslation
 public struct FanOutTally: Sendable, Hashable {
     /// A segment of a walk, and a device partition it sends to.
     public struct Channel: Sendable, Hashable {
+        /// The walk's segment.
         public var segment: Int
+        /// The device partition.
         public var partition: Int32
 
         public init(segment: Int, partition: Int32) {
@@ -28,7 +30,9 @@ public struct FanOutTally: Sendable, Hashable {
 
     /// A channel of one of the send's topics.
     public struct TopicChannel: Sendable, Hashable {
+        /// The topic's place in the send's topics.
         public var topic: Int
+        /// The channel of its walk.
         public var channel: Channel
 
         public init(topic: Int, channel: Channel) {
@@ -39,7 +43,9 @@ public struct FanOutTally: Sendable, Hashable {
 
     /// A channel's acknowledgements: the last chunk, and the copies taken over all of them.
     public struct Progress: Sendable, Hashable {
+        /// The last chunk acknowledged.
         public var lastChunk: Int
+        /// Devices that took a copy, over every chunk acknowledged.
         public var accepted: Int
 
         public init(lastChunk: Int, accepted: Int) {
@@ -108,8 +114,11 @@ public struct FanOutTally: Sendable, Hashable {
 
 /// What a `fanned_out` status says of its send besides the count: its id, target and time.
 public struct FanOutStatusSubject: Sendable, Hashable {
+    /// The send's own id.
     public var sendID: String
+    /// Its topic or condition.
     public var target: TopicTarget
+    /// Its event time.
     public var time: Int64
 
     public init(sendID: String, target: TopicTarget, time: Int64) {

@@ -10,7 +10,9 @@
 public struct FanOutWalk: Sendable, Hashable {
     /// A walk's name in its partition: the send, and the topic's place in the send's topics.
     public struct Key: Sendable, Hashable {
+        /// The send's id (its `fanned_out`'s `message_id`).
         public var sendID: String
+        /// The walked topic's place in the send's topics.
         public var topicIndex: Int
 
         public init(sendID: String, topicIndex: Int) {
@@ -21,9 +23,11 @@ public struct FanOutWalk: Sendable, Hashable {
 
     /// One chunk of one segment to walk, and what the segment sent before it.
     public struct Step: Sendable, Hashable {
+        /// The segment walked.
         public var segment: Int
         /// The chunk's number in its segment, from 0.
         public var chunk: Int
+        /// Where the chunk starts.
         public var cursor: TopicMembers.Cursor
         /// Per device partition: the last chunk of this segment sent to it.
         public var lastSent: [Int32: Int]
@@ -73,6 +77,7 @@ public struct FanOutWalk: Sendable, Hashable {
         self.ended = ended
     }
 
+    /// The walk's name in its partition.
     public var key: Key { Key(sendID: message.sendID, topicIndex: topicIndex) }
 
     /// The first step of each segment.

@@ -117,17 +117,8 @@ public struct TopicMembers: Sendable {
 
     /// The place of `token` in `members` (sorted by bytes): where it is, or where it would go.
     private static func search(_ token: String, in members: [DeviceKey]) -> (index: Int, found: Bool) {
-        var low = 0
-        var high = members.count
-        while low < high {
-            let middle = (low + high) / 2
-            switch compare(members[middle].token, token) {
-            case ..<0: low = middle + 1
-            case 0: return (middle, true)
-            default: high = middle
-            }
-        }
-        return (low, false)
+        let index = members.partitionPoint { compare($0.token, token) < 0 }
+        return (index, index < members.count && compare(members[index].token, token) == 0)
     }
 
     /// The order of two tokens' bytes (negative, zero or positive), with one memcmp over native
@@ -149,12 +140,6 @@ public struct TopicMembers: Sendable {
 
     /// The place in `occupied` of the first bucket at or after `bucket`.
     private func firstOccupied(atOrAfter bucket: Int) -> Int {
-        var low = 0
-        var high = occupied.count
-        while low < high {
-            let middle = (low + high) / 2
-            if Int(occupied[middle]) < bucket { low = middle + 1 } else { high = middle }
-        }
-        return low
+        occupied.partitionPoint { Int($0) < bucket }
     }
 }

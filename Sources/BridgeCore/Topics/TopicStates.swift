@@ -166,12 +166,7 @@ public struct TopicStates: Sendable {
 
     /// Where `id` is in the sorted `ids`, or where it would go.
     private static func place(of id: UInt32, in ids: [UInt32]) -> (index: Int, found: Bool) {
-        var low = 0
-        var high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return (low, low < ids.count && ids[low] == id)
+        let index = ids.partitionPoint { $0 < id }
+        return (index, index < ids.count && ids[index] == id)
     }
 }

@@ -7,6 +7,7 @@ public struct TopicTarget: Sendable, Hashable {
         case topic, condition
     }
 
+    /// A topic or a condition.
     public let kind: Kind
     /// The topic's name (without `/topics/`), or the condition as given.
     public let text: String
@@ -40,5 +41,6 @@ public struct TopicTarget: Sendable, Hashable {
 
 /// Why a topic or condition target is refused.
 public struct TopicTargetError: Error, Hashable, CustomStringConvertible {
+    /// What is wrong with the target; the caller names the field.
     public let description: String
 }
