@@ -141,34 +141,16 @@ public struct ChangelogCodec: Sendable {
             }
             notice = DeletionNotice(reason: reason, count: Int(count))
         }
-        var conditionSends: [String] = []
-        if let value = json["condition_sends"] {
-            guard case .array(let ids) = value, ids.count <= DeviceStatus.conditionSendsKept else {
-                throw MalformedRecord(description: "changelog condition sends at \(record.position) are not readable")
-            }
-            conditionSends = ids.compactMap(\.stringValue)
-        }
-        return DeviceStatus(
-            isOnline: online, lastActivity: activity, pendingNotice: notice, conditionSends: conditionSends)
+        return DeviceStatus(isOnline: online, lastActivity: activity, pendingNotice: notice)
     }
 
     private static func integer(_ value: JSONValue) -> Int64? {
         if case .number(let text) = value { Int64(text) } else { nil }
     }
 
-    /// `{"condition_sends":[..],"last_activity":..,"notice":{"count":..,"reason":..},"online":..}`,
-    /// members in name order, `condition_sends` only when there are some.
+    /// `{"last_activity":..,"notice":{"count":..,"reason":..},"online":..}`, members in name order.
     private static func write(_ status: DeviceStatus, to output: inout ByteWriter) {
-        if !status.conditionSends.isEmpty {
-            output.append(#"{"condition_sends":["#)
-            for (index, id) in status.conditionSends.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONOutput.writeString(id, to: &output)
-            }
-            output.append(#"],"last_activity":"#)
-        } else {
-            output.append(#"{"last_activity":"#)
-        }
+        output.append(#"{"last_activity":"#)
         JSONOutput.writeInteger(status.lastActivity, to: &output)
         if let notice = status.pendingNotice {
             output.append(#","notice":{"count":"#)

@@ -44,10 +44,10 @@ public struct DeviceStates: Sendable {
     }
 
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some
-    /// (see ``IdleSweep``); returns the changes to record, per forgotten device, and the topics
-    /// it leaves with it.
+    /// (see ``IdleSweep``); returns the changes to record, per forgotten device, the topics it
+    /// leaves with it, and whether it remembered condition sends.
     mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(
-        token: String, changes: [StateChange], topics: [String]
+        token: String, changes: [StateChange], topics: [String], hadConditionCopies: Bool
     )] {
         guard let deviceCount = partitions[partition]?.count else { return [] }
         // Inputs reach adopted partitions only (``adopt(_:)`` makes the sweep; the processor asks
@@ -59,7 +59,7 @@ public struct DeviceStates: Sendable {
                 partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
             sweeps[partition, default: IdleSweep()].scanned(at: time, idle: idle)
         }
-        var forgotten: [(token: String, changes: [StateChange], topics: [String])] = []
+        var forgotten: [(token: String, changes: [StateChange], topics: [String], hadConditionCopies: Bool)] = []
         var changeCount = 0
         while changeCount < IdleSweep.changesPerInput,
             let (key, sweptAt) = sweeps[partition, default: IdleSweep()].nextCandidate()
@@ -69,25 +69,12 @@ public struct DeviceStates: Sendable {
             let changes = device.forgettingChanges
             partitions[partition]?[key] = nil
             let left = topics.forget(key.token, in: partition)
-            forgotten.append((key.token, changes, left))
-            changeCount += changes.count + 2 * left.count  // a tombstone and a leave per topic
+            let hadConditionCopies = topics.forgetConditionCopies(key.token, in: partition)
+            forgotten.append((key.token, changes, left, hadConditionCopies))
+            // A tombstone and a leave per topic, and one for the condition sends it took.
+            changeCount += changes.count + 2 * left.count + (hadConditionCopies ? 1 : 0)
         }
         return forgotten
-    }
-
-    /// The walk `token`'s device in `partition` took its copy of condition send `sendID` from.
-    func walkTaken(_ token: String, for sendID: String, in partition: Int32) -> Int? {
-        partitions[partition]?[DeviceKey(token: token)]?.walkTaken(for: sendID)
-    }
-
-    /// Remembers that `token`'s device in `partition` took its copy of condition send `sendID`
-    /// from walk `topicIndex`; the change to record (nil for a device not held).
-    mutating func noteCopy(_ token: String, of sendID: String, from topicIndex: Int, in partition: Int32)
-        -> StateChange?
-    {
-        let key = DeviceKey(token: token)
-        guard partitions[partition]?[key] != nil else { return nil }
-        return partitions[partition, default: [:]][key, default: .blank].noteCopy(of: sendID, from: topicIndex)
     }
 
     /// Applies an input to its device in `partition`, creating the device on first sight.

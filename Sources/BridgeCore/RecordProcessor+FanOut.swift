@@ -46,10 +46,9 @@ extension RecordProcessor {
                 case .take:
                     let routed = RoutedInput(token: token, input: .send(message.copy(for: token)), time: message.time)
                     applyToDevice(routed, in: partition, states: &states, outputs: &outputs)
-                    if message.target.kind == .condition,
-                        let change = states.noteCopy(token, of: message.sendID, from: index, in: partition)
-                    {
-                        changelog.record(change, token: token, partition: partition, to: &outputs)
+                    if message.target.kind == .condition {
+                        let copies = states.topics.noteCopy(token, of: message.sendID, from: index, in: partition)
+                        changelog.record(.conditionCopies(token: token, copies), partition: partition, to: &outputs)
                     }
                     accepted += 1
                 case .takenFromThisWalk:
@@ -183,7 +182,7 @@ extension RecordProcessor {
     ) -> CopyDecision {
         let condition = message.target.condition
         guard message.target.kind == .condition else { return index == 0 ? .take : .refuse }
-        if let taken = states.walkTaken(token, for: message.sendID, in: partition) {
+        if let taken = states.topics.walkTaken(token, for: message.sendID, in: partition) {
             return taken == index ? .takenFromThisWalk : .refuse
         }
         let isMember = states.topics.memberships(of: token, in: condition.topics, partition: partition)

@@ -190,8 +190,11 @@ public struct RecordProcessor: Sendable {
     func forgetIdle(
         in partition: Int32, at time: Int64, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
-        for (token, changes, topics) in states.forgetIdle(in: partition, at: time, rules: rules) {
+        for (token, changes, topics, hadConditionCopies) in states.forgetIdle(in: partition, at: time, rules: rules) {
             for change in changes { changelog.record(change, token: token, partition: partition, to: &outputs) }
+            if hadConditionCopies {
+                changelog.record(.conditionCopies(token: token, nil), partition: partition, to: &outputs)
+            }
             for topic in topics {
                 changelog.record(
                     .deviceTopic(token: token, topic: topic, isSubscribed: false), partition: partition, to: &outputs)

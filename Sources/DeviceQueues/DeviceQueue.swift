@@ -125,25 +125,6 @@ public struct DeviceQueue: Sendable, Hashable {
         return output
     }
 
-    /// The walk (the topic's place in the condition) the device took its copy of condition send
-    /// `sendID` from; nil when it took none.
-    public func walkTaken(for sendID: String) -> Int? {
-        for entry in status.conditionSends {
-            let parts = entry.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0] == sendID { return Int(parts[1]) }
-        }
-        return nil
-    }
-
-    /// Remembers that the device took its copy of condition send `sendID` from walk `topicIndex`
-    /// (forgetting the oldest beyond ``DeviceStatus/conditionSendsKept``); returns the change to
-    /// record.
-    public mutating func noteCopy(of sendID: String, from topicIndex: Int) -> StateChange {
-        status.conditionSends.append("\(sendID) \(topicIndex)")
-        if status.conditionSends.count > DeviceStatus.conditionSendsKept { status.conditionSends.removeFirst() }
-        return .device(status)
-    }
-
     /// Whether the device may be forgotten at `time`: nothing waits for it, no notice is pending,
     /// and its last presence event is more than the inactivity limit before `time`.
     public func isIdle(at time: Int64, rules: QueueRules) -> Bool {

@@ -26,20 +26,12 @@ public struct DeviceStatus: Sendable, Hashable {
     public var pendingNotice: DeletionNotice?
     /// Whether the device is connected.
     public var isOnline: Bool
-    /// The condition sends the device took its copy of, newest last (at most
-    /// ``conditionSendsKept``), each as `<send id> <topic index>`, the walk it took it from: its
-    /// copy from another of the condition's walks is a repeat.
-    public var conditionSends: [String] = []
-
-    /// How many condition sends a device remembers taking: more than are fanned out to it at once.
-    public static let conditionSendsKept = 16
 
     /// Creates a status.
-    public init(isOnline: Bool, lastActivity: Int64, pendingNotice: DeletionNotice?, conditionSends: [String] = []) {
+    public init(isOnline: Bool, lastActivity: Int64, pendingNotice: DeletionNotice?) {
         self.isOnline = isOnline
         self.lastActivity = lastActivity
         self.pendingNotice = pendingNotice
-        self.conditionSends = conditionSends
     }
 }
 

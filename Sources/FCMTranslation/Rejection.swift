@@ -24,7 +24,12 @@ public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
     public var tokens: [String] = []
     /// The request's topic or condition target, where it could be read despite the problem: what
     /// the `rejected` status is keyed by and names.
-    public var topicTarget: TopicTarget?
+    public var topicTarget: TopicTarget? {
+        get { topicTargetBox?.value }
+        set { topicTargetBox = newValue.map(Box.init) }
+    }
+    /// ``topicTarget`` on the heap: a rejection travels inside every decoded request's result.
+    private var topicTargetBox: Box<TopicTarget>?
 
     /// The longest ``detail``, in bytes: a longer one is cut on a character boundary and ends in `…`.
     public static let maximumDetailBytes = 256

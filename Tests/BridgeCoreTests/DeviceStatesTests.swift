@@ -132,7 +132,7 @@ struct IdleDeviceTests {
             record(
                 live.handle(RoutedInput(token: token, input: .send(message), time: time), in: 0, rules: rules),
                 token: token)
-            for (forgottenToken, changes, _) in live.forgetIdle(in: 0, at: time, rules: rules) {
+            for (forgottenToken, changes, _, _) in live.forgetIdle(in: 0, at: time, rules: rules) {
                 for change in changes { replayed.restore(change, token: forgottenToken, in: 0) }
             }
         }

@@ -1,4 +1,5 @@
 import DeviceQueues
+import FCMTranslation
 import NIOCore
 import Testing
 
@@ -39,9 +40,6 @@ struct RecordCodecTests {
                 DeviceStatus(
                     isOnline: false, lastActivity: 5, pendingNotice: DeletionNotice(reason: .deviceInactive, count: 101)
                 )),
-            .device(
-                DeviceStatus(
-                    isOnline: true, lastActivity: 6, pendingNotice: nil, conditionSends: ["1:2:0 0", "3:40:0 4"])),
             .enqueued(message), .enqueued(plain),
             .dequeued(messageID: "1:2:0"), .awaitingAcknowledgement(messageID: "1:2:0"),
             .acknowledgementSettled(messageID: "1:2:0"),
@@ -54,6 +52,36 @@ struct RecordCodecTests {
         let decoded = try codec.change(of: consumed(record, topic: "changelog"))
         #expect(Array(decoded.token.utf8) == Array(token.utf8), "tokens are compared as bytes")
         #expect(decoded.change == change)
+    }
+
+    static let topicTarget = try! TopicTarget.parse("'a' in topics || 'b' in topics", as: .condition).get()
+    static let fanOut = FanOutMessage(
+        sendID: "2:9:0", target: topicTarget, collapseKey: "k", expiresAt: 1_700_000_060_000, time: 1_700_000_000_000,
+        apns: Array(#"{"headers":{},"payload":{"gcm.message_id":"2:9:0/0000000000000000"}}"#.utf8), idRange: 41..<63)
+
+    @Test(
+        "every topic change survives the changelog",
+        arguments: [
+            TopicChange.member(topic: "news", token: "a token", isMember: true),
+            .member(topic: "news", token: "t", isMember: false),
+            .deviceTopic(token: "\u{301}t", topic: "news", isSubscribed: true),
+            .conditionCopies(token: "t", ["1:2:0 0", "3:4:0 1"]), .conditionCopies(token: "t", nil),
+            .walk(
+                FanOutWalk.Key(sendID: "2:9:0", topicIndex: 1),
+                FanOutWalk(message: fanOut, topicIndex: 1, ended: [nil, [0: 3, 2: 1]])),
+            .walk(FanOutWalk.Key(sendID: "2:9:0", topicIndex: 1), nil),
+            .tally(sendID: "2:9:0", FanOutStatusSubject(sendID: "2:9:0", target: topicTarget, time: 5)),
+            .tally(sendID: "2:9:0", nil),
+            .walkEnded(sendID: "2:9:0", topicIndex: 1, lastChunks: [FanOutTally.Channel(segment: 2, partition: 3): 7]),
+            .walkEnded(sendID: "2:9:0", topicIndex: 0, lastChunks: nil),
+            .tallyProgress(
+                sendID: "2:9:0", FanOutTally.TopicChannel(topic: 1, channel: .init(segment: 0, partition: 2)),
+                FanOutTally.Progress(lastChunk: 4, accepted: 900)),
+        ])
+    func topicChangeRoundTrip(change: TopicChange) throws {
+        let codec = ChangelogCodec(topic: "changelog")
+        let record = written { codec.record(change, partition: 2, to: &$0) }
+        #expect(try codec.topicChange(of: consumed(record, topic: "changelog")) == change)
     }
 
     @Test("removals are tombstones of the key that added, so compaction keeps only live state")

@@ -9,6 +9,8 @@ import FCMTranslation
 ///   (empty value), or left it (a tombstone);
 /// - `j <send id> <topic index>` in the topic's state partition: a fan-out's walk of the topic
 ///   (``FanOutJSON``), or its end (a tombstone);
+/// - `c <token>` in the device's state partition: the condition sends the device took its copy
+///   of (a JSON array of `<send id> <topic index>`), or none (a tombstone, when it is forgotten);
 /// - `k <send id>` in the first topic's state partition: a fan-out's tally began (the send's id,
 ///   target and time; written once, so that compaction keeps it ahead of the rest), or completed
 ///   (a tombstone); beside it, `e <send id> <topic index>`: a walk ended, with its last chunks,
@@ -21,6 +23,8 @@ public enum TopicChange: Sendable, Hashable {
     case member(topic: String, token: String, isMember: Bool)
     /// The topic joined (`isSubscribed`) or left the device's own set: the device's view.
     case deviceTopic(token: String, topic: String, isSubscribed: Bool)
+    /// The condition sends a device took its copy of changed (or it was forgotten: nil).
+    case conditionCopies(token: String, [String]?)
     /// A walk went on (or ended: nil).
     case walk(FanOutWalk.Key, FanOutWalk?)
     /// A tally began (or completed: nil).
@@ -42,6 +46,12 @@ extension ChangelogCodec {
         case .deviceTopic(let token, let topic, let isSubscribed):
             outputs.key { Self.writeTopicKey("s", topic, token, to: &$0) }
             if isSubscribed { outputs.value { _ in } }
+        case .conditionCopies(let token, let copies):
+            outputs.key {
+                $0.append("c ")
+                $0.append(utf8: token)
+            }
+            if let copies { outputs.value { JSONValue.array(copies.map(JSONValue.string)).write(to: &$0) } }
         case .walk(let key, let walk):
             outputs.key { Self.writeTopicKey("j", key.sendID, String(key.topicIndex), to: &$0) }
             if let walk { outputs.value { FanOutJSON.write(walk, to: &$0) } }
@@ -69,6 +79,16 @@ extension ChangelogCodec {
             Self.topicKinds.contains(key[0])
         else { return nil }
         let rest = UnsafeRawBufferPointer(rebasing: key[2...])
+        if key[0] == UInt8(ascii: "c") {
+            let token = String(decoding: rest, as: UTF8.self)
+            guard let value = record.value else { return .conditionCopies(token: token, nil) }
+            guard case .array(let entries)? = try? JSONParser.parse(value),
+                entries.count <= TopicStates.conditionCopiesKept
+            else {
+                throw MalformedRecord(description: "changelog condition copies at \(record.position) are not readable")
+            }
+            return .conditionCopies(token: token, entries.compactMap(\.stringValue))
+        }
         if key[0] == UInt8(ascii: "k") {
             let sendID = String(decoding: rest, as: UTF8.self)
             guard let value = record.value else { return .tally(sendID: sendID, nil) }
@@ -142,7 +162,7 @@ extension ChangelogCodec {
     }
 
     /// The first bytes of the keys of topic changes.
-    private static let topicKinds: [UInt8] = ["t", "s", "j", "k", "e", "q"].map { UInt8(ascii: $0) }
+    private static let topicKinds: [UInt8] = ["t", "s", "c", "j", "k", "e", "q"].map { UInt8(ascii: $0) }
 
     /// `<kind> <topic> <token>` (`<kind> <send id> <topic index>` for a walk).
     private static func writeTopicKey(_ kind: StaticString, _ topic: String, _ token: String, to key: inout ByteWriter)

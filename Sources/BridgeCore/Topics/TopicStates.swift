@@ -13,7 +13,13 @@ public struct TopicStates: Sendable {
         var walks: [FanOutWalk.Key: FanOutWalk] = [:]
         /// Fan-outs this partition coordinates (whose first topic is here).
         var tallies: [String: FanOutTally] = [:]
+        /// The condition sends each device took its copy of, newest last, as
+        /// `<send id> <topic index>`: the walk it took it from.
+        var conditionCopies: [DeviceKey: [String]] = [:]
     }
+
+    /// How many condition sends a device remembers taking: more than are fanned out to it at once.
+    static let conditionCopiesKept = 16
 
     private var partitions: [Int32: Partition] = [:]
     private var names = TopicNames()
@@ -94,6 +100,35 @@ public struct TopicStates: Sendable {
         return topics
     }
 
+    /// The walk (the topic's place in the condition) `token`'s device took its copy of condition
+    /// send `sendID` from; nil when it took none.
+    func walkTaken(_ token: String, for sendID: String, in partition: Int32) -> Int? {
+        for entry in partitions[partition]?.conditionCopies[DeviceKey(token: token)] ?? [] {
+            let parts = entry.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0] == sendID { return Int(parts[1]) }
+        }
+        return nil
+    }
+
+    /// Remembers that `token`'s device took its copy of condition send `sendID` from walk
+    /// `topicIndex`, forgetting the oldest beyond ``conditionCopiesKept``; returns what the
+    /// device now remembers, to record.
+    mutating func noteCopy(_ token: String, of sendID: String, from topicIndex: Int, in partition: Int32)
+        -> [String]
+    {
+        let key = DeviceKey(token: token)
+        var copies = partitions[partition]?.conditionCopies[key] ?? []
+        copies.append("\(sendID) \(topicIndex)")
+        if copies.count > Self.conditionCopiesKept { copies.removeFirst() }
+        partitions[partition, default: Partition()].conditionCopies[key] = copies
+        return copies
+    }
+
+    /// Forgets the condition sends a forgotten device took; whether it had any.
+    mutating func forgetConditionCopies(_ token: String, in partition: Int32) -> Bool {
+        partitions[partition]?.conditionCopies.removeValue(forKey: DeviceKey(token: token)) != nil
+    }
+
     /// The topics in the device's own set.
     func topics(of token: String, in partition: Int32) -> Set<String> {
         Set((partitions[partition]?.deviceTopics[DeviceKey(token: token)] ?? []).map(names.name(of:)))
@@ -145,6 +180,8 @@ public struct TopicStates: Sendable {
             _ = subscribe(token, to: topic, in: partition, limit: .max)
         case .deviceTopic(let token, let topic, false):
             _ = unsubscribe(token, from: topic, in: partition)
+        case .conditionCopies(let token, let copies):
+            partitions[partition, default: Partition()].conditionCopies[DeviceKey(token: token)] = copies
         case .walk(let key, let walk):
             setWalk(key, walk, in: partition)
         case .tally(let sendID, nil):
