@@ -153,8 +153,6 @@ extension DeviceQueue {
         case .presence(.connect): connect(at: routed.time, rules: rules)
         case .presence(.disconnect): disconnect(at: routed.time)
         case .presence(.acknowledge(let ids)): acknowledge(ids, at: routed.time)
-        // A device's topics are not its queue's (see ``TopicStates``).
-        case .subscription: QueueOutput()
         }
     }
 }

@@ -3,9 +3,10 @@ import FCMTranslation
 /// Subscriptions, in two hops: each token's device owner checks and records the topic in the
 /// device's own set, then the topic's owner records the member and publishes the status, so
 /// that a `subscribed` status is out only once a fan-out of the topic would reach the device.
+/// Each hop carries a request's devices of one partition in one record (as many as fit).
 extension RecordProcessor {
-    /// A subscription request: its refused tokens and its rejection get their statuses; each
-    /// accepted token goes to its device's state partition.
+    /// A subscription request: its refused tokens and its rejection get their statuses; the
+    /// accepted tokens go to their devices' state partitions, those of a partition together.
     func admitSubscription(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
         let time = EventTime.reported(record.createTime)
         let decoded = SubscriptionRequest.decode(record.value?.readableBytesView).flatMap {
@@ -18,10 +19,13 @@ extension RecordProcessor {
                     AddressedStatus(token: nil, status: .rejected(messageID: nil, refused, at: time)), to: &outputs)
             }
             if let first = request.refused.first { reject(record, first, outputs: &outputs) }
-            for token in request.tokens {
-                let routed = RoutedInput(
-                    token: token, input: .subscription(request.action, topic: request.topic), time: time)
-                route(routed, from: record, colocated: false, states: &states, outputs: &outputs)
+            var byPartition: [Int32: [String]] = [:]
+            for token in request.tokens { byPartition[statePartition(of: token), default: []].append(token) }
+            for (partition, tokens) in byPartition.sorted(by: { $0.key < $1.key }) {
+                let change = MembershipChange(topic: request.topic, tokens: tokens, action: request.action, time: time)
+                for part in change.parts(maxBytes: tokenRoom(for: change)) {
+                    repartition.record(part, toTopic: false, partition: partition, to: &outputs)
+                }
             }
         case .failure(let rejection):
             let tokens: [String?] = rejection.tokens.isEmpty ? [nil] : rejection.tokens
@@ -33,12 +37,29 @@ extension RecordProcessor {
         }
     }
 
-    /// The device's hop: records the topic in (or out of) the device's own set, or refuses a
-    /// subscription past the limit, and sends the membership change on to the topic's owner.
+    /// The devices' hop: records the topic in (or out of) each device's own set, or refuses a
+    /// subscription past the limit, and sends the changes on to the topic's owner.
     func subscription(
+        _ change: MembershipChange, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
+    ) {
+        var applied = change
+        applied.tokens = change.tokens.filter { token in
+            subscription(
+                change.action, topic: change.topic, token: token, in: partition, at: change.time,
+                states: &states, outputs: &outputs)
+        }
+        for part in applied.parts(maxBytes: tokenRoom(for: applied)) {
+            repartition.record(part, toTopic: true, partition: statePartition(ofTopic: change.topic), to: &outputs)
+        }
+        forgetIdle(in: partition, at: change.time, states: &states, outputs: &outputs)
+    }
+
+    /// One device's side of a subscription; whether the topic's owner is to hear of it (not
+    /// when it was refused).
+    private func subscription(
         _ action: SubscriptionRequest.Action, topic: String, token: String, in partition: Int32, at time: Int64,
         states: inout DeviceStates, outputs: inout OutputRecords
-    ) {
+    ) -> Bool {
         switch action {
         case .subscribe:
             if let created = states.ensureDevice(token, in: partition, at: time) {
@@ -53,7 +74,7 @@ extension RecordProcessor {
                 rejection.tokens = [token]
                 encoder.status(
                     AddressedStatus(token: token, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
-                return
+                return false
             case true?:
                 changelog.record(
                     .deviceTopic(token: token, topic: topic, isSubscribed: true), partition: partition, to: &outputs)
@@ -66,24 +87,30 @@ extension RecordProcessor {
                     .deviceTopic(token: token, topic: topic, isSubscribed: false), partition: partition, to: &outputs)
             }
         }
-        let change = MembershipChange(topic: topic, token: token, action: action, time: time)
-        repartition.record(change, partition: statePartition(ofTopic: topic), to: &outputs)
+        return true
     }
 
-    /// The topic's hop: records the member (or its leaving) and publishes the status.
+    /// The topic's hop: records each member (or its leaving) and publishes its status.
     func apply(
         _ change: MembershipChange, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
-        if states.topics.apply(change, in: partition) {
-            let isMember = change.action == .subscribe
-            changelog.record(
-                .member(topic: change.topic, token: change.token, isMember: isMember), partition: partition,
+        for token in change.tokens {
+            if states.topics.apply(change.action, topic: change.topic, token: token, in: partition) {
+                let isMember = change.action == .subscribe
+                changelog.record(
+                    .member(topic: change.topic, token: token, isMember: isMember), partition: partition,
+                    to: &outputs)
+            }
+            guard !change.isForgetting else { continue }
+            encoder.status(
+                AddressedStatus(
+                    token: token, status: .subscription(change.action, topic: change.topic, at: change.time)),
                 to: &outputs)
         }
-        guard !change.isForgetting else { return }
-        encoder.status(
-            AddressedStatus(
-                token: change.token, status: .subscription(change.action, topic: change.topic, at: change.time)),
-            to: &outputs)
+    }
+
+    /// The token bytes one record of `change` may hold beside its topic and framing.
+    private func tokenRoom(for change: MembershipChange) -> Int {
+        limits.maxRecordBytes - OutputLimits.envelopeBytes - change.topic.utf8.count
     }
 }

@@ -80,6 +80,8 @@ public struct RecordProcessor: Sendable {
             }
             switch carried {
             case .device(let routed, _): handle(routed, in: record.partition, states: &states, outputs: &outputs)
+            case .subscription(let change):
+                subscription(change, in: record.partition, states: &states, outputs: &outputs)
             case .membership(let change): apply(change, in: record.partition, states: &states, outputs: &outputs)
             case .fanOut(let fanOut): handle(fanOut, in: record.partition, states: &states, outputs: &outputs)
             }
@@ -167,12 +169,6 @@ public struct RecordProcessor: Sendable {
     func applyToDevice(
         _ routed: RoutedInput, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
-        if case .subscription(let action, let topic) = routed.input {
-            subscription(
-                action, topic: topic, token: routed.token, in: partition, at: routed.time, states: &states,
-                outputs: &outputs)
-            return
-        }
         let output = states.handle(routed, in: partition, rules: rules)
         for change in output.changes {
             changelog.record(change, token: routed.token, partition: partition, to: &outputs)
@@ -199,8 +195,8 @@ public struct RecordProcessor: Sendable {
                 changelog.record(
                     .deviceTopic(token: token, topic: topic, isSubscribed: false), partition: partition, to: &outputs)
                 let leave = MembershipChange(
-                    topic: topic, token: token, action: .unsubscribe, time: time, isForgetting: true)
-                repartition.record(leave, partition: statePartition(ofTopic: topic), to: &outputs)
+                    topic: topic, tokens: [token], action: .unsubscribe, time: time, isForgetting: true)
+                repartition.record(leave, toTopic: true, partition: statePartition(ofTopic: topic), to: &outputs)
             }
         }
     }

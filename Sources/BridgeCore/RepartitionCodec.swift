@@ -6,13 +6,14 @@ import FCMTranslation
 ///
 /// The `kind` header says what the input is: `message` (value: its `apns` object; headers
 /// `message-id`, `collapse-key`, `expires-at`), `connect`, `disconnect`, `ack` (value: the
-/// acknowledged ids as a JSON array), or `subscribe` / `unsubscribe` (header `topic`). The
-/// `source` header names the input record's place, `topic:partition:offset`, by which the
-/// forwarding worker knows when it is back.
+/// acknowledged ids as a JSON array). The `source` header names the input record's place,
+/// `topic:partition:offset`, by which the forwarding worker knows when it is back.
 ///
-/// A membership change on its way to its topic's state partition is `join` / `leave` / `forget`
-/// (a forgotten device's leave; header `topic`), keyed by the device's token too, with no
-/// `source`: it is no input of the device's.
+/// A subscription request's devices of one state partition are `subscribe` / `unsubscribe`
+/// (header `topic`; value: the tokens, each after a newline), on their way to their partition;
+/// from there they go on to the topic's state partition as `join` / `leave` / `forget` (a
+/// forgotten device's leave). Both are keyed by their first token, with no `source`: they are no
+/// input of one device's; a record with no value names its one device by its key.
 struct RepartitionCodec: Sendable {
     let topic: String
 
@@ -42,20 +43,28 @@ struct RepartitionCodec: Sendable {
         case .presence(.acknowledge(let ids)):
             outputs.value { JSONValue.array(ids.map(JSONValue.string)).write(to: &$0) }
             outputs.header("kind") { $0.append("ack") }
-        case .subscription(let action, let topic):
-            outputs.value { _ in }
-            outputs.header("kind", text: action.rawValue)
-            outputs.header("topic", text: topic)
         }
     }
 
-    /// Writes the record that takes `change` to its topic's state partition `partition`.
-    func record(_ change: MembershipChange, partition: Int32, to outputs: inout OutputRecords) {
+    /// Writes the record that takes `change` to state partition `partition`: to the devices'
+    /// (`toTopic` false), or to the topic's. Its tokens must fit one record
+    /// (``MembershipChange/parts(maxBytes:)``).
+    func record(_ change: MembershipChange, toTopic: Bool, partition: Int32, to outputs: inout OutputRecords) {
         outputs.begin(.repartition, partition: partition, timestamp: change.time)
-        outputs.key { $0.append(utf8: change.token) }
-        outputs.value { _ in }
+        outputs.key { $0.append(utf8: change.tokens.first ?? "") }
+        outputs.value { value in
+            for token in change.tokens {
+                value.append(UInt8(ascii: "\n"))
+                value.append(utf8: token)
+            }
+        }
         outputs.header("kind") {
-            $0.append(change.isForgetting ? "forget" : change.action == .subscribe ? "join" : "leave")
+            switch (toTopic, change.action) {
+            case (false, let action): $0.append(utf8: action.rawValue)
+            case (true, _) where change.isForgetting: $0.append("forget")
+            case (true, .subscribe): $0.append("join")
+            case (true, .unsubscribe): $0.append("leave")
+            }
         }
         outputs.header("topic", text: change.topic)
     }
@@ -67,9 +76,11 @@ struct RepartitionCodec: Sendable {
     }
 
     /// What a repartition record carries: an input for a device, with its
-    /// ``forwardedSource(of:)``, a membership change for a topic, or a fan-out's step.
+    /// ``forwardedSource(of:)``, devices joining or leaving a topic (to their partition, or to the
+    /// topic's), or a fan-out's step.
     enum Carried {
         case device(RoutedInput, source: String)
+        case subscription(MembershipChange)
         case membership(MembershipChange)
         case fanOut(FanOutRecord)
     }
@@ -78,7 +89,8 @@ struct RepartitionCodec: Sendable {
     func record(_ carried: Carried, partition: Int32, to outputs: inout OutputRecords) {
         switch carried {
         case .device(let routed, let source): record(routed, source: source, partition: partition, to: &outputs)
-        case .membership(let change): record(change, partition: partition, to: &outputs)
+        case .subscription(let change): record(change, toTopic: false, partition: partition, to: &outputs)
+        case .membership(let change): record(change, toTopic: true, partition: partition, to: &outputs)
         case .fanOut(let fanOut): record(fanOut, partition: partition, to: &outputs)
         }
     }
@@ -90,11 +102,15 @@ struct RepartitionCodec: Sendable {
         guard let token = RecordFields.text(record.key), let time = record.createTime else {
             throw MalformedRecord(description: "repartition record at \(record.position) has no key or timestamp")
         }
-        if kind == "join" || kind == "leave" || kind == "forget" {
-            return .membership(
-                MembershipChange(
-                    topic: try Self.topic(of: record), token: token, action: kind == "join" ? .subscribe : .unsubscribe,
-                    time: time, isForgetting: kind == "forget"))
+        if let kind, let action = Self.membershipKinds[kind] {
+            // Tokens read back are checked as a request's are: they become keys and JSON.
+            let listed = (RecordFields.bytes(record.value) ?? []).split(separator: UInt8(ascii: "\n")).prefix(
+                SubscriptionRequest.maximumTokens
+            ).map { String(decoding: $0, as: UTF8.self) }.filter { RequestDecoder.tokenProblem($0) == nil }
+            let change = MembershipChange(
+                topic: try Self.topic(of: record), tokens: record.value == nil || listed.isEmpty ? [token] : listed,
+                action: action.action, time: time, isForgetting: kind == "forget")
+            return action.toTopic ? .membership(change) : .subscription(change)
         }
         let input: DeviceInput
         switch kind {
@@ -117,14 +133,19 @@ struct RepartitionCodec: Sendable {
                 throw MalformedRecord(description: "repartition ack at \(record.position) has no JSON array of ids")
             }
             input = .presence(.acknowledge(messageIDs: ids.compactMap(\.stringValue)))
-        case "subscribe", "unsubscribe":
-            input = .subscription(kind == "subscribe" ? .subscribe : .unsubscribe, topic: try Self.topic(of: record))
         case let kind:
             throw MalformedRecord(
                 description: "repartition record at \(record.position) is of unknown kind \(kind ?? "nil")")
         }
         return .device(RoutedInput(token: token, input: input, time: time), source: Self.forwardedSource(of: record))
     }
+
+    /// The kinds of subscription and membership records: the action, and whether the record goes
+    /// to the topic's partition.
+    private static let membershipKinds: [String: (action: SubscriptionRequest.Action, toTopic: Bool)] = [
+        "subscribe": (.subscribe, false), "unsubscribe": (.unsubscribe, false), "join": (.subscribe, true),
+        "leave": (.unsubscribe, true), "forget": (.unsubscribe, true),
+    ]
 
     /// The `topic` header of a subscription or membership record.
     private static func topic(of record: some InputRecord) throws(MalformedRecord) -> String {

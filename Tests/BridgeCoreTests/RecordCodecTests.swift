@@ -140,7 +140,6 @@ struct RecordCodecTests {
         arguments: [
             DeviceInput.send(message), .send(plain), .presence(.connect), .presence(.disconnect),
             .presence(.acknowledge(messageIDs: ["1:2:0", "with\\nnewline", ""])),
-            .subscription(.subscribe, topic: "news"), .subscription(.unsubscribe, topic: "a-b_c.d~e%f"),
         ])
     func repartitionRoundTrip(input: DeviceInput) throws {
         let codec = RepartitionCodec(topic: "repartition")
@@ -157,6 +156,52 @@ struct RecordCodecTests {
             return
         }
         #expect(read == routed && source == "send:3:9")
+    }
+
+    @Test(
+        "devices joining or leaving a topic survive the repartition topic, to their partition or to the topic's",
+        arguments: [
+            (MembershipChange(topic: "news", tokens: ["a"], action: .subscribe, time: 5), false),
+            (
+                MembershipChange(
+                    topic: "a-b_c.d~e%f", tokens: ["a", "b c", "\u{301}d"], action: .unsubscribe, time: 6), false
+            ),
+            (MembershipChange(topic: "news", tokens: ["a", "b"], action: .subscribe, time: 7), true),
+            (MembershipChange(topic: "news", tokens: ["a"], action: .unsubscribe, time: 8), true),
+            (MembershipChange(topic: "news", tokens: ["a"], action: .unsubscribe, time: 9, isForgetting: true), true),
+        ])
+    func membershipRoundTrip(change: MembershipChange, toTopic: Bool) throws {
+        let codec = RepartitionCodec(topic: "repartition")
+        let record = written { codec.record(change, toTopic: toTopic, partition: 2, to: &$0) }
+        switch try codec.carried(by: consumed(record, topic: "repartition")) {
+        case .subscription(let read) where !toTopic: #expect(read == change)
+        case .membership(let read) where toTopic: #expect(read == change)
+        default: Issue.record("carried as something else")
+        }
+    }
+
+    @Test("a subscription record of one device, as an older bridge wrote it (no value), names it by its key")
+    func singleDeviceSubscription() throws {
+        let record = InMemoryRecord(
+            topic: "r", key: ByteBuffer(string: "tok"), value: ByteBuffer(), createTime: 7,
+            headers: ["kind": "subscribe", "topic": "news"])
+        guard case .subscription(let change) = try RepartitionCodec(topic: "r").carried(by: record) else {
+            Issue.record("not a subscription")
+            return
+        }
+        #expect(change == MembershipChange(topic: "news", tokens: ["tok"], action: .subscribe, time: 7))
+    }
+
+    @Test("a change's parts hold every token once, in order, each part within its bytes")
+    func membershipParts() {
+        let tokens = (0..<50).map { String(repeating: "x", count: $0 * 7 % 90 + 1) }
+        let change = MembershipChange(topic: "news", tokens: tokens, action: .subscribe, time: 1)
+        for maxBytes in [1, 50, 91, 300, 10_000] {
+            let parts = change.parts(maxBytes: maxBytes)
+            #expect(parts.flatMap(\.tokens) == tokens)
+            #expect(
+                parts.allSatisfy { $0.tokens.count == 1 || $0.tokens.reduce(0) { $0 + $1.utf8.count + 1 } <= maxBytes })
+        }
     }
 
     @Test("a message an older bridge stored as its whole inbox record comes back with its apns object")

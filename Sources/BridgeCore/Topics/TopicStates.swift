@@ -73,18 +73,18 @@ public struct TopicStates: Sendable {
         return true
     }
 
-    /// The topic's side: applies a membership change; whether it changed anything.
-    mutating func apply(_ change: MembershipChange, in partition: Int32) -> Bool {
-        switch change.action {
+    /// The topic's side: `token` joins or leaves `topic`; whether that changed anything.
+    mutating func apply(
+        _ action: SubscriptionRequest.Action, topic: String, token: String, in partition: Int32
+    ) -> Bool {
+        switch action {
         case .subscribe:
-            return partitions[partition, default: Partition()].members[change.topic, default: TopicMembers()]
-                .insert(change.token)
+            return partitions[partition, default: Partition()].members[topic, default: TopicMembers()].insert(token)
         case .unsubscribe:
-            guard partitions[partition]?.members[change.topic]?.contains(change.token) == true else { return false }
-            partitions[partition, default: Partition()].members[change.topic, default: TopicMembers()]
-                .remove(change.token)
-            if partitions[partition, default: Partition()].members[change.topic, default: TopicMembers()].count == 0 {
-                partitions[partition, default: Partition()].members[change.topic] = nil
+            guard partitions[partition]?.members[topic]?.contains(token) == true else { return false }
+            partitions[partition, default: Partition()].members[topic, default: TopicMembers()].remove(token)
+            if partitions[partition, default: Partition()].members[topic, default: TopicMembers()].count == 0 {
+                partitions[partition, default: Partition()].members[topic] = nil
             }
             return true
         }
@@ -173,9 +173,7 @@ public struct TopicStates: Sendable {
     public mutating func restore(_ change: TopicChange, in partition: Int32) {
         switch change {
         case .member(let topic, let token, let isMember):
-            _ = apply(
-                MembershipChange(topic: topic, token: token, action: isMember ? .subscribe : .unsubscribe, time: 0),
-                in: partition)
+            _ = apply(isMember ? .subscribe : .unsubscribe, topic: topic, token: token, in: partition)
         case .deviceTopic(let token, let topic, true):
             _ = subscribe(token, to: topic, in: partition, limit: .max)
         case .deviceTopic(let token, let topic, false):
