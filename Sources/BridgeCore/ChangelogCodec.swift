@@ -10,7 +10,7 @@ import FCMTranslation
 ///   key, see ``ChangelogMessageValue``; headers `collapse-key`, `expires-at`, for workers of
 ///   0.10; timestamp: its send time), or a tombstone once it left;
 /// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone;
-/// - `s <topic> <token>` and `t <topic> <token>`: topic state (see ``TopicChange``).
+/// - `s`, `t`, `c`, `j`, `k`, `e` and `q`: topic state and fan-outs (see ``TopicChange``).
 ///
 /// Message ids have no spaces, so the token is everything after the second space.
 public struct ChangelogCodec: Sendable {

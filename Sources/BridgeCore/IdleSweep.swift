@@ -14,8 +14,8 @@ struct IdleSweep: Sendable {
     /// Event time between scans, in milliseconds.
     static let interval: Int64 = 3_600_000
     /// Changelog records that forgetting may add to one input's (one device may add more: one per
-    /// id awaiting its `ack`, and a tombstone and a leave per topic it is subscribed to, at most
-    /// twice `queue.max_topics_per_device`).
+    /// id awaiting its `ack`, a tombstone and a leave per topic it is subscribed to, at most
+    /// twice `queue.max_topics_per_device`, and a tombstone of the condition sends it took).
     static let changesPerInput = 256
 
     /// Event time of the last scan, against which its candidates are checked again; nil before

@@ -55,6 +55,12 @@ public struct OutputLimits: Sendable, Hashable {
                 field: "apns.payload_limit",
                 "\(configuration.payloadLimit) does not fit: \(source), which leaves \(payloadRoom) for a payload")
         }
+        guard Int(configuration.topics.partitions) <= FanOutWalk.maximumChannels else {
+            return ConfigurationError(
+                field: "topics.partitions",
+                "\(configuration.topics.partitions) is over \(FanOutWalk.maximumChannels): a fan-out's walk lists its last chunk to each state partition in one record"
+            )
+        }
         let notice = (configuration.queue.maxPending + 1) * Self.listedIDBytes + Self.envelopeBytes
         guard notice <= maxRecordBytes else {
             return ConfigurationError(

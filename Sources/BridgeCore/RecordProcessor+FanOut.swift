@@ -16,8 +16,8 @@ import FCMTranslation
 ///    record of every walk is acknowledged.
 ///
 /// A device takes a copy of a condition send from the first of the condition's walks that
-/// reaches it while its own topics satisfy the condition, and remembers the send (in its status)
-/// so that the others' copies are repeats: a device in two topics of an `||` gets one copy. A
+/// reaches it while its own topics satisfy the condition, and its partition remembers the send
+/// (``ConditionCopies``) so that the others' copies are repeats: a device in two topics of an `||` gets one copy. A
 /// device takes a copy of a topic send from the topic's walk, which reads the topic's members as
 /// it reaches each bucket: a member that left before the walk reached it is not sent one.
 extension RecordProcessor {
@@ -46,8 +46,10 @@ extension RecordProcessor {
                 case .take:
                     let routed = RoutedInput(token: token, input: .send(message.copy(for: token)), time: message.time)
                     applyToDevice(routed, in: partition, states: &states, outputs: &outputs)
-                    if message.target.kind == .condition {
-                        let copies = states.topics.noteCopy(token, of: message.sendID, from: index, in: partition)
+                    // One walk, for a topic or a condition of one topic: no other to take it from.
+                    if message.target.condition.topics.count > 1 {
+                        let copies = states.topics.noteCopy(
+                            token, of: message.sendID, sentAt: message.time, from: index, in: partition)
                         changelog.record(.conditionCopies(token: token, copies), partition: partition, to: &outputs)
                     }
                     accepted += 1

@@ -104,12 +104,17 @@ struct RepartitionCodec: Sendable {
         }
         if let kind, let action = Self.membershipKinds[kind] {
             // Tokens read back are checked as a request's are: they become keys and JSON.
-            let listed = (RecordFields.bytes(record.value) ?? []).split(separator: UInt8(ascii: "\n")).prefix(
-                SubscriptionRequest.maximumTokens
-            ).map { String(decoding: $0, as: UTF8.self) }.filter { RequestDecoder.tokenProblem($0) == nil }
+            let value = RecordFields.bytes(record.value) ?? []
+            // A record with no value names its one device by its key.
+            let tokens =
+                (value.isEmpty
+                ? [token]
+                : value.split(separator: UInt8(ascii: "\n")).prefix(
+                    SubscriptionRequest.maximumTokens
+                ).map { String(decoding: $0, as: UTF8.self) }).filter { RequestDecoder.tokenProblem($0) == nil }
             let change = MembershipChange(
-                topic: try Self.topic(of: record), tokens: record.value == nil || listed.isEmpty ? [token] : listed,
-                action: action.action, time: time, isForgetting: kind == "forget")
+                topic: try Self.topic(of: record), tokens: tokens, action: action.action, time: time,
+                isForgetting: kind == "forget")
             return action.toTopic ? .membership(change) : .subscription(change)
         }
         let input: DeviceInput

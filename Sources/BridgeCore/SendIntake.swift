@@ -66,9 +66,9 @@ public struct SendIntake: Sendable {
             return result
         }
         guard let time = EventTime.valid(time) else {
-            reject(
-                EventTime.rejection(time, tokens: Array(request.tokens)), partition: partition, offset: offset,
-                time: EventTime.reported(time), into: &result)
+            var rejection = EventTime.rejection(time, tokens: Array(request.tokens))
+            rejection.topicTarget = request.topicTarget
+            reject(rejection, partition: partition, offset: offset, time: EventTime.reported(time), into: &result)
             return result
         }
         // No tokens: a topic or condition target (checked so, the cheaper test for a send to devices).

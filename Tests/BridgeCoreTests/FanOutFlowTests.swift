@@ -280,6 +280,20 @@ struct FanOutFlowTests {
         #expect(network.fannedOut.map { $0.json["count"] } == [.number("2")])
     }
 
+    @Test("many condition sends in flight at once to a device in two of their topics give it one copy each")
+    func manyConditionSendsInFlight() throws {
+        var network = Network(subscriptions: [("a", ["d"]), ("b", ["d"])])
+        for _ in 0..<40 { network.send(Self.conditionSend("'a' in topics || 'b' in topics")) }
+        for _ in 0..<40 { _ = network.step() }  // the sends
+        // Every walk of the first topic, and its copies, before any of the second's.
+        while network.stepFirst("fanout-walk", topicIndex: 0) {}
+        while network.stepFirst("fanout-copies", topicIndex: 0) {}
+        network.run()
+        let ids = network.copyStatuses["d"]?.compactMap { $0["message_id"]?.stringValue } ?? []
+        #expect(ids.count == 40 && Set(ids).count == 40)
+        #expect(network.fannedOut.allSatisfy { $0.json["count"] == .number("1") } && network.fannedOut.count == 40)
+    }
+
     @Test("a validate_only topic send is validated, keyed by the topic, and reaches nobody")
     func validateOnly() {
         var network = Network(subscriptions: [("news", ["a"])])

@@ -115,6 +115,15 @@ struct OutputLimitsTests {
         #expect(OutputLimits(maxRecordBytes: maxRecordBytes).problem(with: configuration)?.field == field)
     }
 
+    @Test(
+        "more state partitions than a fan-out's walk end can list are refused",
+        arguments: [(2048, nil), (2049, "topics.partitions")] as [(Int32, String?)])
+    func statePartitions(partitions: Int32, field: String?) {
+        var configuration = configuration
+        configuration.topics.partitions = partitions
+        #expect(OutputLimits.librdkafkaDefault.problem(with: configuration)?.field == field)
+    }
+
     @Test("the largest forwarded ack and a status about the longest token fit the smallest limit")
     func largestOutputsFit() throws {
         let limits = OutputLimits(maxRecordBytes: 65_536)

@@ -65,7 +65,12 @@ struct RecordCodecTests {
             TopicChange.member(topic: "news", token: "a token", isMember: true),
             .member(topic: "news", token: "t", isMember: false),
             .deviceTopic(token: "\u{301}t", topic: "news", isSubscribed: true),
-            .conditionCopies(token: "t", ["1:2:0 0", "3:4:0 1"]), .conditionCopies(token: "t", nil),
+            .conditionCopies(
+                token: "t",
+                ConditionCopies(entries: [
+                    .init(sendID: "1:2:0", walk: 0, sentAt: 5), .init(sendID: "3:4:0", walk: 1, sentAt: -1),
+                ])),
+            .conditionCopies(token: "t", nil),
             .walk(
                 FanOutWalk.Key(sendID: "2:9:0", topicIndex: 1),
                 FanOutWalk(message: fanOut, topicIndex: 1, ended: [nil, [0: 3, 2: 1]])),

@@ -82,6 +82,26 @@ enum FanOutJSON {
         (try? JSONParser.parse(value)).flatMap(channelChunks)
     }
 
+    /// `[[send id, walk, send time], ...]`, oldest first.
+    static func write(_ copies: ConditionCopies, to output: inout ByteWriter) {
+        JSONValue.array(
+            copies.entries.map { .array([.string($0.sendID), .integer($0.walk), .number(String($0.sentAt))]) }
+        ).write(to: &output)
+    }
+
+    static func conditionCopies(_ value: UnsafeRawBufferPointer) -> ConditionCopies? {
+        guard case .array(let values)? = try? JSONParser.parse(value), values.count <= ConditionCopies.maximumKept
+        else { return nil }
+        var entries: [ConditionCopies.Entry] = []
+        for value in values {
+            guard case .array(let parts) = value, parts.count == 3, let sendID = parts[0].stringValue,
+                let walk = count(parts[1]), let sentAt = integer(parts[2])
+            else { return nil }
+            entries.append(ConditionCopies.Entry(sendID: sendID, walk: walk, sentAt: sentAt))
+        }
+        return ConditionCopies(entries: entries)
+    }
+
     /// `[last chunk, accepted]`.
     static func write(_ progress: FanOutTally.Progress, to output: inout ByteWriter) {
         JSONValue.array([.integer(progress.lastChunk), .integer(progress.accepted)]).write(to: &output)

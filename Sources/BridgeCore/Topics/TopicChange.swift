@@ -10,7 +10,8 @@ import FCMTranslation
 /// - `j <send id> <topic index>` in the topic's state partition: a fan-out's walk of the topic
 ///   (``FanOutJSON``), or its end (a tombstone);
 /// - `c <token>` in the device's state partition: the condition sends the device took its copy
-///   of (a JSON array of `<send id> <topic index>`), or none (a tombstone, when it is forgotten);
+///   of (``ConditionCopies``, a JSON array of `[send id, walk, send time]`), or none (a
+///   tombstone, when it is forgotten);
 /// - `k <send id>` in the first topic's state partition: a fan-out's tally began (the send's id,
 ///   target and time; written once, so that compaction keeps it ahead of the rest), or completed
 ///   (a tombstone); beside it, `e <send id> <topic index>`: a walk ended, with its last chunks,
@@ -24,7 +25,7 @@ public enum TopicChange: Sendable, Hashable {
     /// The topic joined (`isSubscribed`) or left the device's own set: the device's view.
     case deviceTopic(token: String, topic: String, isSubscribed: Bool)
     /// The condition sends a device took its copy of changed (or it was forgotten: nil).
-    case conditionCopies(token: String, [String]?)
+    case conditionCopies(token: String, ConditionCopies?)
     /// A walk went on (or ended: nil).
     case walk(FanOutWalk.Key, FanOutWalk?)
     /// A tally began (or completed: nil).
@@ -51,7 +52,7 @@ extension ChangelogCodec {
                 $0.append("c ")
                 $0.append(utf8: token)
             }
-            if let copies { outputs.value { JSONValue.array(copies.map(JSONValue.string)).write(to: &$0) } }
+            if let copies { outputs.value { FanOutJSON.write(copies, to: &$0) } }
         case .walk(let key, let walk):
             outputs.key { Self.writeTopicKey("j", key.sendID, String(key.topicIndex), to: &$0) }
             if let walk { outputs.value { FanOutJSON.write(walk, to: &$0) } }
@@ -82,12 +83,10 @@ extension ChangelogCodec {
         if key[0] == UInt8(ascii: "c") {
             let token = String(decoding: rest, as: UTF8.self)
             guard let value = record.value else { return .conditionCopies(token: token, nil) }
-            guard case .array(let entries)? = try? JSONParser.parse(value),
-                entries.count <= TopicStates.conditionCopiesKept
-            else {
+            guard let copies = FanOutJSON.conditionCopies(value) else {
                 throw MalformedRecord(description: "changelog condition copies at \(record.position) are not readable")
             }
-            return .conditionCopies(token: token, entries.compactMap(\.stringValue))
+            return .conditionCopies(token: token, copies)
         }
         if key[0] == UInt8(ascii: "k") {
             let sendID = String(decoding: rest, as: UTF8.self)

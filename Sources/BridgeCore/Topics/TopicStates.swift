@@ -13,13 +13,9 @@ public struct TopicStates: Sendable {
         var walks: [FanOutWalk.Key: FanOutWalk] = [:]
         /// Fan-outs this partition coordinates (whose first topic is here).
         var tallies: [String: FanOutTally] = [:]
-        /// The condition sends each device took its copy of, newest last, as
-        /// `<send id> <topic index>`: the walk it took it from.
-        var conditionCopies: [DeviceKey: [String]] = [:]
+        /// The condition sends each device took its copy of.
+        var conditionCopies: [DeviceKey: ConditionCopies] = [:]
     }
-
-    /// How many condition sends a device remembers taking: more than are fanned out to it at once.
-    static let conditionCopiesKept = 16
 
     private var partitions: [Int32: Partition] = [:]
     private var names = TopicNames()
@@ -103,23 +99,17 @@ public struct TopicStates: Sendable {
     /// The walk (the topic's place in the condition) `token`'s device took its copy of condition
     /// send `sendID` from; nil when it took none.
     func walkTaken(_ token: String, for sendID: String, in partition: Int32) -> Int? {
-        for entry in partitions[partition]?.conditionCopies[DeviceKey(token: token)] ?? [] {
-            let parts = entry.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0] == sendID { return Int(parts[1]) }
-        }
-        return nil
+        partitions[partition]?.conditionCopies[DeviceKey(token: token)]?.walk(for: sendID)
     }
 
-    /// Remembers that `token`'s device took its copy of condition send `sendID` from walk
-    /// `topicIndex`, forgetting the oldest beyond ``conditionCopiesKept``; returns what the
-    /// device now remembers, to record.
-    mutating func noteCopy(_ token: String, of sendID: String, from topicIndex: Int, in partition: Int32)
-        -> [String]
-    {
+    /// Notes that `token`'s device took its copy of condition send `sendID`, sent at `sentAt`,
+    /// from walk `topicIndex`; returns what the device now remembers, to record.
+    mutating func noteCopy(
+        _ token: String, of sendID: String, sentAt: Int64, from topicIndex: Int, in partition: Int32
+    ) -> ConditionCopies {
         let key = DeviceKey(token: token)
-        var copies = partitions[partition]?.conditionCopies[key] ?? []
-        copies.append("\(sendID) \(topicIndex)")
-        if copies.count > Self.conditionCopiesKept { copies.removeFirst() }
+        var copies = partitions[partition]?.conditionCopies[key] ?? ConditionCopies()
+        copies.note(sendID, walk: topicIndex, sentAt: sentAt)
         partitions[partition, default: Partition()].conditionCopies[key] = copies
         return copies
     }
