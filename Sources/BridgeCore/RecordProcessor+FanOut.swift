@@ -17,9 +17,10 @@ import FCMTranslation
 ///
 /// A device takes a copy of a condition send from the first of the condition's walks that
 /// reaches it while its own topics satisfy the condition, and its partition remembers the send
-/// (``ConditionCopies``) so that the others' copies are repeats: a device in two topics of an `||` gets one copy. A
-/// device takes a copy of a topic send from the topic's walk, which reads the topic's members as
-/// it reaches each bucket: a member that left before the walk reached it is not sent one.
+/// (``ConditionCopies``) so that the others' copies are repeats: a device in two topics of an
+/// `||` gets one copy. A device takes a copy of a topic send from the topic's walk, which reads
+/// the topic's members as it reaches each bucket: a member that left before the walk reached it
+/// is not sent one.
 extension RecordProcessor {
     /// Step 1: a walk of each of the send's topics, at its owner.
     func fanOut(_ message: FanOutMessage, outputs: inout OutputRecords) {
