@@ -3,8 +3,9 @@
 
 One worker (`fcm-bridge run`, configured through FCM_BRIDGE_* variables) reads --records records
 (seeded), produced as fast as one producer can to the send, presence and subscriptions topics:
-valid requests, presence events and subscription requests for a pool of devices, and mutations
-of them: truncated, bytes flipped,
+valid requests, presence events and subscription requests for a pool of devices (half of the
+devices connect first; then devices/20 subscription requests are taken in before the rest is
+sent), and mutations of them: truncated, bytes flipped,
 values of the wrong type, nulls, huge strings, deep nesting, invalid UTF-8, random bytes, empty
 and null values, 1,000 and more registration ids; null, empty, binary and huge keys; many and
 huge headers; extreme timestamps. Every record but the extreme ones has a timestamp of its own
@@ -394,20 +395,29 @@ def main():
     tokens = [f"{run}-device-{i}" for i in range(arguments.devices)]
     mutator = Mutator(rng, tokens)
     connects = arguments.devices // 2
+    # Then subscriptions, taken in (both hops) before the rest comes: the stream's topic sends
+    # then reach members, where subscriptions arriving with them would land behind them.
+    subscribed = connects + arguments.devices // 20
     try:
         fleet.start(0)
         rss.start()
         started = time.monotonic()
         for index in range(count):
+            if index == subscribed:
+                producer.flush(300)
+                wait_for_drain(bootstrap, run, ends, fleet, time.monotonic() + 120)
+                time.sleep(3)  # the subscriptions' second hop, through the repartition topic
             if index < connects:
                 topic, value = "presence", json.dumps({"token": tokens[index], "event": "connect"}).encode()
+            elif index < subscribed:
+                topic, value = "subscriptions", json.dumps(mutator.valid_subscription()).encode()
             else:
                 roll = rng.random()
                 topic = "send" if roll < 0.75 else "presence" if roll < 0.92 else "subscriptions"
                 value = mutator.value(topic)
             is_send[index] = topic == "send"
             is_subscription[index] = topic == "subscriptions"
-            timestamp = base + index if index < connects or rng.random() >= 0.002 else rng.choice(EXTREME_TIMESTAMPS)
+            timestamp = base + index if index < subscribed or rng.random() >= 0.002 else rng.choice(EXTREME_TIMESTAMPS)
             extremes += timestamp != base + index
             while True:
                 try:
