@@ -36,7 +36,11 @@ public struct OutputLimits: Sendable, Hashable {
 
     /// The largest inbox record of one message: it travels with a token key and headers in the
     /// inbox, changelog and repartition topics.
-    var maxInboxRecordBytes: Int { maxRecordBytes - Self.envelopeBytes }
+    var maxInboxRecordBytes: Int { room(beside: 0) }
+
+    /// What a record's value has room for beside `otherBytes` of it and the envelope (a key and
+    /// headers): for a subscription's tokens beside its topic, or a fan-out's beside its message.
+    func room(beside otherBytes: Int) -> Int { maxRecordBytes - Self.envelopeBytes - otherBytes }
 
     /// Why `configuration` cannot keep its outputs within these limits, naming the field; nil
     /// when it can.

@@ -136,9 +136,7 @@ extension RecordProcessor {
         // A copies record holds the `apns` object, the target and the tokens: room for the longest
         // token is checked when the send is admitted; a walk record from elsewhere without it
         // reaches nobody rather than make records the producer refuses.
-        let room =
-            limits.maxRecordBytes - OutputLimits.envelopeBytes - walk.message.apns.count
-            - walk.message.target.text.utf8.count
+        let room = limits.room(beside: walk.message.apns.count + walk.message.target.text.utf8.count)
         var members = states.topics.members(of: topics[walk.topicIndex], in: partition)
         if room < RequestDecoder.maximumTokenBytes {
             logger.error(

@@ -111,6 +111,6 @@ extension RecordProcessor {
 
     /// The token bytes one record of `change` may hold beside its topic and framing.
     private func tokenRoom(for change: MembershipChange) -> Int {
-        limits.maxRecordBytes - OutputLimits.envelopeBytes - change.topic.utf8.count
+        limits.room(beside: change.topic.utf8.count)
     }
 }

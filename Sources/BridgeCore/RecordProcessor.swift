@@ -69,7 +69,10 @@ public struct RecordProcessor: Sendable {
                 return
             }
             // A restore counts every repartition record as on its way (by its key); this one is back.
-            if let key = RecordFields.text(record.key) {
+            // A device input read its key and source already.
+            if case .device(let routed, let source) = carried {
+                states.forwards.arrived(routed.token, in: record.partition, source: source)
+            } else if let key = RecordFields.text(record.key) {
                 states.forwards.arrived(key, in: record.partition, source: RepartitionCodec.forwardedSource(of: record))
             }
             guard states.owns(record.partition) else {
