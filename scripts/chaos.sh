@@ -5,13 +5,18 @@
 # unless KAFKA_BOOTSTRAP_SERVERS names one (then without the broker scenario). The workers: the binary FCM_BRIDGE_BINARY names, else a
 # release build made here. Worker logs: .deps/run/chaos-<time>/.
 #
-#   scripts/chaos.sh [--scenarios kill,members] [--deliveries exactly_once,at_least_once]
+# The fanout-kills scenario is the suite's fan-out kill test, longer: a worker SIGKILLed at random
+# points of FCM_BRIDGE_TEST_FANOUT_KILLS (default here 60) fan-outs to FCM_BRIDGE_TEST_FANOUT_MEMBERS
+# (default here 10,000) members, restarted under its transactional id (and, where the broker
+# hides aborted records, under a new one).
+#
+#   scripts/chaos.sh [--scenarios kill,members,broker,fanout-kills] [--deliveries exactly_once,at_least_once]
 #                    [--seeds 1,2,3] [-- extra chaos.py arguments]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 
-scenarios=kill,members,broker
+scenarios=kill,members,broker,fanout-kills
 deliveries=exactly_once,at_least_once
 seeds=1
 while [ $# -gt 0 ]; do
@@ -20,7 +25,7 @@ while [ $# -gt 0 ]; do
     --deliveries) deliveries=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
     --) shift; break ;;
-    *) die "usage: $0 [--scenarios kill,members,broker] [--deliveries ...] [--seeds 1,2] [-- chaos.py arguments]" ;;
+    *) die "usage: $0 [--scenarios kill,members,broker,fanout-kills] [--deliveries ...] [--seeds 1,2] [-- chaos.py arguments]" ;;
   esac
 done
 
@@ -40,6 +45,13 @@ log "broker $KAFKA_BOOTSTRAP_SERVERS; logs in $run_dir"
 
 failed=0
 for scenario in ${scenarios//,/ }; do
+  if [ "$scenario" = fanout-kills ]; then
+    swift build --build-tests "${SWIFT_LINK_FLAGS[@]}"
+    FCM_BRIDGE_TEST_FANOUT_KILLS="${FCM_BRIDGE_TEST_FANOUT_KILLS:-60}" \
+      FCM_BRIDGE_TEST_FANOUT_MEMBERS="${FCM_BRIDGE_TEST_FANOUT_MEMBERS:-10000}" FCM_BRIDGE_TEST_FANOUT_MINUTES=40 \
+      swift test --skip-build "${SWIFT_LINK_FLAGS[@]}" --filter 'FanOutTests/killedAtRandomPoints' || failed=1
+    continue
+  fi
   for delivery in ${deliveries//,/ }; do
     for seed in ${seeds//,/ }; do
       PYTHONPATH="$python_path" timeout 900 python3 "$ROOT/scripts/chaos.py" --scenario "$scenario" \

@@ -56,6 +56,23 @@ struct RestoreBenchmark: AsyncParsableCommand {
             "librdkafka \(Librdkafka.version): \(records.count) changelog records (\(devices) devices x \(messagesPerDevice) messages, x \(topicsPerDevice) topics), \(partitions) partitions, best of \(runs) runs"
         )
 
+        let headerBytes = records.reduce(0) { sum, record in
+            sum
+                + record.headers.reduce(0) {
+                    $0
+                        + ($1.key == "\(ChangelogInput.headerName)"
+                            ? $1.key.utf8.count + ($1.value?.readableBytes ?? 0) : 0)
+                }
+        }
+        print(
+            String(
+                format: "the input header: %.1f bytes of name and value per changelog record",
+                Double(headerBytes) / Double(records.count)))
+        // Every input the changelog names is committed: the restore replays all of it.
+        let committed = [configuration.topics.send, configuration.repartitionTopic].flatMap { topic in
+            (0..<partitions).map { TopicPartitionOffset(TopicPartition(topic, $0), offset: .max) }
+        }
+
         var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
         consumer.fetchWaitMax = .milliseconds(10)
         consumer.isolationLevel = .readCommitted
@@ -68,7 +85,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
             var states = DeviceStates()
             let started = ContinuousClock.now
             let processorTime = clock()
-            try await restorer.restore(Array(0..<partitions), into: &states)
+            try await restorer.restore(Array(0..<partitions), committed: committed, into: &states)
             let cpuPerRecord = Double(clock() - processorTime) / Double(CLOCKS_PER_SEC) / Double(records.count) * 1e6
             let restore = Double(records.count) / (ContinuousClock.now - started).seconds
             guard states.deviceCount == devices, states.topics.membershipCount == devices * topicsPerDevice else {

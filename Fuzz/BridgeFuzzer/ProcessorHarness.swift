@@ -7,8 +7,8 @@ import NIOCore
 /// state of two state partitions. What it forwards comes back through
 /// the repartition topic, as the worker's consumer would read it. Every output fits a record,
 /// statuses and inbox records are JSON objects, one record causes a bounded number of outputs,
-/// and every changelog record it writes reads back, into a state with as many devices,
-/// memberships and fan-outs in progress.
+/// and every changelog record it writes names the input it came from and reads back, into a
+/// state with as many devices, memberships and fan-outs in progress.
 ///
 /// An input is records separated by 0xFF (which UTF-8 never holds): a control byte, then the
 /// value. The control byte picks the topic (bits 0-1: send, send, presence, subscriptions), the timestamp (bits 2-4), the partition
@@ -38,6 +38,10 @@ enum ProcessorHarness {
             let record = pending.removeFirst()
             var outputs = OutputRecords()
             processor.process(record, states: &states, outputs: &outputs)
+            // Committed up to this record and no further: each changelog record names it.
+            let input = CommittedInputs.Input(topic: record.topic, partition: record.partition)
+            let thisRecordOnly = CommittedInputs([input: record.offset + 1])
+            let nextOnly = CommittedInputs([input: record.offset])
             Fuzzing.expect(outputs.count <= maximumOutputsPerRecord, "\(outputs.count) outputs of one record")
             for output in outputs.copies {
                 offset += 1
@@ -59,6 +63,13 @@ enum ProcessorHarness {
                 case .repartition:
                     pending.append(consumed)
                 case .changelog:
+                    let header = output.header("\(ChangelogInput.headerName)")
+                    let verdicts = header.map { bytes in
+                        bytes.withUnsafeBytes { [thisRecordOnly.verdict(header: $0), nextOnly.verdict(header: $0)] }
+                    }
+                    Fuzzing.expect(
+                        verdicts == [.committed, .uncommitted(input, offset: record.offset)],
+                        "a changelog record names its input as \(verdicts.map { "\($0)" } ?? "nothing")")
                     do {
                         if let topicChange = try codec.topicChange(of: consumed) {
                             restored.restoreTopic(topicChange, in: consumed.partition)

@@ -12,6 +12,8 @@ import FCMTranslation
 /// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone;
 /// - `s`, `t`, `c`, `j`, `k`, `e` and `q`: topic state and fan-outs (see ``TopicChange``).
 ///
+/// Each names the input it came from in its `input` header (``ChangelogInput``).
+///
 /// Message ids have no spaces, so the token is everything after the second space.
 public struct ChangelogCodec: Sendable {
     /// The changelog topic.
@@ -22,32 +24,39 @@ public struct ChangelogCodec: Sendable {
         self.topic = topic
     }
 
+    /// Starts a changelog record in state partition `partition`, naming in its `input` header
+    /// the input whose outputs are being written (``OutputRecords/input``).
+    func begin(partition: Int32, timestamp: Int64?, to outputs: inout OutputRecords) {
+        outputs.begin(.changelog, partition: partition, timestamp: timestamp)
+        if let input = outputs.input { outputs.header(ChangelogInput.headerName) { input.write(to: &$0) } }
+    }
+
     /// Writes the changelog record of `change` to `token`'s device in state partition `partition`.
     func record(_ change: StateChange, token: String, partition: Int32, to outputs: inout OutputRecords) {
         switch change {
         case .device(let status):
-            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            begin(partition: partition, timestamp: nil, to: &outputs)
             outputs.key { Self.writeKey("d", nil, token, to: &$0) }
             outputs.value { Self.write(status, to: &$0) }
         case .enqueued(let message):
-            outputs.begin(.changelog, partition: partition, timestamp: message.sentAt)
+            begin(partition: partition, timestamp: message.sentAt, to: &outputs)
             outputs.key { Self.writeKey("m", message.id, token, to: &$0) }
             let collapseKey = message.collapseKey
             outputs.value { ChangelogMessageValue.write(message, collapseKey: collapseKey, to: &$0) }
             if let collapseKey { outputs.header("collapse-key", text: collapseKey) }
             if let expiresAt = message.expiresAt { outputs.header("expires-at", integer: expiresAt) }
         case .dequeued(let id):
-            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            begin(partition: partition, timestamp: nil, to: &outputs)
             outputs.key { Self.writeKey("m", id, token, to: &$0) }
         case .awaitingAcknowledgement(let id):
-            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            begin(partition: partition, timestamp: nil, to: &outputs)
             outputs.key { Self.writeKey("a", id, token, to: &$0) }
             outputs.value { _ in }
         case .acknowledgementSettled(let id):
-            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            begin(partition: partition, timestamp: nil, to: &outputs)
             outputs.key { Self.writeKey("a", id, token, to: &$0) }
         case .forgotten:
-            outputs.begin(.changelog, partition: partition, timestamp: nil)
+            begin(partition: partition, timestamp: nil, to: &outputs)
             outputs.key { Self.writeKey("d", nil, token, to: &$0) }
         }
     }

@@ -2,7 +2,7 @@ import DeviceQueues
 
 /// The device queues of the state partitions this worker owns, by partition and token (its
 /// bytes: ``DeviceKey``).
-public struct DeviceStates: Sendable {
+public struct DeviceStates: Sendable, Equatable {
     private var partitions: [Int32: [DeviceKey: DeviceQueue]] = [:]
     /// Inputs on their way to the partitions held here through the repartition topic.
     var forwards = ForwardsInFlight()

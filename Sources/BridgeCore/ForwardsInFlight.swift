@@ -5,7 +5,7 @@
 /// forwarded behind it instead, so that per-device order holds across both paths. The worker's
 /// forwards to one partition come back in the order it wrote them, so the device is released
 /// when the last one is read back.
-struct ForwardsInFlight: Sendable {
+struct ForwardsInFlight: Sendable, Equatable {
     private var last: [Int32: [DeviceKey: String]] = [:]
 
     /// Whether `token` has an input on its way to `partition`.

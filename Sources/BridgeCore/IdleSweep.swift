@@ -10,7 +10,7 @@ import DeviceQueues
 /// future cannot stop them), and only once the partition has had enough inputs since the last
 /// to pay for it (a sixteenth of its devices), so that skewed producer clocks cannot make every
 /// input a scan. The first input after a partition is restored scans.
-struct IdleSweep: Sendable {
+struct IdleSweep: Sendable, Equatable {
     /// Event time between scans, in milliseconds.
     static let interval: Int64 = 3_600_000
     /// Changelog records that forgetting may add to one input's (one device may add more: one per

@@ -62,6 +62,8 @@ public struct OutputRecords: ~Copyable {
     public private(set) var records: [Record] = []
     /// Every record's headers, back to back.
     public private(set) var headers: [Header] = []
+    /// The input whose outputs are being written, named by each changelog record.
+    var input: ChangelogInput?
     /// What the records are, counted as they are written; emptied with them.
     public internal(set) var tally = OutputTally()
 

@@ -53,8 +53,16 @@ public struct RecordProcessor: Sendable {
     /// The topic names of the records ``process(_:states:outputs:)`` writes, by ``OutputTopic``.
     public let outputTopicNames: [String]
 
+    /// The input topics whose partition *p* can change state partition *p*, and so be named by
+    /// its changelog records: the repartition topic, and the send and presence topics where
+    /// they are partitioned like the state.
+    public var stateInputTopics: [String] {
+        [repartition.topic] + (sendIsColocated ? [topics.send] : []) + (presenceIsColocated ? [topics.presence] : [])
+    }
+
     /// Handles one record, writing what to produce to `outputs`.
     public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
+        outputs.input = ChangelogInput(of: record)
         switch record.topic {
         case repartition.topic:
             let carried: RepartitionCodec.Carried

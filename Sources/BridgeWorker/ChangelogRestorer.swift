@@ -4,7 +4,9 @@ import Logging
 import NIOCore
 
 /// Rebuilds the device state of partitions from their changelog: reads each changelog partition
-/// from the beginning to its high watermark and replays every committed change. Reads the
+/// from the beginning to its high watermark and replays every change whose input the group has
+/// committed (``CommittedInputs``): never one of a transaction that did not commit, even where
+/// the broker shows aborted records, nor one of work the group will do again. Reads the
 /// repartition partitions too, from the group's committed offsets to their high watermark, to
 /// learn which devices have inputs on their way (``DeviceStates/restoreForward(_:)``). Says how
 /// far it is every few seconds; starts over with a new consumer when it reads nothing and
@@ -40,24 +42,40 @@ import NIOCore
         self.logger = logger
     }
 
-    /// Restores `partitions` into `states`; `forwards` are the repartition partitions' committed
-    /// offsets (none: nothing is on its way).
-    public func restore(_ partitions: [Int32], forwards: [TopicPartitionOffset] = [], into states: inout DeviceStates)
+    /// Restores `partitions` into `states`, keeping the changes of the inputs `committed` covers:
+    /// the group's committed offsets of every input partition that feeds them (the repartition
+    /// partitions' also say where the inputs on their way start).
+    public func restore(_ partitions: [Int32], committed: [TopicPartitionOffset], into states: inout DeviceStates)
         async throws
     {
         guard !partitions.isEmpty else { return }
+        let inputs = CommittedInputs(
+            Dictionary(
+                committed.map {
+                    (
+                        CommittedInputs.Input(topic: $0.topicPartition.topic, partition: $0.topicPartition.partition),
+                        $0.offset
+                    )
+                },
+                uniquingKeysWith: { first, _ in first }))
+        let forwards = committed.filter {
+            $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition)
+        }
         let started = ContinuousClock.now
         var attempts = 1
         while true {
             do {
-                let replayed = try await attempt(
-                    partitions, forwards: forwards, into: &states, deadline: started + timeout)
+                let replay = try await attempt(
+                    partitions, inputs: inputs, forwards: forwards, into: &states, deadline: started + timeout)
                 metrics.restoreDuration.recordInterval(since: started, now: ContinuousClock.now)
-                metrics.restoredChanges.increment(by: replayed)
+                metrics.restoredChanges.increment(by: replay.changes)
+                replay.skipped.log(to: logger)
                 logger.info(
                     "restored device state",
                     metadata: [
-                        "partitions": "\(partitions)", "changes": "\(replayed)", "devices": "\(states.deviceCount)",
+                        "partitions": "\(partitions)", "changes": "\(replay.changes)",
+                        "uncommitted_changes_dropped": "\(replay.skipped.uncommittedCount)",
+                        "devices": "\(states.deviceCount)",
                         "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
                         "took": "\(ContinuousClock.now - started)", "attempts": "\(attempts)",
                     ])
@@ -79,34 +97,34 @@ import NIOCore
         }
     }
 
-    /// One attempt with a consumer of its own: returns the count of changes replayed, or throws
+    /// One attempt with a consumer of its own: returns what it replayed and dropped, or throws
     /// ``RestoreStall`` when it stalls or reaches `deadline`.
     private func attempt(
-        _ partitions: [Int32], forwards: [TopicPartitionOffset], into states: inout DeviceStates,
-        deadline: ContinuousClock.Instant
-    ) async throws -> Int {
+        _ partitions: [Int32], inputs: CommittedInputs, forwards: [TopicPartitionOffset],
+        into states: inout DeviceStates, deadline: ContinuousClock.Instant
+    ) async throws -> ReplayCount {
         var configuration = consumerConfiguration
         configuration.groupID = nil
         configuration.reportsEndOfPartition = true
         // The reader empties the consumer queue faster than librdkafka's 1 s recheck of a full one.
         configuration.fetchQueueBackoff = .milliseconds(10)
         return try await withKafkaConsumer(configuration: configuration, logger: logger) { consumer in
-            try await replay(partitions, forwards: forwards, with: consumer, into: &states, deadline: deadline)
+            try await replay(
+                partitions, inputs: inputs, forwards: forwards, with: consumer, into: &states, deadline: deadline)
         }
     }
 
     /// Reads the changelog partitions from the beginning and the repartition partitions from
-    /// `forwards` until each is read to its high watermark (see ``RestoreProgress``); returns the
-    /// count of changes.
+    /// `forwards` until each is read to its high watermark (see ``RestoreProgress``), keeping the
+    /// changes of committed `inputs`; returns what it replayed and dropped.
     private func replay(
-        _ partitions: [Int32], forwards: [TopicPartitionOffset], with consumer: KafkaConsumer,
+        _ partitions: [Int32], inputs: CommittedInputs, forwards: [TopicPartitionOffset], with consumer: KafkaConsumer,
         into states: inout DeviceStates,
         deadline: ContinuousClock.Instant
-    ) async throws -> Int {
-        let forwards = forwards.filter {
-            $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition)
+    ) async throws -> ReplayCount {
+        let forwards = forwards.map {
+            $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning)
         }
-        .map { $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning) }
         try await consumer.assign(
             partitions.map { TopicPartitionOffset(TopicPartition(codec.topic, $0), offset: KafkaOffset.beginning) }
                 + forwards)
@@ -116,11 +134,11 @@ import NIOCore
         var progress = RestoreProgress(
             partitions: partitions.map { TopicPartition(codec.topic, $0) } + forwards.map(\.topicPartition),
             readableEndOnly: forwards.map(\.topicPartition))
-        var replayed = 0
+        var replayed = ReplayCount()
         var lastReport = ContinuousClock.now
         var lastAdvance = lastReport
         // Records are decoded on the consumer's thread as they are taken, and applied here.
-        let decode: @Sendable (ConsumedBatch) -> DecodedChanges = { self.decode($0) }
+        let decode: @Sendable (ConsumedBatch) -> DecodedChanges = { self.decode($0, inputs: inputs) }
         var batch = try await consumer.poll(reading: decode)
         while true {
             health?.turned()
@@ -141,7 +159,10 @@ import NIOCore
             if progress.remaining.count < remaining || batch.recordCount > 0 {
                 lastAdvance = now
             }
-            if progress.isComplete { return replayed + batch.apply(to: &states) }
+            if progress.isComplete {
+                replayed.add(&batch, to: &states)
+                return replayed
+            }
             guard now < deadline, now - lastAdvance < stallTimeout else {
                 throw RestoreStall(
                     remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
@@ -151,26 +172,40 @@ import NIOCore
                 logger.notice(
                     "restoring device state",
                     metadata: [
-                        "changes": "\(replayed)", "remaining": "\(standing(of: progress.remaining, in: consumer))",
+                        "changes": "\(replayed.changes)",
+                        "remaining": "\(standing(of: progress.remaining, in: consumer))",
                     ])
             }
             // While these changes are applied, the next poll already runs and decodes on the consumer's thread.
             async let next = consumer.poll(reading: decode)
-            replayed += batch.apply(to: &states)
+            replayed.add(&batch, to: &states)
             batch = try await next
         }
     }
 
-    /// Decodes the records of `batch`, read in place: the changelog's changes, with their
-    /// devices' keys (hashed here, off the thread that applies them), and the repartition
-    /// topic's forwards. An unreadable changelog record is logged and skipped. (The restore's
-    /// consumer is in no group, so no poll returns a rebalance.)
-    private func decode(_ batch: ConsumedBatch) -> DecodedChanges {
+    /// Decodes the records of `batch`, read in place: the changelog's changes of committed
+    /// `inputs`, with their devices' keys (hashed here, off the thread that applies them), and
+    /// the repartition topic's forwards. An unreadable changelog record is logged and skipped.
+    /// (The restore's consumer is in no group, so no poll returns a rebalance.)
+    private func decode(_ batch: ConsumedBatch, inputs: CommittedInputs) -> DecodedChanges {
         var decoded = DecodedChanges(endsOfPartition: batch.endsOfPartition, recordCount: batch.recordCount)
         decoded.changes.reserveCapacity(batch.recordCount)
         batch.readRecords { record in
             if record.topic == repartitionTopic {
                 decoded.forwards.append(Self.forward(record))
+                return
+            }
+            switch inputs.verdict(header: record.header(inputHeader)) {
+            case .committed, .unattributed: break
+            case .uncommitted(let input, let offset):
+                decoded.skipped.dropped(input, at: offset)
+                return
+            case .unknownInput(let input):
+                decoded.skipped.unknownInputs[input, default: 0] += 1
+            case .malformed:
+                logger.error(
+                    "skipping a changelog record with an unreadable input header",
+                    metadata: ["record": "\(record.topic)[\(record.partition)]@\(record.offset)"])
                 return
             }
             do {
@@ -199,6 +234,9 @@ import NIOCore
             headers: record.header("source").map { ["source": String(decoding: $0, as: UTF8.self)] } ?? [:]
         )
     }
+
+    /// The name of the header that says which input a changelog record came from.
+    private let inputHeader = ChangelogInput.headerName.description
 
     /// How often a restore that has not finished says how far it is.
     private static let reportInterval = Duration.seconds(5)

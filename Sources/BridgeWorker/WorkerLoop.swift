@@ -163,8 +163,12 @@ struct WorkerLoop: ~Copyable {
             case .partitionsAssigned(let partitions):
                 let owned = partitions.filter { $0.topic == stateTopic }
                 health.set(.restoring)
-                let forwards = owned.isEmpty ? [] : try await consumer.committed(owned, timeout: Self.offsetsTimeout)
-                try await restorer.restore(owned.map(\.partition), forwards: forwards, into: &states)
+                // Read once per restore: the committed offsets of every input that feeds the partitions.
+                let inputs = owned.flatMap { owned in
+                    processor.stateInputTopics.map { TopicPartition($0, owned.partition) }
+                }
+                let committed = inputs.isEmpty ? [] : try await consumer.committed(inputs, timeout: Self.offsetsTimeout)
+                try await restorer.restore(owned.map(\.partition), committed: committed, into: &states)
                 health.set(owned.isEmpty ? .idle : .ready)
                 stateGauges.refresh(states, now: .now, force: true)
             case .partitionsRevoked(let partitions, lost: false):

@@ -52,7 +52,9 @@ struct FanOutFlowTests {
         mutating func step() -> Bool {
             guard !pending.isEmpty else { return false }
             var outputs = OutputRecords()
-            worker.processor.process(pending.removeFirst(), states: &worker.states, outputs: &outputs)
+            let input = pending.removeFirst()
+            worker.processor.process(input, states: &worker.states, outputs: &outputs)
+            worker.processed(input)
             processed += 1
             for copy in outputs.copies {
                 written.append(copy)
@@ -96,12 +98,10 @@ struct FanOutFlowTests {
             crash()
         }
 
-        /// A new worker's state: the changelog written so far, replayed; `compacted`, only the last
-        /// record of each key, where it was written (as log compaction leaves a partition).
+        /// A new worker's state: the changelog written so far, replayed as far as the group
+        /// committed its inputs; `compacted`, only the last record of each key, where it was
+        /// written (as log compaction leaves a partition).
         mutating func crash(compacted: Bool = false) {
-            var restored = DeviceStates()
-            for partition in 0..<Flow.partitions { restored.adopt(partition) }
-            let codec = worker.processor.changelog
             var changelog = worker.written.filter { $0.topic == .changelog }
             if compacted {
                 var last: [[UInt8]: Int] = [:]
@@ -111,15 +111,9 @@ struct FanOutFlowTests {
                 let kept = Set(last.values)
                 changelog = changelog.indices.filter(kept.contains).map { changelog[$0] }
             }
-            for copy in changelog {
-                let record = consumed(copy, topic: codec.topic)
-                if let change = try? codec.topicChange(of: record) {
-                    restored.restoreTopic(change, in: record.partition)
-                } else if let (token, change) = try? codec.change(of: record) {
-                    restored.restore(change, token: token, in: record.partition)
-                }
-            }
-            worker.states = restored
+            worker.states = replay(
+                changelog, codec: worker.processor.changelog, committed: worker.committedInputs,
+                partitions: 0..<Flow.partitions)
         }
 
         var statuses: [(token: String?, json: JSONValue)] { Flow.statuses(written) }
@@ -385,8 +379,9 @@ struct FanOutFlowTests {
         network.stepThenDie { [$0 % 3 != 1, $0 % 2 == 0, false][pattern] }
         network.run()
         #expect(network.fannedOut.map { $0.json["count"] } == [.number("3002")])
-        // A status may be lost with the outputs (a copy is in its device's queue when its changelog
-        // record landed): what each device receives when it connects tells.
+        // The input's changelog records are dropped with it: processed again, every copy is
+        // queued again with its status, lost or not.
+        #expect(network.copyStatuses.count == 3002)
         for token in tokens + ["x", "y"] { network.presence(token, "connect", at: Self.time + 1) }
         network.run()
         let inbox = Dictionary(grouping: network.written.filter { $0.topic == .inbox }) {

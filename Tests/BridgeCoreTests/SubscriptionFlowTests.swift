@@ -21,6 +21,8 @@ struct SubscriptionFlowTests {
         var states = DeviceStates()
         var written: [OutputRecords.Copy] = []
         var offset: Int64 = 0
+        /// The offsets a group would have committed: past every input processed.
+        var committed: [CommittedInputs.Input: Int64] = [:]
 
         init(maxTopics: Int = 2000, limits: OutputLimits = .librdkafkaDefault) {
             var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
@@ -52,6 +54,24 @@ struct SubscriptionFlowTests {
                     value: ByteBuffer(string: #"{"token":"\#(token)","event":"\#(event)"}"#), createTime: time))
         }
 
+        /// Notes `input` processed, its offset committed.
+        mutating func processed(_ input: some InputRecord) {
+            committed[CommittedInputs.Input(topic: input.topic, partition: input.partition)] = input.offset + 1
+        }
+
+        /// The restore's rule at this point: the committed offsets of every input that feeds a
+        /// state partition, none where nothing of it was processed.
+        var committedInputs: CommittedInputs {
+            CommittedInputs(
+                Dictionary(
+                    uniqueKeysWithValues: processor.stateInputTopics.flatMap { topic in
+                        (0..<SubscriptionFlowTests.partitions).map { partition in
+                            let input = CommittedInputs.Input(topic: topic, partition: partition)
+                            return (input, committed[input] ?? -1)
+                        }
+                    }))
+        }
+
         mutating func next() -> Int64 {
             offset += 1
             return offset
@@ -62,7 +82,9 @@ struct SubscriptionFlowTests {
             var all: [OutputRecords.Copy] = []
             while !pending.isEmpty {
                 var outputs = OutputRecords()
-                processor.process(pending.removeFirst(), states: &states, outputs: &outputs)
+                let input = pending.removeFirst()
+                processor.process(input, states: &states, outputs: &outputs)
+                processed(input)
                 for copy in outputs.copies {
                     all.append(copy)
                     if copy.topic == .repartition {

@@ -5,11 +5,25 @@ import Foundation
 import TestSupport
 import Testing
 
+/// How long the fan-out tests may run, and how many kills and members the kill test has:
+/// `FCM_BRIDGE_TEST_FANOUT_MINUTES` (5 by default), `_KILLS` and `_MEMBERS` (scripts/chaos.sh
+/// runs the kill test longer).
+enum FanOutRun {
+    /// The value of `FCM_BRIDGE_TEST_FANOUT_<name>`, if it is a number.
+    static func setting(_ name: String) -> Int? {
+        ProcessInfo.processInfo.environment["FCM_BRIDGE_TEST_FANOUT_\(name)"].flatMap { Int($0) }
+    }
+
+    /// Each test's time limit, in minutes.
+    static let minutes = setting("MINUTES") ?? 5
+}
+
 /// Topic and condition sends on the real broker, sent and subscribed through the client library:
 /// who gets a copy, under which id, what `fanned_out` counts, and a fan-out surviving a worker
 /// killed or a rebalance in its middle.
-@Suite("Fan-out", .needsBroker, .timeLimit(.minutes(5)))
+@Suite("Fan-out", .needsBroker, .timeLimit(.minutes(FanOutRun.minutes)))
 struct FanOutTests {
+
     /// Subscribes `devices` to each topic, through the client, and waits for their statuses.
     private func subscribe(
         _ subscriptions: [(topic: String, devices: [String])], fixture: BridgeFixture, reader: OutputReader
@@ -154,6 +168,57 @@ struct FanOutTests {
             successor = try WorkerProcess(fixture.configuration)
         }
         successor?.terminate()
+    }
+
+    @Test(
+        "a worker killed at random points of fan-outs, restarted under its transactional id or a new one, loses no member",
+        arguments: [true, false])
+    func killedAtRandomPoints(sameTransactionalID: Bool) async throws {
+        let hidesAborted = try await TestBroker.hidesAbortedTransactions()
+        // A broker that shows aborted records (tansu) never times a transaction out either: behind
+        // a killed worker's open transaction, a new identity's restore would wait for good.
+        guard sameTransactionalID || hidesAborted else { return }
+        let kills = FanOutRun.setting("KILLS") ?? (sameTransactionalID ? 20 : 4)
+        let memberCount = FanOutRun.setting("MEMBERS") ?? 2000
+        let fixture = try await BridgeFixture.make(partitions: 4) {
+            $0.kafka.transactionalID = "fanout-kills-\(UUID().uuidString.prefix(8))"
+            $0.kafka.consumerProperties["group.instance.id"] = "fanout-kills-\(UUID().uuidString.prefix(8))"
+        }
+        let reader = try await fixture.outputs()
+        let members = (0..<memberCount).map { "k\($0)-\(uniqueToken())" }
+        var worker = try WorkerProcess(fixture.configuration)
+        try await subscribe([("crowd", members)], fixture: fixture, reader: reader)
+        for kill in 0..<kills {
+            let restored = try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(90))
+            try #require(restored, "worker \(kill) did not restore: \(worker.output.suffix(2000))")
+            try await withSender(fixture) { sender in
+                try await sender.send(.v1(V1Message(topic: "crowd", data: ["kill": "\(kill)"])))
+            }
+            // From before the walk's first commit to after its end (2,000 members: two chunks).
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...800)))
+            worker.kill()
+            var configuration = fixture.configuration
+            if !sameTransactionalID {
+                configuration.kafka.transactionalID = "fanout-kills-\(UUID().uuidString.prefix(8))"
+            }
+            worker = try WorkerProcess(configuration)
+        }
+        let sends = { (reader: OutputReader) in Set(fannedOut(in: reader).compactMap { $0.json["message_id"] }) }
+        try await reader.waitUntil(timeout: .seconds(240), "\(kills) fanned_out") { sends($0).count >= kills }
+        try await reader.waitUntil(timeout: .seconds(60), "every member's copies") { reader in
+            let copies = copyStatuses(in: reader)
+            return copies.count >= members.count
+                && copies.values.allSatisfy { Set($0.compactMap { $0["message_id"] }).count >= kills }
+        }
+        worker.terminate()
+        let copies = copyStatuses(in: reader)
+        #expect(Set(copies.keys) == Set(members))
+        #expect(copies.values.allSatisfy { Set($0.compactMap { $0["message_id"] }).count == kills })
+        #expect(fannedOut(in: reader).allSatisfy { $0.json["count"] == .number("\(members.count)") })
+        if hidesAborted {
+            #expect(copies.values.allSatisfy { $0.count == kills }, "a member's copy was repeated")
+            #expect(fannedOut(in: reader).count == kills)
+        }
     }
 
     @Test("a second worker joining mid-fan-out takes topic and device partitions over: each member one copy")

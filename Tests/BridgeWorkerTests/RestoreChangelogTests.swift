@@ -38,21 +38,11 @@ struct RestoreChangelogTests {
         ] {
             codec.record(change, token: token, partition: 0, to: &outputs)
         }
-        let producer = try KafkaProducer(
-            configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
-        try
-            (try await producer.send(
-                outputs.copies.map { copy in
-                    ProducerRecord(
-                        topic: changelog, partition: .explicit(0), key: copy.key.map { ByteBuffer(bytes: $0) },
-                        value: copy.value.map { ByteBuffer(bytes: $0) },
-                        headers: copy.headers.map { KafkaHeader(key: $0.name, value: ByteBuffer(bytes: $0.value)) },
-                        timestamp: copy.timestamp)
-                })).throwFirstError()
-        try await producer.close()
+        try await Self.produce(outputs.copies, to: changelog)
 
         var states = DeviceStates()
-        try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore([0], into: &states)
+        try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore(
+            [0], committed: [], into: &states)
 
         #expect(states.deviceCount == 1, "the forgotten device is gone")
         let connected = states.handle(
@@ -66,5 +56,59 @@ struct RestoreChangelogTests {
         #expect(delivered.map(\.sentAt) == [1_700_000_000_000, 1_700_000_000_001])
         #expect(delivered.first?.expiresAt == 1_700_000_600_000)
         #expect(delivered.map { $0.withAPNs { Array($0) } } == [Array(#"{"a":1}"#.utf8), Array(#"{"b":2}"#.utf8)])
+    }
+
+    @Test("the changes of inputs past the group's committed offsets are dropped, read with their headers")
+    func uncommittedInputsDropped() async throws {
+        let id = UUID().uuidString.prefix(8)
+        let changelog = "restore-changelog.\(id)"
+        let repartition = "restore-repartition.\(id)"
+        try await TestBroker.createTopics([
+            NewTopic(name: changelog, partitions: 1), NewTopic(name: repartition, partitions: 1),
+        ])
+        let codec = ChangelogCodec(topic: changelog)
+        var outputs = OutputRecords()
+        let offline = DeviceStatus(isOnline: false, lastActivity: 1_700_000_000_000, pendingNotice: nil)
+        // Offset 6 of the send topic and 2 of the presence topic are past what the group committed.
+        for (input, id) in [("fcm.send", 5), ("fcm.send", 6), ("fcm.presence", 1), ("fcm.presence", 2)] {
+            outputs.input = ChangelogInput(topic: input, partition: 0, offset: Int64(id))
+            codec.record(.device(offline), token: "device", partition: 0, to: &outputs)
+            let message = QueuedMessage(
+                id: "0:\(id):0", collapseKey: nil, sentAt: 1_700_000_000_000, expiresAt: nil, apns: [])
+            codec.record(.enqueued(message), token: "device", partition: 0, to: &outputs)
+        }
+        try await Self.produce(outputs.copies, to: changelog)
+
+        var states = DeviceStates()
+        try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore(
+            [0],
+            committed: [
+                TopicPartitionOffset(TopicPartition("fcm.send", 0), offset: 6),
+                TopicPartitionOffset(TopicPartition("fcm.presence", 0), offset: 2),
+            ], into: &states)
+
+        let connected = states.handle(
+            RoutedInput(token: "device", input: .presence(.connect), time: 1_700_000_000_100), in: 0,
+            rules: QueueRules())
+        let delivered = connected.inbox.compactMap { entry -> String? in
+            if case .message(let message) = entry { message.id } else { nil }
+        }
+        #expect(delivered == ["0:5:0", "0:1:0"])
+    }
+
+    /// Produces `copies` to partition 0 of `changelog`, headers included.
+    static func produce(_ copies: [OutputRecords.Copy], to changelog: String) async throws {
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
+        try
+            (try await producer.send(
+                copies.map { copy in
+                    ProducerRecord(
+                        topic: changelog, partition: .explicit(0), key: copy.key.map { ByteBuffer(bytes: $0) },
+                        value: copy.value.map { ByteBuffer(bytes: $0) },
+                        headers: copy.headers.map { KafkaHeader(key: $0.name, value: ByteBuffer(bytes: $0.value)) },
+                        timestamp: copy.timestamp)
+                })).throwFirstError()
+        try await producer.close()
     }
 }

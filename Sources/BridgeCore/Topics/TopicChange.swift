@@ -39,7 +39,7 @@ public enum TopicChange: Sendable, Hashable {
 extension ChangelogCodec {
     /// Writes the changelog record of `change` to state partition `partition`.
     func record(_ change: TopicChange, partition: Int32, to outputs: inout OutputRecords) {
-        outputs.begin(.changelog, partition: partition, timestamp: nil)
+        begin(partition: partition, timestamp: nil, to: &outputs)
         switch change {
         case .member(let topic, let token, let isMember):
             outputs.key { Self.writeTopicKey("t", topic, token, to: &$0) }

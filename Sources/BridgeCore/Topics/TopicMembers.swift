@@ -11,7 +11,7 @@
 ///
 /// Finding a member is a binary search in its bucket, so tokens chosen to share a bucket cost a
 /// logarithm, never a scan; a walk stops at its limit exactly, however full a bucket is.
-public struct TopicMembers: Sendable {
+public struct TopicMembers: Sendable, Equatable {
     /// Where a walk stopped: before the members of `bucket` whose token comes after `after`
     /// (after none: the whole bucket).
     public struct Cursor: Sendable, Hashable {

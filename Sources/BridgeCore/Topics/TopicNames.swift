@@ -1,6 +1,6 @@
 /// Topic names held once per worker, each as a small id that devices' own topic sets hold
 /// instead of the name: a name is kept while any device of the worker is in its topic.
-struct TopicNames: Sendable {
+struct TopicNames: Sendable, Equatable {
     private var ids: [String: UInt32] = [:]
     private var names: [String] = []
     private var references: [Int] = []

@@ -5,8 +5,8 @@
 ///
 /// A device's own topics are ids of the worker's ``TopicNames``, sorted, so that a topic in a
 /// device's set costs a few bytes, not a copy of its name.
-public struct TopicStates: Sendable {
-    private struct Partition: Sendable {
+public struct TopicStates: Sendable, Equatable {
+    private struct Partition: Sendable, Equatable {
         var members: [String: TopicMembers] = [:]
         var deviceTopics: [DeviceKey: [UInt32]] = [:]
         /// Fan-outs walking this partition's topics.

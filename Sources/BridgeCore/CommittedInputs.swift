@@ -1,0 +1,62 @@
+/// The group's committed offsets of the inputs that feed the state partitions being restored,
+/// and the rule a restore keeps changelog records by: a record stays only when the committed
+/// offset of its input (``ChangelogInput``) is past the input's offset. The others belong to a
+/// transaction that did not commit (a broker that shows aborted records to read_committed
+/// readers) or, at least once, to work that is done again from the committed offset: replayed,
+/// they would put state ahead of the inputs the group has taken in.
+public struct CommittedInputs: Sendable {
+    /// An input partition.
+    public struct Input: Sendable, Hashable, CustomStringConvertible {
+        /// The topic.
+        public var topic: String
+        /// The partition.
+        public var partition: Int32
+
+        /// The partition `partition` of `topic`.
+        public init(topic: String, partition: Int32) {
+            self.topic = topic
+            self.partition = partition
+        }
+
+        public var description: String { "\(topic)[\(partition)]" }
+    }
+
+    /// What a restore does with a changelog record.
+    public enum Verdict: Sendable, Hashable {
+        /// Its input is committed: replay it.
+        case committed
+        /// Its input, at `offset`, is not committed: drop it.
+        case uncommitted(Input, offset: Int64)
+        /// It names no input (written before records did): replay it, as the worker that wrote
+        /// it would have.
+        case unattributed
+        /// It names an input whose committed offset was not read (the topics' layout changed
+        /// since it was written): replay it, and say so.
+        case unknownInput(Input)
+        /// Its `input` header is not of the form `topic:partition:offset`: drop it, as any
+        /// unreadable record.
+        case malformed
+    }
+
+    /// The inputs with their committed offsets, the topic's bytes kept to compare in place.
+    private let inputs: [(input: Input, topic: [UInt8], committed: Int64)]
+
+    /// The rule for `committed`: each input partition with its committed offset (the next
+    /// offset to read; negative where the group has committed none, so nothing of it counts).
+    public init(_ committed: [Input: Int64]) {
+        inputs = committed.map { ($0.key, Array($0.key.topic.utf8), $0.value) }
+    }
+
+    /// The input partitions this rule knows.
+    public var knownInputs: [Input] { inputs.map(\.input) }
+
+    /// What to do with a changelog record whose `input` header is `header` (nil: it has none).
+    public func verdict(header: UnsafeRawBufferPointer?) -> Verdict {
+        guard let header else { return .unattributed }
+        guard let (topic, partition, offset) = ChangelogInput.parse(header) else { return .malformed }
+        for entry in inputs where entry.input.partition == partition && entry.topic.elementsEqual(topic) {
+            return offset < entry.committed ? .committed : .uncommitted(entry.input, offset: offset)
+        }
+        return .unknownInput(Input(topic: String(decoding: topic, as: UTF8.self), partition: partition))
+    }
+}

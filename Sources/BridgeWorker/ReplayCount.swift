@@ -1,0 +1,16 @@
+import BridgeCore
+
+/// What a restore replayed, and what it did not.
+struct ReplayCount: Sendable {
+    /// Changes replayed.
+    var changes = 0
+    /// Records not replayed as they came.
+    var skipped = SkippedChanges()
+
+    /// Applies `batch` to `states` and counts what it held.
+    mutating func add(_ batch: inout DecodedChanges, to states: inout DeviceStates) {
+        changes += batch.apply(to: &states)
+        skipped.add(batch.skipped)
+        batch.skipped = SkippedChanges()
+    }
+}
