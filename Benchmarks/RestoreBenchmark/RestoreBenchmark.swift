@@ -69,9 +69,11 @@ struct RestoreBenchmark: AsyncParsableCommand {
                 format: "the input header: %.1f bytes of name and value per changelog record",
                 Double(headerBytes) / Double(records.count)))
         // Every input the changelog names is committed: the restore replays all of it.
-        let committed = [configuration.topics.send, configuration.repartitionTopic].flatMap { topic in
-            (0..<partitions).map { TopicPartitionOffset(TopicPartition(topic, $0), offset: .max) }
-        }
+        let committed = CommittedInputs(
+            Dictionary(
+                uniqueKeysWithValues: [ChangelogInput.Topic.send, .repartition].flatMap { topic in
+                    (0..<partitions).map { (CommittedInputs.Input(topic, partition: $0), Int64.max) }
+                }))
 
         var consumer = KafkaConsumerConfiguration(kafka: kafka, groupID: nil)
         consumer.fetchWaitMax = .milliseconds(10)

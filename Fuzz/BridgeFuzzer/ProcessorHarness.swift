@@ -39,7 +39,12 @@ enum ProcessorHarness {
             var outputs = OutputRecords()
             processor.process(record, states: &states, outputs: &outputs)
             // Committed up to this record and no further: each changelog record names it.
-            let input = CommittedInputs.Input(topic: record.topic, partition: record.partition)
+            let role: ChangelogInput.Topic =
+                [
+                    configuration.topics.send: .send, configuration.topics.presence: .presence,
+                    configuration.topics.subscriptions: .subscriptions,
+                ][record.topic] ?? .repartition
+            let input = CommittedInputs.Input(role, partition: record.partition)
             let thisRecordOnly = CommittedInputs([input: record.offset + 1])
             let nextOnly = CommittedInputs([input: record.offset])
             Fuzzing.expect(outputs.count <= maximumOutputsPerRecord, "\(outputs.count) outputs of one record")

@@ -28,7 +28,7 @@ public struct ChangelogCodec: Sendable {
     /// the input whose outputs are being written (``OutputRecords/input``).
     func begin(partition: Int32, timestamp: Int64?, to outputs: inout OutputRecords) {
         outputs.begin(.changelog, partition: partition, timestamp: timestamp)
-        if let input = outputs.input { outputs.header(ChangelogInput.headerName) { input.write(to: &$0) } }
+        outputs.inputHeader(ChangelogInput.headerName)
     }
 
     /// Writes the changelog record of `change` to `token`'s device in state partition `partition`.

@@ -1,52 +1,64 @@
 import FCMTranslation
 
 /// The input record a changelog record came from, in the changelog record's `input` header as
-/// `topic:partition:offset` (the form of a forward's `source`). A restore keeps a record only
-/// when the group has committed its input (``CommittedInputs``).
+/// `<topic>:<partition>:<offset>`, the topic as the letter of its role (``Topic``), so that the
+/// header stays a few bytes whatever the topics are named. A restore keeps a record only when
+/// the group has committed its input (``CommittedInputs``).
 public struct ChangelogInput: Sendable, Hashable {
     /// The name of the header.
     public static let headerName: StaticString = "input"
 
+    /// An input topic, by the role it has for the worker.
+    public enum Topic: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// The contract's send topic: `s`.
+        case send = 0x73
+        /// The contract's presence topic: `p`.
+        case presence = 0x70
+        /// The contract's subscriptions topic: `u`.
+        case subscriptions = 0x75
+        /// The worker's repartition topic: `r`.
+        case repartition = 0x72
+
+        public var description: String { String(UnicodeScalar(rawValue)) }
+    }
+
     /// The input's topic.
-    public var topic: String
+    public var topic: Topic
     /// The input's partition.
     public var partition: Int32
     /// The input's offset.
     public var offset: Int64
 
     /// The input at `offset` of `topic`'s `partition`.
-    public init(topic: String, partition: Int32, offset: Int64) {
+    public init(_ topic: Topic, partition: Int32, offset: Int64) {
         self.topic = topic
         self.partition = partition
         self.offset = offset
     }
 
-    /// The place of `record`.
-    init(of record: some InputRecord) {
-        self.init(topic: record.topic, partition: record.partition, offset: record.offset)
+    /// `record`, read from the `topic` input.
+    init(_ topic: Topic, of record: some InputRecord) {
+        self.init(topic, partition: record.partition, offset: record.offset)
     }
 
-    /// Writes `topic:partition:offset`.
+    /// Writes `<topic>:<partition>:<offset>`.
     func write(to output: inout ByteWriter) {
-        output.append(utf8: topic)
+        output.append(topic.rawValue)
         output.append(UInt8(ascii: ":"))
         JSONOutput.writeInteger(Int64(partition), to: &output)
         output.append(UInt8(ascii: ":"))
         JSONOutput.writeInteger(offset, to: &output)
     }
 
-    /// The topic's bytes, partition and offset a header value names, read in place; nil when it
-    /// is not of the form `topic:partition:offset` (a topic name has no colon).
-    static func parse(_ value: UnsafeRawBufferPointer) -> (
-        topic: UnsafeRawBufferPointer, partition: Int32, offset: Int64
-    )? {
-        let colon = UInt8(ascii: ":")
-        guard let offsetColon = value.lastIndex(of: colon), offsetColon > 0,
-            let partitionColon = value[..<offsetColon].lastIndex(of: colon), partitionColon > 0,
-            let partition = integer(value[(partitionColon + 1)..<offsetColon]).flatMap(Int32.init(exactly:)),
-            let offset = integer(value[(offsetColon + 1)...]), partition >= 0, offset >= 0
+    /// The input a header value names, read in place; nil when it is not of the form
+    /// `<topic>:<partition>:<offset>` with a known topic letter and numbers in range.
+    static func parse(_ value: UnsafeRawBufferPointer) -> ChangelogInput? {
+        guard value.count >= 5, value[1] == UInt8(ascii: ":"), let topic = Topic(rawValue: value[0]),
+            let colon = value[2...].firstIndex(of: UInt8(ascii: ":")),
+            let partition = integer(value[2..<colon]).flatMap({ Int32(exactly: $0) }),
+            let offset = integer(value[(colon + 1)...]), partition >= 0, offset >= 0
         else { return nil }
-        return (UnsafeRawBufferPointer(rebasing: value[..<partitionColon]), partition, Int64(offset))
+        return ChangelogInput(topic, partition: partition, offset: Int64(offset))
     }
 
     private static func integer(_ bytes: Slice<UnsafeRawBufferPointer>) -> Int? {

@@ -7,13 +7,13 @@
 public struct CommittedInputs: Sendable {
     /// An input partition.
     public struct Input: Sendable, Hashable, CustomStringConvertible {
-        /// The topic.
-        public var topic: String
+        /// The topic, by its role.
+        public var topic: ChangelogInput.Topic
         /// The partition.
         public var partition: Int32
 
         /// The partition `partition` of `topic`.
-        public init(topic: String, partition: Int32) {
+        public init(_ topic: ChangelogInput.Topic, partition: Int32) {
             self.topic = topic
             self.partition = partition
         }
@@ -33,30 +33,28 @@ public struct CommittedInputs: Sendable {
         /// It names an input whose committed offset was not read (the topics' layout changed
         /// since it was written): replay it, and say so.
         case unknownInput(Input)
-        /// Its `input` header is not of the form `topic:partition:offset`: drop it, as any
+        /// Its `input` header is not of the form ``ChangelogInput`` writes: drop it, as any
         /// unreadable record.
         case malformed
     }
 
-    /// The inputs with their committed offsets, the topic's bytes kept to compare in place.
-    private let inputs: [(input: Input, topic: [UInt8], committed: Int64)]
+    /// The inputs with their committed offsets: a few per state partition, searched in order.
+    private let inputs: [(input: Input, committed: Int64)]
 
     /// The rule for `committed`: each input partition with its committed offset (the next
     /// offset to read; negative where the group has committed none, so nothing of it counts).
     public init(_ committed: [Input: Int64]) {
-        inputs = committed.map { ($0.key, Array($0.key.topic.utf8), $0.value) }
+        inputs = committed.map { ($0.key, $0.value) }
     }
-
-    /// The input partitions this rule knows.
-    public var knownInputs: [Input] { inputs.map(\.input) }
 
     /// What to do with a changelog record whose `input` header is `header` (nil: it has none).
     public func verdict(header: UnsafeRawBufferPointer?) -> Verdict {
         guard let header else { return .unattributed }
-        guard let (topic, partition, offset) = ChangelogInput.parse(header) else { return .malformed }
-        for entry in inputs where entry.input.partition == partition && entry.topic.elementsEqual(topic) {
-            return offset < entry.committed ? .committed : .uncommitted(entry.input, offset: offset)
+        guard let named = ChangelogInput.parse(header) else { return .malformed }
+        let input = Input(named.topic, partition: named.partition)
+        for entry in inputs where entry.input == input {
+            return named.offset < entry.committed ? .committed : .uncommitted(input, offset: named.offset)
         }
-        return .unknownInput(Input(topic: String(decoding: topic, as: UTF8.self), partition: partition))
+        return .unknownInput(input)
     }
 }

@@ -63,7 +63,11 @@ public struct OutputRecords: ~Copyable {
     /// Every record's headers, back to back.
     public private(set) var headers: [Header] = []
     /// The input whose outputs are being written, named by each changelog record.
-    var input: ChangelogInput?
+    var input: ChangelogInput? {
+        didSet { inputHeaderValue = nil }
+    }
+    /// Where the input's name was written for its first changelog record: the later ones share it.
+    private var inputHeaderValue: Range<Int>?
     /// What the records are, counted as they are written; emptied with them.
     public internal(set) var tally = OutputTally()
 
@@ -78,6 +82,7 @@ public struct OutputRecords: ~Copyable {
 
     /// Forgets every record, keeping the memory for the next run.
     public mutating func removeAll() {
+        inputHeaderValue = nil
         buffer.truncate(to: 0)
         records.removeAll(keepingCapacity: true)
         headers.removeAll(keepingCapacity: true)
@@ -112,8 +117,18 @@ public struct OutputRecords: ~Copyable {
 
     /// Adds a header to the current record.
     mutating func header(_ name: StaticString, _ write: (inout ByteWriter) -> Void) {
-        headers.append(Header(name: name, value: written(write)))
-        records[records.count - 1].headers = records[records.count - 1].headers.lowerBound..<headers.endIndex
+        append(Header(name: name, value: written(write)))
+    }
+
+    /// Adds a header `name` naming ``input`` (none without one), written once per input.
+    mutating func inputHeader(_ name: StaticString) {
+        guard let input else { return }
+        if let value = inputHeaderValue {
+            append(Header(name: name, value: value))
+        } else {
+            header(name) { input.write(to: &$0) }
+            inputHeaderValue = headers.last?.value
+        }
     }
 
     /// Adds a header whose value is text.
@@ -142,6 +157,13 @@ public struct OutputRecords: ~Copyable {
             }
         }
         records.removeAll { $0.topic == topic }
+    }
+
+    /// Adds `header` to the current record.
+    @inline(__always)
+    private mutating func append(_ header: Header) {
+        headers.append(header)
+        records[records.count - 1].headers = records[records.count - 1].headers.lowerBound..<headers.endIndex
     }
 
     private mutating func written(_ write: (inout ByteWriter) -> Void) -> Range<Int> {

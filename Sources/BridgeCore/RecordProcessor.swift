@@ -54,17 +54,18 @@ public struct RecordProcessor: Sendable {
     public let outputTopicNames: [String]
 
     /// The input topics whose partition *p* can change state partition *p*, and so be named by
-    /// its changelog records: the repartition topic, and the send and presence topics where
-    /// they are partitioned like the state.
-    public var stateInputTopics: [String] {
-        [repartition.topic] + (sendIsColocated ? [topics.send] : []) + (presenceIsColocated ? [topics.presence] : [])
+    /// its changelog records, each by its role and name: the repartition topic, and the send and
+    /// presence topics where they are partitioned like the state.
+    public var stateInputs: [(role: ChangelogInput.Topic, name: String)] {
+        [(.repartition, repartition.topic)] + (sendIsColocated ? [(.send, topics.send)] : [])
+            + (presenceIsColocated ? [(.presence, topics.presence)] : [])
     }
 
     /// Handles one record, writing what to produce to `outputs`.
     public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
-        outputs.input = ChangelogInput(of: record)
         switch record.topic {
         case repartition.topic:
+            outputs.input = ChangelogInput(.repartition, of: record)
             let carried: RepartitionCodec.Carried
             do {
                 carried = try repartition.carried(by: record)
@@ -97,6 +98,7 @@ public struct RecordProcessor: Sendable {
             case .fanOut(let fanOut): handle(fanOut, in: record.partition, states: &states, outputs: &outputs)
             }
         case topics.send:
+            outputs.input = ChangelogInput(.send, of: record)
             let result = intake.admit(
                 buffer: record.value, partition: record.partition, offset: record.offset, time: record.createTime)
             for status in result.statuses { encoder.status(status, to: &outputs) }
@@ -108,6 +110,7 @@ public struct RecordProcessor: Sendable {
             }
             if let message = result.fanOut { fanOut(message, outputs: &outputs) }
         case topics.presence:
+            outputs.input = ChangelogInput(.presence, of: record)
             let time = EventTime.reported(record.createTime)
             let decoded = PresenceEvent.decode(record.value?.readableBytesView).flatMap {
                 EventTime.checked($0, at: record.createTime, tokens: [$0.token])
@@ -125,8 +128,10 @@ public struct RecordProcessor: Sendable {
                 reject(record, rejection, outputs: &outputs)
             }
         case topics.subscriptions:
+            outputs.input = ChangelogInput(.subscriptions, of: record)
             admitSubscription(record, states: &states, outputs: &outputs)
         default:
+            outputs.input = nil
             logger.warning("ignoring a record of unexpected topic", metadata: ["topic": "\(record.topic)"])
         }
     }

@@ -42,23 +42,15 @@ import NIOCore
         self.logger = logger
     }
 
-    /// Restores `partitions` into `states`, keeping the changes of the inputs `committed` covers:
-    /// the group's committed offsets of every input partition that feeds them (the repartition
-    /// partitions' also say where the inputs on their way start).
-    public func restore(_ partitions: [Int32], committed: [TopicPartitionOffset], into states: inout DeviceStates)
-        async throws
-    {
+    /// Restores `partitions` into `states`, keeping the changes of the inputs `committed`
+    /// covers; `forwards` are the repartition partitions' committed offsets (none: nothing is on
+    /// its way).
+    public func restore(
+        _ partitions: [Int32], committed: CommittedInputs, forwards: [TopicPartitionOffset] = [],
+        into states: inout DeviceStates
+    ) async throws {
         guard !partitions.isEmpty else { return }
-        let inputs = CommittedInputs(
-            Dictionary(
-                committed.map {
-                    (
-                        CommittedInputs.Input(topic: $0.topicPartition.topic, partition: $0.topicPartition.partition),
-                        $0.offset
-                    )
-                },
-                uniquingKeysWith: { first, _ in first }))
-        let forwards = committed.filter {
+        let forwards = forwards.filter {
             $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition)
         }
         let started = ContinuousClock.now
@@ -66,7 +58,7 @@ import NIOCore
         while true {
             do {
                 let replay = try await attempt(
-                    partitions, inputs: inputs, forwards: forwards, into: &states, deadline: started + timeout)
+                    partitions, inputs: committed, forwards: forwards, into: &states, deadline: started + timeout)
                 metrics.restoreDuration.recordInterval(since: started, now: ContinuousClock.now)
                 metrics.restoredChanges.increment(by: replay.changes)
                 replay.skipped.log(to: logger)

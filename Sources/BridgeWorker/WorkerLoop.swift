@@ -163,12 +163,9 @@ struct WorkerLoop: ~Copyable {
             case .partitionsAssigned(let partitions):
                 let owned = partitions.filter { $0.topic == stateTopic }
                 health.set(.restoring)
-                // Read once per restore: the committed offsets of every input that feeds the partitions.
-                let inputs = owned.flatMap { owned in
-                    processor.stateInputTopics.map { TopicPartition($0, owned.partition) }
-                }
-                let committed = inputs.isEmpty ? [] : try await consumer.committed(inputs, timeout: Self.offsetsTimeout)
-                try await restorer.restore(owned.map(\.partition), committed: committed, into: &states)
+                let (committed, forwards) = try await committedInputs(feeding: owned.map(\.partition))
+                try await restorer.restore(
+                    owned.map(\.partition), committed: committed, forwards: forwards, into: &states)
                 health.set(owned.isEmpty ? .idle : .ready)
                 stateGauges.refresh(states, now: .now, force: true)
             case .partitionsRevoked(let partitions, lost: false):
@@ -197,6 +194,28 @@ struct WorkerLoop: ~Copyable {
         let now = ContinuousClock.now
         rejections.endWindowIfDue(now: now)
         stateGauges.refresh(states, now: now)
+    }
+
+    /// The group's committed offsets of every input that feeds the state partitions, read once
+    /// per restore; with the repartition partitions' among them, which say where the forwards on
+    /// their way start.
+    private func committedInputs(feeding partitions: [Int32]) async throws -> (
+        CommittedInputs, forwards: [TopicPartitionOffset]
+    ) {
+        guard !partitions.isEmpty else { return (CommittedInputs([:]), []) }
+        let inputs = partitions.flatMap { partition in
+            processor.stateInputs.map { (input: CommittedInputs.Input($0.role, partition: partition), name: $0.name) }
+        }
+        let offsets = try await consumer.committed(
+            inputs.map { TopicPartition($0.name, $0.input.partition) }, timeout: Self.offsetsTimeout)
+        let committed = Dictionary(offsets.map { ($0.topicPartition, $0.offset) }) { first, _ in first }
+        return (
+            CommittedInputs(
+                Dictionary(
+                    inputs.map { ($0.input, committed[TopicPartition($0.name, $0.input.partition)] ?? -1) }
+                ) { first, _ in first }),
+            offsets.filter { $0.topicPartition.topic == stateTopic }
+        )
     }
 
     /// Processes one input record into the open batch.

@@ -56,7 +56,8 @@ struct SubscriptionFlowTests {
 
         /// Notes `input` processed, its offset committed.
         mutating func processed(_ input: some InputRecord) {
-            committed[CommittedInputs.Input(topic: input.topic, partition: input.partition)] = input.offset + 1
+            guard let role = processor.stateInputs.first(where: { $0.name == input.topic })?.role else { return }
+            committed[CommittedInputs.Input(role, partition: input.partition)] = input.offset + 1
         }
 
         /// The restore's rule at this point: the committed offsets of every input that feeds a
@@ -64,9 +65,9 @@ struct SubscriptionFlowTests {
         var committedInputs: CommittedInputs {
             CommittedInputs(
                 Dictionary(
-                    uniqueKeysWithValues: processor.stateInputTopics.flatMap { topic in
+                    uniqueKeysWithValues: processor.stateInputs.flatMap { input in
                         (0..<SubscriptionFlowTests.partitions).map { partition in
-                            let input = CommittedInputs.Input(topic: topic, partition: partition)
+                            let input = CommittedInputs.Input(input.role, partition: partition)
                             return (input, committed[input] ?? -1)
                         }
                     }))

@@ -42,7 +42,7 @@ struct RestoreChangelogTests {
 
         var states = DeviceStates()
         try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore(
-            [0], committed: [], into: &states)
+            [0], committed: CommittedInputs([:]), into: &states)
 
         #expect(states.deviceCount == 1, "the forgotten device is gone")
         let connected = states.handle(
@@ -70,8 +70,8 @@ struct RestoreChangelogTests {
         var outputs = OutputRecords()
         let offline = DeviceStatus(isOnline: false, lastActivity: 1_700_000_000_000, pendingNotice: nil)
         // Offset 6 of the send topic and 2 of the presence topic are past what the group committed.
-        for (input, id) in [("fcm.send", 5), ("fcm.send", 6), ("fcm.presence", 1), ("fcm.presence", 2)] {
-            outputs.input = ChangelogInput(topic: input, partition: 0, offset: Int64(id))
+        for (input, id) in [(ChangelogInput.Topic.send, 5), (.send, 6), (.presence, 1), (.presence, 2)] {
+            outputs.input = ChangelogInput(input, partition: 0, offset: Int64(id))
             codec.record(.device(offline), token: "device", partition: 0, to: &outputs)
             let message = QueuedMessage(
                 id: "0:\(id):0", collapseKey: nil, sentAt: 1_700_000_000_000, expiresAt: nil, apns: [])
@@ -82,10 +82,8 @@ struct RestoreChangelogTests {
         var states = DeviceStates()
         try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore(
             [0],
-            committed: [
-                TopicPartitionOffset(TopicPartition("fcm.send", 0), offset: 6),
-                TopicPartitionOffset(TopicPartition("fcm.presence", 0), offset: 2),
-            ], into: &states)
+            committed: CommittedInputs([.init(.send, partition: 0): 6, .init(.presence, partition: 0): 2]),
+            into: &states)
 
         let connected = states.handle(
             RoutedInput(token: "device", input: .presence(.connect), time: 1_700_000_000_100), in: 0,

@@ -50,7 +50,8 @@ struct RestoreForwardsTests {
         let restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
         var states = DeviceStates()
         try await restorer.restore(
-            [0], committed: [TopicPartitionOffset(TopicPartition(repartition, 0), offset: 1)], into: &states)
+            [0], committed: CommittedInputs([:]),
+            forwards: [TopicPartitionOffset(TopicPartition(repartition, 0), offset: 1)], into: &states)
 
         #expect(states.forwardsInFlight(in: 0) == 2)
         #expect(states.forwards.contains("on-its-way", in: 0) && states.forwards.contains("twice", in: 0))

@@ -31,7 +31,7 @@ struct RestoreStallTests {
         let started = ContinuousClock.now
 
         let error = await #expect(throws: RestoreTimeout.self) {
-            try await restorer.restore([0, 3], committed: [], into: &states)
+            try await restorer.restore([0, 3], committed: CommittedInputs([:]), into: &states)
         }
 
         #expect(ContinuousClock.now - started < .seconds(45))
