@@ -60,7 +60,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
             sum
                 + record.headers.reduce(0) {
                     $0
-                        + ($1.key == "\(ChangelogInput.headerName)"
+                        + ($1.key == ChangelogInput.headerNameText
                             ? $1.key.utf8.count + ($1.value?.readableBytes ?? 0) : 0)
                 }
         }

@@ -34,9 +34,12 @@ enum ProcessorHarness {
         }
         var pending = records(from: input, topics: configuration.topics)
         var offset: Int64 = 0
+        // One buffer for many records, emptied now and then, as the worker's.
+        var outputs = OutputRecords()
         while !pending.isEmpty, offset < 1_000 {
             let record = pending.removeFirst()
-            var outputs = OutputRecords()
+            if outputs.count > 64 { outputs.removeAll() }
+            let first = outputs.count
             processor.process(record, states: &states, outputs: &outputs)
             // Committed up to this record and no further: each changelog record names it.
             let role: ChangelogInput.Topic =
@@ -47,8 +50,9 @@ enum ProcessorHarness {
             let input = CommittedInputs.Input(role, partition: record.partition)
             let thisRecordOnly = CommittedInputs([input: record.offset + 1])
             let nextOnly = CommittedInputs([input: record.offset])
-            Fuzzing.expect(outputs.count <= maximumOutputsPerRecord, "\(outputs.count) outputs of one record")
-            for output in outputs.copies {
+            let written = outputs.count - first
+            Fuzzing.expect(written <= maximumOutputsPerRecord, "\(written) outputs of one record")
+            for output in (first..<outputs.count).map({ outputs.copy(at: $0) }) {
                 offset += 1
                 let size =
                     (output.key?.count ?? 0) + (output.value?.count ?? 0)
@@ -68,7 +72,7 @@ enum ProcessorHarness {
                 case .repartition:
                     pending.append(consumed)
                 case .changelog:
-                    let header = output.header("\(ChangelogInput.headerName)")
+                    let header = output.header(ChangelogInput.headerNameText)
                     let verdicts = header.map { bytes in
                         bytes.withUnsafeBytes { [thisRecordOnly.verdict(header: $0), nextOnly.verdict(header: $0)] }
                     }

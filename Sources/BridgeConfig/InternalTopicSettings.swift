@@ -8,8 +8,10 @@ import Foundation
 /// topic keeps every record until it is consumed (no retention, no compaction, which would drop
 /// unread records of the same device) and keeps each record's CreateTime as its event time.
 public enum InternalTopicSettings {
-    /// The configs the changelog topic is created with.
-    public static let changelog = ["cleanup.policy": "compact"]
+    /// The configs the changelog topic is created with. A record stays uncompacted for an hour
+    /// at least: a restore drops the records of inputs the group has not committed, and the
+    /// record each one replaced must still be there then.
+    public static let changelog = ["cleanup.policy": "compact", "min.compaction.lag.ms": "3600000"]
     /// The configs the watchers' parking topic is created with: parked events wait until they
     /// are replayed, however long that takes.
     public static let parking = ["cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1"]

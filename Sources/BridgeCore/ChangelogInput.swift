@@ -7,6 +7,8 @@ import FCMTranslation
 public struct ChangelogInput: Sendable, Hashable {
     /// The name of the header.
     public static let headerName: StaticString = "input"
+    /// ``headerName`` as a `String`, for lookups.
+    public static let headerNameText = "\(headerName)"
 
     /// An input topic, by the role it has for the worker.
     public enum Topic: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -19,6 +21,7 @@ public struct ChangelogInput: Sendable, Hashable {
         /// The worker's repartition topic: `r`.
         case repartition = 0x72
 
+        /// The letter.
         public var description: String { String(UnicodeScalar(rawValue)) }
     }
 

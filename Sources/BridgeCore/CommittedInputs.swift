@@ -18,6 +18,7 @@ public struct CommittedInputs: Sendable {
             self.partition = partition
         }
 
+        /// `<topic letter>[<partition>]`.
         public var description: String { "\(topic)[\(partition)]" }
     }
 
@@ -30,21 +31,24 @@ public struct CommittedInputs: Sendable {
         /// It names no input (written before records did): replay it, as the worker that wrote
         /// it would have.
         case unattributed
-        /// It names an input whose committed offset was not read (the topics' layout changed
-        /// since it was written): replay it, and say so.
+        /// It names an input whose committed offset is unknown: none was read for it (the topics'
+        /// layout changed since it was written), or the group has none (a new group's first
+        /// transaction, or offsets that expired while the fleet was down). Replay it, as the
+        /// worker that wrote it would have, and say so: dropping it would wipe what a group
+        /// whose offsets expired still holds.
         case unknownInput(Input)
         /// Its `input` header is not of the form ``ChangelogInput`` writes: drop it, as any
         /// unreadable record.
         case malformed
     }
 
-    /// The inputs with their committed offsets: a few per state partition, searched in order.
-    private let inputs: [(input: Input, committed: Int64)]
+    /// The inputs with their committed offsets.
+    private let committed: [Input: Int64]
 
     /// The rule for `committed`: each input partition with its committed offset (the next
-    /// offset to read; negative where the group has committed none, so nothing of it counts).
+    /// offset to read; negative where the group has committed none).
     public init(_ committed: [Input: Int64]) {
-        inputs = committed.map { ($0.key, $0.value) }
+        self.committed = committed.filter { $0.value >= 0 }
     }
 
     /// What to do with a changelog record whose `input` header is `header` (nil: it has none).
@@ -52,9 +56,7 @@ public struct CommittedInputs: Sendable {
         guard let header else { return .unattributed }
         guard let named = ChangelogInput.parse(header) else { return .malformed }
         let input = Input(named.topic, partition: named.partition)
-        for entry in inputs where entry.input == input {
-            return named.offset < entry.committed ? .committed : .uncommitted(input, offset: named.offset)
-        }
-        return .unknownInput(input)
+        guard let committed = committed[input] else { return .unknownInput(input) }
+        return named.offset < committed ? .committed : .uncommitted(input, offset: named.offset)
     }
 }

@@ -30,8 +30,8 @@ public enum OutputTopic: Int, CaseIterable, Sendable {
 /// values and header values are ranges of it, so that a record costs no allocation of its own
 /// and the producer reads it in place.
 ///
-/// A record is written in order: ``begin(_:partition:timestamp:)``, then its key, value and
-/// headers, each at most once.
+/// A record is written in order: ``begin(_:partition:timestamp:)``, then its key and value, each
+/// at most once, and its headers, in any order with them.
 public struct OutputRecords: ~Copyable {
     /// Where one record's parts are.
     public struct Record: Sendable {

@@ -56,7 +56,7 @@ public struct RecordProcessor: Sendable {
     /// The input topics whose partition *p* can change state partition *p*, and so be named by
     /// its changelog records, each by its role and name: the repartition topic, and the send and
     /// presence topics where they are partitioned like the state.
-    public var stateInputs: [(role: ChangelogInput.Topic, name: String)] {
+    public var stateInputs: [(topic: ChangelogInput.Topic, name: String)] {
         [(.repartition, repartition.topic)] + (sendIsColocated ? [(.send, topics.send)] : [])
             + (presenceIsColocated ? [(.presence, topics.presence)] : [])
     }

@@ -187,7 +187,7 @@ import NIOCore
                 decoded.forwards.append(Self.forward(record))
                 return
             }
-            switch inputs.verdict(header: record.header(inputHeader)) {
+            switch inputs.verdict(header: record.header(ChangelogInput.headerNameText)) {
             case .committed, .unattributed: break
             case .uncommitted(let input, let offset):
                 decoded.skipped.dropped(input, at: offset)
@@ -226,9 +226,6 @@ import NIOCore
             headers: record.header("source").map { ["source": String(decoding: $0, as: UTF8.self)] } ?? [:]
         )
     }
-
-    /// The name of the header that says which input a changelog record came from.
-    private let inputHeader = ChangelogInput.headerName.description
 
     /// How often a restore that has not finished says how far it is.
     private static let reportInterval = Duration.seconds(5)

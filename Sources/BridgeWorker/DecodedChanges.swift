@@ -10,7 +10,7 @@ struct DecodedChanges: Sendable {
     var topicChanges: [(change: TopicChange, partition: Int32)] = []
     /// Repartition records, as ``DeviceStates/restoreForward(_:)`` reads them.
     var forwards: [InMemoryRecord] = []
-    /// Changelog records dropped, or replayed without a committed offset to judge them by.
+    /// Changelog records dropped, or replayed with no committed offset to judge them by.
     var skipped = SkippedChanges()
     var endsOfPartition: [TopicPartitionOffset]
     /// Records the poll took, readable or not.

@@ -7,7 +7,7 @@ import Logging
 struct SkippedChanges: Sendable {
     /// Dropped records: how many, and the lowest input offset among them.
     var uncommitted: [CommittedInputs.Input: (count: Int, lowestOffset: Int64)] = [:]
-    /// Records of inputs whose committed offset was not read.
+    /// Records replayed though their input's committed offset is unknown.
     var unknownInputs: [CommittedInputs.Input: Int] = [:]
 
     /// Records dropped, over every input.
@@ -36,7 +36,7 @@ struct SkippedChanges: Sendable {
         }
         for (input, count) in unknownInputs.sorted(by: { $0.key.description < $1.key.description }) {
             logger.warning(
-                "replayed changelog records of an input whose committed offset was not read (the topics' layout changed?)",
+                "replayed changelog records of an input with no committed offset to judge them by: a new group's first transaction, offsets that expired, or a changed topic layout",
                 metadata: ["input": "\(input)", "records": "\(count)"])
         }
     }

@@ -204,7 +204,7 @@ struct WorkerLoop: ~Copyable {
     ) {
         guard !partitions.isEmpty else { return (CommittedInputs([:]), []) }
         let inputs = partitions.flatMap { partition in
-            processor.stateInputs.map { (input: CommittedInputs.Input($0.role, partition: partition), name: $0.name) }
+            processor.stateInputs.map { (input: CommittedInputs.Input($0.topic, partition: partition), name: $0.name) }
         }
         let offsets = try await consumer.committed(
             inputs.map { TopicPartition($0.name, $0.input.partition) }, timeout: Self.offsetsTimeout)

@@ -10,7 +10,7 @@ func replay(
     for partition in partitions { restored.adopt(partition) }
     for copy in changelog where copy.topic == .changelog {
         if let committed {
-            let header = copy.header("\(ChangelogInput.headerName)")
+            let header = copy.header(ChangelogInput.headerNameText)
             switch header.map({ $0.withUnsafeBytes { committed.verdict(header: $0) } }) ?? .unattributed {
             case .committed, .unattributed, .unknownInput: break
             case .uncommitted, .malformed: continue

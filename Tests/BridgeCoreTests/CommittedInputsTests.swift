@@ -7,7 +7,7 @@ import Testing
 struct CommittedInputsTests {
     static let send = CommittedInputs.Input(.send, partition: 3)
     static let repartition = CommittedInputs.Input(.repartition, partition: 3)
-    static let inputs = CommittedInputs([send: 100, repartition: -1001])
+    static let inputs = CommittedInputs([send: 100, repartition: 0, .init(.presence, partition: 3): -1001])
 
     @Test(
         "a changelog record is kept only when its input's committed offset is past it",
@@ -16,9 +16,9 @@ struct CommittedInputsTests {
             ("s:3:0", .committed),
             ("s:3:100", .uncommitted(send, offset: 100)),
             ("s:3:9223372036854775807", .uncommitted(send, offset: .max)),
-            // Nothing committed yet: nothing of it counts.
             ("r:3:0", .uncommitted(repartition, offset: 0)),
             ("s:4:1", .unknownInput(.init(.send, partition: 4))),
+            // None committed (a new group, or offsets that expired): replayed as written.
             ("p:3:1", .unknownInput(.init(.presence, partition: 3))),
             ("x:3:1", .malformed),
             ("send:3:1", .malformed),
@@ -57,7 +57,7 @@ struct CommittedInputsTests {
         #expect(changelog.count >= 4, "each device's topic and the topic's member, both")
         let committed = worker.committedInputs
         for copy in changelog {
-            let header = try #require(copy.header("\(ChangelogInput.headerName)"))
+            let header = try #require(copy.header(ChangelogInput.headerNameText))
             #expect(String(decoding: header, as: UTF8.self).hasPrefix("r:"))
             #expect(header.withUnsafeBytes { committed.verdict(header: $0) } == .committed)
         }

@@ -30,11 +30,14 @@ struct CommittedRestoreTests {
         }
     }
 
-    @Test("the whole changelog, with the offsets committed at any point, restores the state of that point")
-    func restoreAtAnyCut() async {
+    @Test(
+        "the whole changelog, with the offsets committed at any point, restores the state of that point",
+        arguments: [false, true])
+    func restoreAtAnyCut(colocated: Bool) async {
         await propertyCheck(count: 60, input: Gen.int(in: 0...999).array(of: 1...40), Gen.int(in: 0...1000)) {
             choices, cutPerMille in
-            var network = Network(subscriptions: [])
+            // Colocated: sends and presence of partition 0's devices change state where they land.
+            var network = Network(subscriptions: [], colocated: colocated)
             for (index, choice) in choices.enumerated() { Self.input(choice, index: index, to: &network) }
             var points: [(committed: CommittedInputs, changelog: Int)] = []
             while network.step() {
@@ -51,7 +54,7 @@ struct CommittedRestoreTests {
                 partitions: 0..<SubscriptionFlowTests.partitions)
             #expect(restored == prefix)
             let kept = changelog.count { copy in
-                copy.header("\(ChangelogInput.headerName)")?.withUnsafeBytes { committed.verdict(header: $0) }
+                copy.header(ChangelogInput.headerNameText)?.withUnsafeBytes { committed.verdict(header: $0) }
                     == .committed
             }
             #expect(kept == cut.changelog)

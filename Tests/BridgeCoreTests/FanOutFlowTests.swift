@@ -23,8 +23,11 @@ struct FanOutFlowTests {
         var written: [OutputRecords.Copy] = []
         var processed = 0
 
-        init(subscriptions: [(topic: String, tokens: [String])], limits: OutputLimits = .librdkafkaDefault) {
-            worker = Flow.Worker(limits: limits)
+        init(
+            subscriptions: [(topic: String, tokens: [String])], limits: OutputLimits = .librdkafkaDefault,
+            colocated: Bool = false
+        ) {
+            worker = Flow.Worker(limits: limits, colocated: colocated)
             for (topic, tokens) in subscriptions {
                 for start in stride(from: 0, to: tokens.count, by: 1000) {
                     worker.subscriptionRequest(

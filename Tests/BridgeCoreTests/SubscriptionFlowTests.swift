@@ -24,11 +24,12 @@ struct SubscriptionFlowTests {
         /// The offsets a group would have committed: past every input processed.
         var committed: [CommittedInputs.Input: Int64] = [:]
 
-        init(maxTopics: Int = 2000, limits: OutputLimits = .librdkafkaDefault) {
+        init(maxTopics: Int = 2000, limits: OutputLimits = .librdkafkaDefault, colocated: Bool = false) {
             var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
             configuration.queue.maxTopicsPerDevice = maxTopics
             processor = RecordProcessor(
-                configuration: configuration, statePartitions: SubscriptionFlowTests.partitions, colocatedTopics: [],
+                configuration: configuration, statePartitions: SubscriptionFlowTests.partitions,
+                colocatedTopics: colocated ? [configuration.topics.send, configuration.topics.presence] : [],
                 limits: limits, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             for partition in 0..<SubscriptionFlowTests.partitions { states.adopt(partition) }
         }
@@ -54,21 +55,23 @@ struct SubscriptionFlowTests {
                     value: ByteBuffer(string: #"{"token":"\#(token)","event":"\#(event)"}"#), createTime: time))
         }
 
-        /// Notes `input` processed, its offset committed.
+        /// Notes `input` processed, its offset committed (never backwards, as a group commits).
         mutating func processed(_ input: some InputRecord) {
-            guard let role = processor.stateInputs.first(where: { $0.name == input.topic })?.role else { return }
-            committed[CommittedInputs.Input(role, partition: input.partition)] = input.offset + 1
+            guard let topic = processor.stateInputs.first(where: { $0.name == input.topic })?.topic else { return }
+            let key = CommittedInputs.Input(topic, partition: input.partition)
+            committed[key] = max(committed[key] ?? 0, input.offset + 1)
         }
 
         /// The restore's rule at this point: the committed offsets of every input that feeds a
-        /// state partition, none where nothing of it was processed.
+        /// state partition, its start where nothing of it was processed (the group has committed
+        /// a batch there before).
         var committedInputs: CommittedInputs {
             CommittedInputs(
                 Dictionary(
                     uniqueKeysWithValues: processor.stateInputs.flatMap { input in
                         (0..<SubscriptionFlowTests.partitions).map { partition in
-                            let input = CommittedInputs.Input(input.role, partition: partition)
-                            return (input, committed[input] ?? -1)
+                            let input = CommittedInputs.Input(input.topic, partition: partition)
+                            return (input, committed[input] ?? 0)
                         }
                     }))
         }
