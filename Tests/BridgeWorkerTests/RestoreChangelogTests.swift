@@ -16,12 +16,7 @@ struct RestoreChangelogTests {
         "a waiting message comes back with its id, send time, collapse key and expiry; a removed one and a forgotten device do not"
     )
     func waitingMessagesComeBack() async throws {
-        let id = UUID().uuidString.prefix(8)
-        let changelog = "restore-changelog.\(id)"
-        let repartition = "restore-repartition.\(id)"
-        try await TestBroker.createTopics([
-            NewTopic(name: changelog, partitions: 1), NewTopic(name: repartition, partitions: 1),
-        ])
+        let (changelog, repartition) = try await Self.createTopics()
         let kept = QueuedMessage(
             id: "0:1:0", collapseKey: "score", sentAt: 1_700_000_000_000, expiresAt: 1_700_000_600_000,
             apns: Array(#"{"a":1}"#.utf8))
@@ -60,12 +55,7 @@ struct RestoreChangelogTests {
 
     @Test("the changes of inputs past the group's committed offsets are dropped, read with their headers")
     func uncommittedInputsDropped() async throws {
-        let id = UUID().uuidString.prefix(8)
-        let changelog = "restore-changelog.\(id)"
-        let repartition = "restore-repartition.\(id)"
-        try await TestBroker.createTopics([
-            NewTopic(name: changelog, partitions: 1), NewTopic(name: repartition, partitions: 1),
-        ])
+        let (changelog, repartition) = try await Self.createTopics()
         let codec = ChangelogCodec(topic: changelog)
         var outputs = OutputRecords()
         let offline = DeviceStatus(isOnline: false, lastActivity: 1_700_000_000_000, pendingNotice: nil)
@@ -92,6 +82,16 @@ struct RestoreChangelogTests {
             if case .message(let message) = entry { message.id } else { nil }
         }
         #expect(delivered == ["0:5:0", "0:1:0"])
+    }
+
+    /// A changelog and a repartition topic of their own, one partition each.
+    static func createTopics() async throws -> (changelog: String, repartition: String) {
+        let id = UUID().uuidString.prefix(8)
+        let topics = (changelog: "restore-changelog.\(id)", repartition: "restore-repartition.\(id)")
+        try await TestBroker.createTopics([
+            NewTopic(name: topics.changelog, partitions: 1), NewTopic(name: topics.repartition, partitions: 1),
+        ])
+        return topics
     }
 
     /// Produces `copies` to partition 0 of `changelog`, headers included.
