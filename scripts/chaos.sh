@@ -8,15 +8,16 @@
 # The fanout-kills scenario is the suite's fan-out kill test, longer: a worker SIGKILLed at random
 # points of FCM_BRIDGE_TEST_FANOUT_KILLS (default here 60) fan-outs to FCM_BRIDGE_TEST_FANOUT_MEMBERS
 # (default here 10,000) members, restarted under its transactional id (and, where the broker
-# hides aborted records, under a new one).
+# hides aborted records, under a new one). It runs only when named: on the broker scenario's slow
+# S3 storage it would take hours.
 #
-#   scripts/chaos.sh [--scenarios kill,members,broker,fanout-kills] [--deliveries exactly_once,at_least_once]
+#   scripts/chaos.sh [--scenarios kill,members,broker|fanout-kills] [--deliveries exactly_once,at_least_once]
 #                    [--seeds 1,2,3] [-- extra chaos.py arguments]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 
-scenarios=kill,members,broker,fanout-kills
+scenarios=kill,members,broker
 deliveries=exactly_once,at_least_once
 seeds=1
 while [ $# -gt 0 ]; do
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --deliveries) deliveries=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
     --) shift; break ;;
-    *) die "usage: $0 [--scenarios kill,members,broker,fanout-kills] [--deliveries ...] [--seeds 1,2] [-- chaos.py arguments]" ;;
+    *) die "usage: $0 [--scenarios kill,members,broker|fanout-kills] [--deliveries ...] [--seeds 1,2] [-- chaos.py arguments]" ;;
   esac
 done
 

@@ -2,8 +2,8 @@ import BridgeCore
 import Logging
 
 /// The changelog records a restore did not replay as they came, by input: those dropped because
-/// their input is not committed, and those replayed though their input's committed offset was not
-/// read.
+/// their input is not committed, and those replayed though their input's committed offset is
+/// unknown.
 struct SkippedChanges: Sendable {
     /// Dropped records: how many, and the lowest input offset among them.
     var uncommitted: [CommittedInputs.Input: (count: Int, lowestOffset: Int64)] = [:]
