@@ -17,6 +17,11 @@
 #                  subscribed to a topic of their own, half of the largest size connected first,
 #                  then one send to the topic, timed until each member has its `queued` or
 #                  `dispatched` status (devices reached/s, against the eos ceiling)
+# With --storm SxM[,SxM...] (e.g. 50x20000,150x20000,1x1000000) it runs, instead of all that, the
+# bridge alone under fan-out storms: for each, M devices subscribed to a topic of their own and
+# online, unicasts to other online devices (20/s) timed from produce to inbox record for 3 s on
+# the quiet bridge (the baseline), then S sends to the topic at once with the unicasts going on
+# until every member has its status for every send; the bridge's RSS is sampled every 50 ms.
 # For each: msgs/s, latency from a send's timestamp to its inbox (output) record being readable, for
 # online devices, at a fixed rate and (but for the ceiling on the bridge's inputs) at half the path's
 # own throughput, CPU of the process and of the broker over the throughput phase, RSS at the end.
@@ -24,6 +29,7 @@
 #
 #   scripts/benchmark-e2e.sh [--devices 20000] [--requests 200000] [--latency-rate 2000]
 #                            [--latency-seconds 10] [--partitions 4] [--fanout M1,M2,...]
+#   scripts/benchmark-e2e.sh --storm S1xM1,S2xM2,... [--partitions 4]
 #
 # The broker: a local tansu started here (and stopped at the end) unless KAFKA_BOOTSTRAP_SERVERS
 # names one; on a real cluster the topics (prefix e2e-<run id>) are left behind. The bridge: the
@@ -41,17 +47,25 @@ PARTITIONS=4
 # Subscription requests of 1,000 devices each, after the sends: each device joins 10 topics.
 SUBSCRIPTION_REQUESTS=200
 FANOUT_SIZES=() # topic sizes to fan out to, after the subscriptions (none by default)
+STORMS=()       # SENDSxMEMBERS storms to run instead of the end-to-end paths
 STEP_TIMEOUT=300 # seconds any one step may take
 COMMIT_INTERVAL_MS=100
 # The bridge's producer lingers this long in exactly-once mode (BridgeConfiguration.workerProducer).
 EOS_LINGER_MS=$(( COMMIT_INTERVAL_MS < 100 ? COMMIT_INTERVAL_MS : 100 ))
 
-usage() { die "usage: $0 [--devices D] [--requests N] [--latency-rate R] [--latency-seconds S] [--partitions P] [--fanout M1,M2,...]"; }
+usage() { die "usage: $0 [--devices D] [--requests N] [--latency-rate R] [--latency-seconds S] [--partitions P] [--fanout M1,M2,...] | --storm S1xM1,..."; }
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || usage
   if [ "$1" = --fanout ]; then
     [[ "$2" =~ ^[1-9][0-9]*000(,[1-9][0-9]*000)*$ ]] || die "--fanout wants sizes in whole thousands, like 10000,100000, got '$2'"
     IFS=, read -ra FANOUT_SIZES <<<"$2"
+    shift 2
+    continue
+  fi
+  if [ "$1" = --storm ]; then
+    [[ "$2" =~ ^[1-9][0-9]*x[1-9][0-9]*000(,[1-9][0-9]*x[1-9][0-9]*000)*$ ]] \
+      || die "--storm wants SENDSxMEMBERS with members in whole thousands, like 50x20000,1x1000000, got '$2'"
+    IFS=, read -ra STORMS <<<"$2"
     shift 2
     continue
   fi
@@ -242,12 +256,14 @@ throughput_args=(--requests "$REQUESTS" --devices "$DEVICES")
 latency_args=(--devices "$DEVICES" --seconds "$LATENCY_SECONDS")
 
 # 1. The plain ceiling's throughput.
-log "1/5 plain ceiling: throughput"
-start_ceiling plain plain 0
-mapfile -t watch < <(watch_args ceiling "$CEILING_PID")
-step plain.throughput "$CEILING_PID" throughput --send-topic "$IN" --done-topic "$OUT" --done-filter all \
-  "${throughput_args[@]}" "${watch[@]}"
-stop_ceiling plain
+if [ ${#STORMS[@]} -eq 0 ]; then
+  log "1/5 plain ceiling: throughput"
+  start_ceiling plain plain 0
+  mapfile -t watch < <(watch_args ceiling "$CEILING_PID")
+  step plain.throughput "$CEILING_PID" throughput --send-topic "$IN" --done-topic "$OUT" --done-filter all \
+    "${throughput_args[@]}" "${watch[@]}"
+  stop_ceiling plain
+fi
 
 # 2. The bridge: presence first, then throughput (counting what it writes per request), then latency.
 log "2/5 bridge: presence, throughput, latency"
@@ -268,6 +284,39 @@ BRIDGE_PID=$!
 STARTED+=("$BRIDGE_PID")
 step bridge.presence "$BRIDGE_PID" presence --topic "$b.presence" --group "$group" --devices "$DEVICES"
 mapfile -t watch < <(watch_args bridge "$BRIDGE_PID")
+if [ ${#STORMS[@]} -gt 0 ]; then
+  PROBES=100
+  for storm in "${STORMS[@]}"; do
+    sends=${storm%x*} members=${storm#*x}
+    log "storm: $sends sends to $members members at once"
+    # Presence connects the first half of --devices: the members, then the probes' devices.
+    step "storm.$storm.presence" "$BRIDGE_PID" presence --topic "$b.presence" --group "$group" \
+      --devices $((2 * (members + PROBES)))
+    step "storm.$storm.subscriptions" "$BRIDGE_PID" throughput --send-topic "$b.subscriptions" \
+      --done-topic "$b.status" --done-filter status --subscriptions 1000 --requests $((members / 1000)) \
+      --devices "$members" --topic-name "storm-$storm"
+    step "storm.$storm" "$BRIDGE_PID" storm --send-topic "$b.send" --done-topic "$b.status" --inbox-topic "$b.inbox" \
+      --topic-name "storm-$storm" --members "$members" --sends "$sends" --probes "$PROBES" --rate 20 --seconds 3 \
+      "${watch[@]}"
+  done
+  stop_process "$BRIDGE_PID" "the bridge" || die "the bridge failed; see $WORK/bridge.log"
+  {
+    echo
+    echo "Storm benchmark $RUN_ID: $PARTITIONS partitions, broker $BROKER_NAME, $(nproc) cores"
+    echo "unicasts at 20/s to online devices in no topic, produce to inbox record, ms p50 / p99 / max"
+    echo
+    printf '%-16s %24s %24s %10s %14s %14s\n' storm "quiet" "during the storm" "seconds" "copies/s" "RSS MiB"
+    for storm in "${STORMS[@]}"; do
+      s="storm.$storm"
+      printf '%-16s %24s %24s %10s %14s %14s\n' "$storm" \
+        "${R[$s.quiet.p50_ms]} / ${R[$s.quiet.p99_ms]} / ${R[$s.quiet.max_ms]}" \
+        "${R[$s.storm.p50_ms]} / ${R[$s.storm.p99_ms]} / ${R[$s.storm.max_ms]}" "${R[$s.seconds]}" \
+        "${R[$s.copies_per_s]}" "${R[$s.rss_before_mib]} +${R[$s.rss_growth_mib]}"
+    done
+    echo "raw results: $WORK/results.txt"
+  } | tee "$WORK/summary.txt"
+  exit 0
+fi
 step bridge.throughput "$BRIDGE_PID" throughput --send-topic "$b.send" --done-topic "$b.status" --done-filter status \
   "${throughput_args[@]}" "${watch[@]}" \
   --count-topics "$b.inbox,$b.status,$group.device-state-changelog,$group.device-repartition,$b.dlq"

@@ -19,6 +19,8 @@
 #   scripts/benchmark.sh fanout [SIZES [ARGS]]
 #                                            e2e, then sends to topics of SIZES members (default
 #                                            10000,100000,1000000): devices reached/s vs the eos ceiling
+#   scripts/benchmark.sh storm [STORMS]     unicast latency and RSS while SENDSxMEMBERS fan-outs run at once
+#                                            (default 50x20000,150x20000,1x1000000), vs the quiet bridge
 # ARGS go to the benchmark (e.g. kafka --messages 200000 --runs 1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -88,6 +90,9 @@ case "$which" in
     ;;
   fanout)
     exec bash "$ROOT/scripts/benchmark-e2e.sh" --fanout "${1:-10000,100000,1000000}" "${@:2}"
+    ;;
+  storm)
+    exec bash "$ROOT/scripts/benchmark-e2e.sh" --storm "${1:-50x20000,150x20000,1x1000000}" "${@:2}"
     ;;
   restore)
     use_local_broker_unless_given bench

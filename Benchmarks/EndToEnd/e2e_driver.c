@@ -55,6 +55,7 @@ static struct {
     const char *topic;       /* presence */
     const char *send_topic;  /* throughput, latency */
     const char *done_topic;  /* throughput: where answers are counted; latency: where they are timed */
+    const char *inbox_topic; /* storm: where the probes are timed */
     int status_filter;       /* count only status events that settle a request */
     char *topics;            /* create-topics */
     char *count_topics;      /* throughput */
@@ -62,7 +63,9 @@ static struct {
     long long requests;
     long long subscriptions; /* tokens per subscription request; 0: send requests */
     const char *topic_name;  /* subscriptions' topic (else bench-<n>); fanout's target */
-    long long members;       /* fanout */
+    long long members;       /* fanout, storm */
+    long long sends;         /* storm: fan-out sends at once */
+    long long probes;        /* storm: devices the probes go to, after the members */
     long long devices;
     double rate;
     double seconds;
@@ -83,6 +86,8 @@ static struct {
     .timeout_seconds = 300,
     .linger_ms = -1,
     .seed = 0x5eed,
+    .sends = 50,
+    .probes = 100,
 };
 
 static void usage(void) {
@@ -92,6 +97,8 @@ static void usage(void) {
             "       e2e_driver throughput --send-topic S --done-topic O [--done-filter status|all] [--requests 200000]\n"
             "                  [--devices 20000] [--count-topics A,B,...] [--watch-pid NAME=PID]...\n"
             "       e2e_driver fanout --send-topic S --done-topic O --topic-name NAME --members M [--watch-pid NAME=PID]...\n"
+            "       e2e_driver storm --send-topic S --done-topic STATUS --latency-topic INBOX --topic-name NAME --members M\n"
+            "                  [--sends 50] [--probes 100] [--rate 20] [--seconds 3] --watch-pid bridge=PID\n"
             "       e2e_driver latency --send-topic S --latency-topic O [--rate 2000] [--seconds 10] [--devices 20000]\n"
             "                  [--watch-pid NAME=PID]...\n"
             "common: [--bootstrap HOST:PORT (default $KAFKA_BOOTSTRAP_SERVERS)] [--timeout-seconds 300] [--seed N]\n"
@@ -112,6 +119,8 @@ static void parse_options(int argc, char **argv) {
         {"linger-ms", required_argument, 0, 'L'},     {"seed", required_argument, 0, 'e'},
         {"watch-pid", required_argument, 0, 'w'},     {"subscriptions", required_argument, 0, 'k'},
         {"topic-name", required_argument, 0, 'N'},    {"members", required_argument, 0, 'M'},
+        {"sends", required_argument, 0, 'x'},         {"probes", required_argument, 0, 'P'},
+        {"inbox-topic", required_argument, 0, 'I'},
         {0, 0, 0, 0},
     };
     options.bootstrap = getenv("KAFKA_BOOTSTRAP_SERVERS");
@@ -135,6 +144,9 @@ static void parse_options(int argc, char **argv) {
         case 'k': options.subscriptions = atoll(optarg); break;
         case 'N': options.topic_name = optarg; break;
         case 'M': options.members = atoll(optarg); break;
+        case 'x': options.sends = atoll(optarg); break;
+        case 'P': options.probes = atoll(optarg); break;
+        case 'I': options.inbox_topic = optarg; break;
         case 'd': options.devices = atoll(optarg); break;
         case 'r': options.rate = atof(optarg); break;
         case 'S': options.seconds = atof(optarg); break;
@@ -413,6 +425,7 @@ static void sample_cpu(double *watched, double *self) {
 struct watcher {
     char *topic;
     int status_filter;      /* count only settling status events */
+    const char *marker;     /* when set, count only records whose value holds it */
     int64_t min_timestamp;  /* records older than this are from earlier steps: ignored */
     atomic_llong target;    /* stop after this many (LLONG_MAX until known) */
     atomic_llong counted;
@@ -455,7 +468,8 @@ static void *watch(void *argument) {
             } else {
                 rd_kafka_timestamp_type_t type;
                 int64_t timestamp = rd_kafka_message_timestamp(m, &type);
-                if (timestamp >= w->min_timestamp && (!w->status_filter || settles(m))) {
+                if (timestamp >= w->min_timestamp && (!w->status_filter || settles(m)) &&
+                    (!w->marker || (m->payload && memmem(m->payload, m->len, w->marker, strlen(w->marker))))) {
                     if (w->latencies) {
                         if (w->latency_count == w->latency_capacity) {
                             w->latency_capacity = w->latency_capacity * 2 + 1024;
@@ -485,11 +499,12 @@ static void *watch(void *argument) {
 
 /* Starts a watcher on topic and waits until it has read every partition to its end once, so
  * that what it reads from then on is new. */
-static void start_watcher(struct watcher *w, const char *topic, int status_filter, int timing) {
+static void start_watcher(struct watcher *w, const char *topic, int status_filter, int timing, const char *marker) {
     memset(w, 0, sizeof *w);
     w->topic = strdup(topic);
     if (!w->topic) die("out of memory");
     w->status_filter = status_filter;
+    w->marker = marker;
     w->min_timestamp = (int64_t)wall_ms();
     atomic_store(&w->target, LLONG_MAX);
     if (timing) {
@@ -663,7 +678,7 @@ static void throughput(void) {
 
     struct watcher w;
     long long answers = options.subscriptions > 0 ? options.requests * options.subscriptions : options.requests;
-    start_watcher(&w, options.done_topic, options.status_filter, 0);
+    start_watcher(&w, options.done_topic, options.status_filter, 0, NULL);
     atomic_store(&w.target, answers);
     rd_kafka_t *producer = make_producer(5);
     rd_kafka_topic_t *topic = rd_kafka_topic_new(producer, options.send_topic, NULL);
@@ -725,7 +740,7 @@ static void throughput(void) {
 static void fanout(void) {
     if (!options.send_topic || !options.done_topic || !options.topic_name || options.members <= 0) usage();
     struct watcher w;
-    start_watcher(&w, options.done_topic, 1, 0);
+    start_watcher(&w, options.done_topic, 1, 0, NULL);
     atomic_store(&w.target, options.members);
     rd_kafka_t *producer = make_producer(5);
     rd_kafka_topic_t *topic = rd_kafka_topic_new(producer, options.send_topic, NULL);
@@ -771,7 +786,7 @@ static void latency(void) {
     long long online = options.devices / 2;
     make_tokens(online);
     struct watcher w;
-    start_watcher(&w, options.done_topic, 0, 1);
+    start_watcher(&w, options.done_topic, 0, 1, NULL);
     rd_kafka_t *producer = make_producer(1);
     rd_kafka_topic_t *topic = rd_kafka_topic_new(producer, options.send_topic, NULL);
     if (!topic) die("topic %s: %s", options.send_topic, rd_kafka_err2str(rd_kafka_last_error()));
@@ -821,6 +836,149 @@ static void latency(void) {
     free(tokens);
 }
 
+/* ---- storm: unicasts timed while many fan-outs run --------------------------------------- */
+
+#define PROBE_MARKER "\"storm-probe\""
+
+static struct {
+    long pid;
+    atomic_int stop;
+    long long peak_kib, samples;
+    pthread_t thread;
+} rss_sampler;
+
+static long long rss_kib(long pid) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *file = fopen(path, "r");
+    if (!file) return -1;
+    long long kib = -1;
+    while (fgets(line, sizeof line, file))
+        if (!strncmp(line, "VmRSS:", 6)) kib = atoll(line + 6);
+    fclose(file);
+    return kib;
+}
+
+static void *sample_rss(void *argument) {
+    (void)argument;
+    while (!atomic_load(&rss_sampler.stop)) {
+        long long kib = rss_kib(rss_sampler.pid);
+        if (kib > rss_sampler.peak_kib) rss_sampler.peak_kib = kib;
+        rss_sampler.samples++;
+        sleep_ms(50);
+    }
+    return NULL;
+}
+
+/* Paced probes to devices members .. members+probes-1 (online, in no topic) until *until is
+ * reached or, with until NULL, for options.seconds; returns how many were produced. */
+static long long send_probes(rd_kafka_t *producer, rd_kafka_topic_t *topic, long long first, atomic_llong *until,
+                             long long until_count, double deadline) {
+    char value[1024];
+    long long sent = 0;
+    double started = mono_s();
+    for (;;) {
+        double elapsed = mono_s() - started;
+        if (until ? atomic_load(until) >= until_count : elapsed >= options.seconds) break;
+        if (mono_s() > deadline) die("the storm did not end within %.0f s", options.timeout_seconds);
+        for (long long due = (long long)(options.rate * elapsed) + 1; sent < due; sent++) {
+            long long device = options.members + (first + sent) % options.probes;
+            int length = snprintf(value, sizeof value,
+                                  "{\"message\":{\"token\":\"%s\",\"notification\":{\"title\":\"Direct\",\"body\":\"%lld\"},"
+                                  "\"data\":{" PROBE_MARKER ":\"%lld\"}}}",
+                                  token(device), first + sent, first + sent);
+            produce(producer, topic, token(device), TOKEN_LENGTH, value, (size_t)length, (int64_t)wall_ms());
+        }
+        rd_kafka_poll(producer, 0);
+        sleep_ms(2);
+    }
+    return sent;
+}
+
+static void print_probe_latencies(const char *phase, struct watcher *w) {
+    qsort(w->latencies, w->latency_count, sizeof *w->latencies, compare_doubles);
+    double p50 = quantile(w->latencies, w->latency_count, 0.50), p99 = quantile(w->latencies, w->latency_count, 0.99);
+    double max = w->latencies[w->latency_count - 1];
+    printf("RESULT %s.probes=%zu\nRESULT %s.p50_ms=%.1f\nRESULT %s.p99_ms=%.1f\nRESULT %s.max_ms=%.1f\n", phase,
+           w->latency_count, phase, p50, phase, p99, phase, max);
+    note("%s: %zu unicasts, produce to inbox record p50 %.1f ms, p99 %.1f ms, max %.1f ms", phase, w->latency_count, p50,
+         p99, max);
+}
+
+/*
+ * Unicasts to online devices in no topic, timed from their produce to their inbox record: first
+ * for --seconds on the quiet bridge, then while --sends sends to the topic of --members members
+ * (all online) run at once, until every member has its status for every send. Reports both
+ * phases' latencies and the watched process's RSS before the storm and at its peak (sampled
+ * every 50 ms).
+ */
+static void storm(void) {
+    if (!options.send_topic || !options.done_topic || !options.inbox_topic || !options.topic_name ||
+        options.members <= 0 || options.sends <= 0 || options.probes <= 0 || options.watched_count < 1)
+        usage();
+    make_tokens(options.members + options.probes);
+    rd_kafka_t *producer = make_producer(1);
+    rd_kafka_topic_t *topic = rd_kafka_topic_new(producer, options.send_topic, NULL);
+    if (!topic) die("topic %s: %s", options.send_topic, rd_kafka_err2str(rd_kafka_last_error()));
+    (void)topic_partition_count(producer, options.send_topic, 30000);
+
+    struct watcher quiet;
+    start_watcher(&quiet, options.inbox_topic, 0, 1, PROBE_MARKER);
+    long long quiet_sent = send_probes(producer, topic, 0, NULL, 0, mono_s() + options.timeout_seconds);
+    atomic_store(&quiet.target, quiet_sent);
+    flush_or_die(producer, options.timeout_seconds);
+    wait_watcher(&quiet, mono_s() + options.timeout_seconds, "quiet probes");
+    print_probe_latencies("quiet", &quiet);
+    free_watcher(&quiet);
+
+    struct watcher probes, statuses;
+    start_watcher(&probes, options.inbox_topic, 0, 1, PROBE_MARKER);
+    start_watcher(&statuses, options.done_topic, 1, 0, NULL);
+    long long copies = options.sends * options.members;
+    rss_sampler.pid = options.watched[0].pid;
+    long long before = 0;
+    for (int i = 0; i < 10; i++, sleep_ms(20)) before += rss_kib(rss_sampler.pid);
+    before /= 10;
+    rss_sampler.peak_kib = before;
+    int err = pthread_create(&rss_sampler.thread, NULL, sample_rss, NULL);
+    if (err) die("pthread_create: %s", strerror(err));
+
+    char value[512];
+    int length = snprintf(value, sizeof value,
+                          "{\"message\":{\"topic\":\"%s\",\"notification\":{\"title\":\"Breaking\",\"body\":\"news\"}}}",
+                          options.topic_name);
+    if (length < 0 || (size_t)length >= sizeof value) die("the topic name is too long");
+    double started = mono_s();
+    double deadline = started + options.timeout_seconds;
+    for (long long i = 0; i < options.sends; i++)
+        produce(producer, topic, NULL, 0, value, (size_t)length, (int64_t)wall_ms());
+    rd_kafka_poll(producer, 0);
+    long long sent = send_probes(producer, topic, quiet_sent, &statuses.counted, copies, deadline);
+    atomic_store(&probes.target, sent);
+    atomic_store(&statuses.target, copies + sent);
+    flush_or_die(producer, deadline - mono_s());
+    wait_watcher(&probes, deadline, "probes");
+    wait_watcher(&statuses, deadline, "the members' and probes' statuses");
+    double seconds = statuses.done_mono - started;
+    atomic_store(&rss_sampler.stop, 1);
+    pthread_join(rss_sampler.thread, NULL);
+    rd_kafka_topic_destroy(topic);
+    rd_kafka_destroy(producer);
+
+    print_probe_latencies("storm", &probes);
+    printf("RESULT sends=%lld\nRESULT members=%lld\nRESULT seconds=%.3f\nRESULT copies_per_s=%.0f\n", options.sends,
+           options.members, seconds, copies / seconds);
+    printf("RESULT rss_before_mib=%.0f\nRESULT rss_peak_mib=%.0f\nRESULT rss_growth_mib=%.0f\n", before / 1024.0,
+           rss_sampler.peak_kib / 1024.0, (rss_sampler.peak_kib - before) / 1024.0);
+    note("%lld sends to %lld members reached them all in %.2f s (%.0f copies/s); RSS %.0f MiB before, %.0f MiB at "
+         "most (+%.0f MiB)",
+         options.sends, options.members, seconds, copies / seconds, before / 1024.0, rss_sampler.peak_kib / 1024.0,
+         (rss_sampler.peak_kib - before) / 1024.0);
+    free_watcher(&probes);
+    free_watcher(&statuses);
+    free(tokens);
+}
+
 int main(int argc, char **argv) {
     e2e_program = "e2e_driver";
     if (argc < 2) usage();
@@ -831,6 +989,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(command, "throughput")) throughput();
     else if (!strcmp(command, "fanout")) fanout();
     else if (!strcmp(command, "latency")) latency();
+    else if (!strcmp(command, "storm")) storm();
     else usage();
     return 0;
 }
