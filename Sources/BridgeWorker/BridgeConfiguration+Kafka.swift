@@ -29,13 +29,33 @@ extension BridgeConfiguration {
 
     /// The worker's consumer: ``kafkaConsumers``, read_committed, with the range assignor, which
     /// gives the same partition numbers of the co-partitioned inputs to one member.
+    ///
+    /// It reads each partition in turns (``PartitionTurns``), so that a backlog of fan-out work
+    /// on the repartition topic never holds back a send: a repartition record may be a walk's step
+    /// (a thousand members' copies) or a device partition's copies (hundreds of devices), so its
+    /// partitions' turns are short. Each partition prefetches at most
+    /// ``prefetchKilobytesPerPartition`` unless `queued.max.messages.kbytes` says otherwise, and
+    /// the fetcher looks again soon at a partition whose queue was full.
     var workerConsumer: KafkaConsumerConfiguration {
-        var consumer = KafkaConsumerConfiguration(kafka: kafkaConsumers, groupID: kafka.groupID)
+        var consumers = kafkaConsumers
+        consumers.properties["queued.max.messages.kbytes"] =
+            consumers.properties["queued.max.messages.kbytes"] ?? "\(Self.prefetchKilobytesPerPartition)"
+        var consumer = KafkaConsumerConfiguration(kafka: consumers, groupID: kafka.groupID)
         consumer.assignmentStrategy = "range"
         consumer.isolationLevel = .readCommitted
         consumer.autoOffsetReset = .earliest
+        consumer.partitionTurns = PartitionTurns(
+            recordsPerTurn: Self.recordsPerTurn, recordsPerTurnByTopic: [repartitionTopic: Self.fanOutRecordsPerTurn])
+        consumer.fetchQueueBackoff = consumer.fetchQueueBackoff ?? .milliseconds(10)
         return consumer
     }
+
+    /// Records a send, presence or subscriptions partition gives in one turn.
+    static let recordsPerTurn = 1_000
+    /// Records a repartition partition gives in one turn.
+    static let fanOutRecordsPerTurn = 2
+    /// What each partition's queue prefetches at most, in KiB.
+    static let prefetchKilobytesPerPartition = 1_024
 
     /// The worker's producer: ``kafkaClients`` with `kafka.producer_properties` over it, its
     /// batches no larger than `topicRecordLimit` (a topic's `max.message.bytes` counts a whole

@@ -96,10 +96,10 @@ struct WorkerLoop: ~Copyable {
             }
             var arrived: [ConsumerEvent]? = polled
             while true {
-                if let events = arrived, overlap.polled(events, hasRoom: hasRoom) == .take {
+                if let events = arrived, overlap.polled(events, hasRoom: hasRoomDuringCommit) == .take {
                     for case .record(let record) in events { take(record) }
                     progress.record(inputs: events.count)
-                    if overlap.pollsAgain(hasRoom: hasRoom) {
+                    if overlap.pollsAgain(hasRoom: hasRoomDuringCommit) {
                         let maxRecords = pollLimits().maxRecords
                         group.addTask {
                             do {
@@ -128,9 +128,12 @@ struct WorkerLoop: ~Copyable {
         }
     }
 
-    /// Whether the open batch may take more records before its outputs can be handed over.
-    private var hasRoom: Bool {
-        batch.records < maxBatchRecords && produced.byteCount < committer.maxBytes
+    /// Whether the next batch may take more records while the one before commits: its outputs
+    /// wait for the commit, and whatever they hold when it ends is the head start of the next
+    /// commit, which a send processed meanwhile waits for. So it holds at most a fraction of
+    /// what a batch may.
+    private var hasRoomDuringCommit: Bool {
+        batch.records < maxBatchRecords && produced.byteCount < committer.maxBytes / Self.overlapShare
     }
 
     /// A poll waits for records until the open batch is due, and takes no more than there is
@@ -239,6 +242,8 @@ struct WorkerLoop: ~Copyable {
     private static let offsetsTimeout = Duration.seconds(10)
     /// Outputs handed to the producer at a time.
     private static let outputRun = 2_000
+    /// The share of a batch's outputs the next batch may hold while the one before commits.
+    private static let overlapShare = 4
     /// How long a poll during a commit waits for records: the commit may end meanwhile.
     private static let pollDuringCommit = Duration.milliseconds(10)
 }

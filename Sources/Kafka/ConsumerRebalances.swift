@@ -43,6 +43,11 @@ struct ConsumerRebalances: Sendable {
         return .wakePoll
     }
 
+    /// Whether the callback reported a rebalance nobody has taken yet: a poll returns at once.
+    var hasReported: Bool {
+        if case .open(let reported, _) = state { !reported.isEmpty } else { false }
+    }
+
     /// A poll without a listener: the next step, one at a time.
     mutating func next() -> NextAction {
         guard case .open(var reported, let returned) = state else { return .readRecords }

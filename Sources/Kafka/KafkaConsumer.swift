@@ -11,6 +11,8 @@ public final class KafkaConsumer: Sendable {
     let client: KafkaClient
     private let context: ConsumerContext
     private let listener: (any KafkaRebalanceListener)?
+    /// The partitions' own queues, when it reads them in turns.
+    private var queues: PartitionQueues? { context.partitionQueues }
 
     /// Creates a consumer. Throws for an invalid configuration, naming the property.
     /// `statistics` is told of librdkafka's statistics every `statistics.interval.ms`.
@@ -21,7 +23,9 @@ public final class KafkaConsumer: Sendable {
         logger: Logger
     ) throws {
         let properties = configuration.librdkafkaProperties
-        let context = ConsumerContext(logger: logger, properties: properties, statistics: statistics)
+        let queues = try configuration.partitionTurns.map { turns throws(KafkaError) in try PartitionQueues(turns: turns) }
+        let context = ConsumerContext(
+            logger: logger, properties: properties, statistics: statistics, partitionQueues: queues)
         self.context = context
         self.listener = rebalanceListener
         self.client = try KafkaClient(
@@ -29,6 +33,7 @@ public final class KafkaConsumer: Sendable {
             // One for polls, one for commits and other calls, so that a commit need not wait for
             // a poll in flight.
             threadCount: 2)
+        queues?.watchConsumerQueue(of: client.handle)
     }
 
     /// Joins the group and subscribes to the topics.
@@ -124,7 +129,7 @@ public final class KafkaConsumer: Sendable {
     /// handed out again.
     private func complete(_ event: RebalanceEvent) async throws {
         do {
-            try await client.blocking { try event.apply(to: $0) }
+            try await client.blocking { try event.apply(to: $0, queues: self.queues) }
         } catch {
             context.rebalances.withLock { $0.notCompleted(event) }
             throw error
@@ -150,14 +155,14 @@ public final class KafkaConsumer: Sendable {
         switch event.kind {
         case .assign:
             client.logger.info("partitions assigned: \(partitions)")
-            try await client.blocking { try event.apply(to: $0) }
+            try await client.blocking { try event.apply(to: $0, queues: self.queues) }
             do { try await listener?.partitionsAssigned(partitions, consumer: self) } catch { listenerError = error }
         case .revoke:
             client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
             do { try await listener?.partitionsRevoked(partitions, lost: event.lost, consumer: self) } catch {
                 listenerError = error
             }
-            try await client.blocking { try event.apply(to: $0) }
+            try await client.blocking { try event.apply(to: $0, queues: self.queues) }
         case .failure(let error):
             client.logger.warning("rebalance failed: \(error); dropping the assignment")
             let current = try assignment()
@@ -166,7 +171,7 @@ public final class KafkaConsumer: Sendable {
                     listenerError = error
                 }
             }
-            try await client.blocking { try event.apply(to: $0) }
+            try await client.blocking { try event.apply(to: $0, queues: self.queues) }
         }
         if let listenerError { throw listenerError }
     }
@@ -188,7 +193,7 @@ public final class KafkaConsumer: Sendable {
         // What is still unanswered is answered here and, from now on, in the callback.
         let unanswered = context.rebalances.withLock { $0.beginClose() }
         do {
-            try await client.blockingEvenIfCancelled { try $0.closeConsumer(answering: unanswered) }
+            try await client.blockingEvenIfCancelled { try $0.closeConsumer(answering: unanswered, queues: self.queues) }
         } catch {
             await client.finishClose()
             throw error

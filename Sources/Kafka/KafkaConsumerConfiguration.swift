@@ -26,6 +26,12 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     public var reportsEndOfPartition: Bool = false
     /// Whether records of aborted transactions are skipped (`isolation.level`).
     public var isolationLevel: IsolationLevel = .readCommitted
+    /// Reads each assigned partition from a queue of its own and shares every poll among them in
+    /// turns (see ``PartitionTurns``), so that no partition's backlog holds the others back; nil
+    /// reads them all through librdkafka's one consumer queue, in the order they were fetched.
+    /// Only for a group member: partitions assigned by hand are read through the consumer queue.
+    /// librdkafka's `queued.max.messages.kbytes` then bounds each partition's prefetch.
+    public var partitionTurns: PartitionTurns?
     /// librdkafka's `partition.assignment.strategy`: `range`, `roundrobin` (eager) or
     /// `cooperative-sticky`.
     public var assignmentStrategy: String = "range,roundrobin"

@@ -39,25 +39,29 @@ public final class ConsumedBatch: @unchecked Sendable {
         self.topicNames = []
     }
 
-    /// Takes what has arrived in `client`'s consumer queue, up to `maxRecords` messages, waiting
-    /// up to `timeoutMilliseconds` for the first. Blocks: call it on a client thread.
+    /// Takes what has arrived, up to `maxRecords` messages, waiting up to `timeoutMilliseconds`
+    /// for the first: from `client`'s consumer queue and, for a consumer that reads partitions in
+    /// turns, from each partition's queue. Blocks: call it on a client thread.
     init(consumingFrom client: KafkaClient, maxRecords: Int, timeoutMilliseconds: Int32, logger: Logger)
         throws(KafkaError)
     {
         let handle = client.handle
-        let queue = rd_kafka_queue_get_consumer(handle)
-        defer { rd_kafka_queue_destroy(queue) }
         let maxRecords = max(maxRecords, 1)
         let storage = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: maxRecords)
-        // Wait for the first message only, then take whatever else is there without waiting.
-        var count = rd_kafka_consume_batch_queue(queue, timeoutMilliseconds, storage, 1)
-        if count == 1 && maxRecords > 1 {
-            // An error here is the next poll's to report: the first message is kept.
-            count += max(0, rd_kafka_consume_batch_queue(queue, 0, storage + 1, maxRecords - 1))
-        }
-        guard count >= 0 else {
+        let count: Int
+        do throws(KafkaError) {
+            count =
+                if let context = client.context as? ConsumerContext, let queues = context.partitionQueues {
+                    try Self.takeTurns(
+                        of: client.handle, context: context, queues: queues, into: storage, maxRecords: maxRecords,
+                        timeoutMilliseconds: timeoutMilliseconds)
+                } else {
+                    try Self.takeConsumerQueue(
+                        of: handle, into: storage, maxRecords: maxRecords, timeoutMilliseconds: timeoutMilliseconds)
+                }
+        } catch {
             storage.deallocate()
-            throw KafkaError(rd_kafka_last_error(), message: "consume")
+            throw error
         }
         messages = UnsafeMutableBufferPointer(start: storage, count: count)
         self.client = client
@@ -94,6 +98,49 @@ public final class ConsumedBatch: @unchecked Sendable {
             let cause = KafkaClient.fatalError(of: handle)
             return KafkaError(
                 code: cause?.code ?? fatal.code, message: "\(fatal.message): \(cause?.message ?? "")", isFatal: true)
+        }
+    }
+
+    /// librdkafka's consumer queue: waits for the first message only, then takes whatever else
+    /// is there without waiting.
+    private static func takeConsumerQueue(
+        of handle: OpaquePointer, into storage: UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>,
+        maxRecords: Int, timeoutMilliseconds: Int32
+    ) throws(KafkaError) -> Int {
+        let queue = rd_kafka_queue_get_consumer(handle)
+        defer { rd_kafka_queue_destroy(queue) }
+        var count = rd_kafka_consume_batch_queue(queue, timeoutMilliseconds, storage, 1)
+        if count == 1 && maxRecords > 1 {
+            // An error here is the next poll's to report: the first message is kept.
+            count += max(0, rd_kafka_consume_batch_queue(queue, 0, storage + 1, maxRecords - 1))
+        }
+        guard count >= 0 else { throw KafkaError(rd_kafka_last_error(), message: "consume") }
+        return count
+    }
+
+    /// The consumer queue (rebalances and errors, served first), then a turn of each partition's
+    /// queue; when both are empty, waits for either until the timeout, or until a rebalance
+    /// waits for the caller.
+    private static func takeTurns(
+        of handle: OpaquePointer, context: ConsumerContext, queues: PartitionQueues,
+        into storage: UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>, maxRecords: Int,
+        timeoutMilliseconds: Int32
+    ) throws(KafkaError) -> Int {
+        let consumerQueue = rd_kafka_queue_get_consumer(handle)
+        defer { rd_kafka_queue_destroy(consumerQueue) }
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+        while true {
+            queues.clearWakeUps()
+            // Serving the consumer queue runs the rebalance callback, which takes the queues'
+            // lock: never inside `takeTurns`.
+            let served = rd_kafka_consume_batch_queue(consumerQueue, 0, storage, maxRecords)
+            guard served >= 0 else { throw KafkaError(rd_kafka_last_error(), message: "consume") }
+            let count = served + queues.takeTurns(into: storage + served, capacity: maxRecords - served)
+            let remaining = deadline - .now
+            if count > 0 || remaining <= .zero || context.rebalances.withLock(\.hasReported) {
+                return count
+            }
+            queues.wait(milliseconds: Int32(clamping: remaining.milliseconds + 1))
         }
     }
 

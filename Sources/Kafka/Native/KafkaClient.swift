@@ -198,6 +198,8 @@ final class KafkaClient: @unchecked Sendable {
         if !isClosed {
             logger.error("a Kafka client was released without close(); it was not closed")
         }
+        // Queue references held would keep librdkafka from finishing the destroy.
+        (context as? ConsumerContext)?.partitionQueues?.closeAll()
         rd_kafka_destroy_flags(handle, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
         retainedContext.release()
     }

@@ -94,9 +94,11 @@ extension NativeHandle {
         return ConsumerGroupMetadata(owning: metadata)
     }
 
-    /// Answers `unanswered` rebalances, then leaves the group. Blocks.
-    func closeConsumer(answering unanswered: [RebalanceEvent]) throws {
-        for event in unanswered { try? event.apply(to: self) }
+    /// Answers `unanswered` rebalances, then leaves the group and destroys the partitions'
+    /// queues. Blocks.
+    func closeConsumer(answering unanswered: [RebalanceEvent], queues: PartitionQueues?) throws {
+        for event in unanswered { try? event.apply(to: self, queues: queues) }
+        defer { queues?.closeAll() }
         try KafkaError.check(rd_kafka_consumer_close(pointer), "close consumer")
     }
 }

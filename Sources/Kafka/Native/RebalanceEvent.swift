@@ -1,4 +1,5 @@
 import CRDKafka
+import Logging
 import Synchronization
 
 /// A rebalance as librdkafka's callback reported it, waiting for the caller's listener.
@@ -13,18 +14,26 @@ struct RebalanceEvent: Sendable {
     let lost: Bool
     let cooperative: Bool
 
-    /// Gives librdkafka the partitions (assign) or takes them back (revoke, failure).
-    func apply(to native: NativeHandle) throws {
+    /// Gives librdkafka the partitions (assign) or takes them back (revoke, failure); with
+    /// `queues`, makes the queues of assigned partitions first and destroys those of partitions
+    /// taken back after.
+    func apply(to native: NativeHandle, queues: PartitionQueues?) throws {
         let handle = native.pointer
+        let listed = queues == nil ? [] : partitions.partitions
         switch (kind, cooperative) {
         case (.assign, true):
+            queues?.open(listed, handle: handle)
             try KafkaError.check(rd_kafka_incremental_assign(handle, partitions.pointer))
         case (.assign, false):
+            queues?.open(listed, handle: handle)
             try KafkaError.check(rd_kafka_assign(handle, partitions.pointer), "assign")
+            if let queues { queues.close(queues.partitions.filter { !listed.contains($0) }) }
         case (.revoke, true):
             try KafkaError.check(rd_kafka_incremental_unassign(handle, partitions.pointer))
+            queues?.close(listed)
         case (.revoke, false), (.failure, _):
             try KafkaError.check(rd_kafka_assign(handle, nil), "unassign")
+            queues?.closeAll()
         }
     }
 }
@@ -32,6 +41,16 @@ struct RebalanceEvent: Sendable {
 /// The consumer's callback context, which holds its rebalances (see ``ConsumerRebalances``).
 final class ConsumerContext: ClientContext, @unchecked Sendable {
     let rebalances = Mutex(ConsumerRebalances())
+    /// The assigned partitions' own queues, when the consumer reads them in turns.
+    let partitionQueues: PartitionQueues?
+
+    init(
+        logger: Logger, properties: [String: String], statistics: (@Sendable (KafkaStatistics) -> Void)?,
+        partitionQueues: PartitionQueues?
+    ) {
+        self.partitionQueues = partitionQueues
+        super.init(logger: logger, properties: properties, statistics: statistics)
+    }
 
     /// The `rebalance_cb`. It runs inside librdkafka's poll on the consumer's thread.
     static let rebalanceCallback:
@@ -56,7 +75,7 @@ final class ConsumerContext: ClientContext, @unchecked Sendable {
             )
             switch context.rebalances.withLock({ $0.reported(event) }) {
             case .answer:
-                do { try event.apply(to: NativeHandle(pointer: handle)) } catch {
+                do { try event.apply(to: NativeHandle(pointer: handle), queues: context.partitionQueues) } catch {
                     context.logger.error("rebalance while closing failed: \(error)")
                 }
                 return
@@ -64,6 +83,7 @@ final class ConsumerContext: ClientContext, @unchecked Sendable {
                 break
             }
             // Make the batch poll in progress return, so the caller sees the rebalance promptly.
+            context.partitionQueues?.wake()
             let queue = rd_kafka_queue_get_consumer(handle)
             rd_kafka_queue_yield(queue)
             rd_kafka_queue_destroy(queue)
