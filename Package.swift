@@ -263,6 +263,7 @@ let package = Package(
             dependencies: [
                 "Kafka", "CRDKafka", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
             name: "FCMTranslationTests",

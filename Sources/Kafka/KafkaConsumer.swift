@@ -23,7 +23,9 @@ public final class KafkaConsumer: Sendable {
         logger: Logger
     ) throws {
         let properties = configuration.librdkafkaProperties
-        let queues = try configuration.partitionTurns.map { turns throws(KafkaError) in try PartitionQueues(turns: turns) }
+        let queues = try configuration.partitionTurns.map { turns throws(KafkaError) in
+            try PartitionQueues(turns: turns)
+        }
         let context = ConsumerContext(
             logger: logger, properties: properties, statistics: statistics, partitionQueues: queues)
         self.context = context
@@ -193,7 +195,9 @@ public final class KafkaConsumer: Sendable {
         // What is still unanswered is answered here and, from now on, in the callback.
         let unanswered = context.rebalances.withLock { $0.beginClose() }
         do {
-            try await client.blockingEvenIfCancelled { try $0.closeConsumer(answering: unanswered, queues: self.queues) }
+            try await client.blockingEvenIfCancelled {
+                try $0.closeConsumer(answering: unanswered, queues: self.queues)
+            }
         } catch {
             await client.finishClose()
             throw error

@@ -50,15 +50,14 @@ struct TurnRotation: Sendable {
     }
 
     /// What one poll takes of each partition, in order, given the records `waiting` in each (a
-    /// partition not in it has none), and at most `maxRecords` in all. Every partition with
-    /// records waiting gets a turn unless `maxRecords` runs out; the next poll begins with the
-    /// first partition that got none, so none waits longer than one poll for its turn.
+    /// partition not in it has none), and at most `maxRecords` in all. Turns go round: the poll
+    /// begins after the partition that had the last turn, or with the one the last poll had no
+    /// room for, so no partition gets a second turn while another with records waits for one.
     mutating func plan(waiting: (TopicPartition) -> Int, maxRecords: Int) -> [(TopicPartition, Int)] {
         guard !partitions.isEmpty else { return [] }
         var plan: [(TopicPartition, Int)] = []
         var room = max(1, maxRecords)
         let first = next % partitions.count
-        next = first &+ 1
         for step in 0..<partitions.count {
             let index = (first + step) % partitions.count
             let partition = partitions[index]
@@ -71,6 +70,7 @@ struct TurnRotation: Sendable {
             let taken = min(count, room)
             plan.append((partition, taken))
             room -= taken
+            next = index + 1
         }
         return plan
     }

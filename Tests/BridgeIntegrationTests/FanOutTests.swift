@@ -25,7 +25,7 @@ enum FanOutRun {
 struct FanOutTests {
 
     /// Subscribes `devices` to each topic, through the client, and waits for their statuses.
-    private func subscribe(
+    func subscribe(
         _ subscriptions: [(topic: String, devices: [String])], fixture: BridgeFixture, reader: OutputReader
     ) async throws {
         try await withSender(fixture) { sender in
@@ -37,7 +37,7 @@ struct FanOutTests {
         }
     }
 
-    private func withSender(_ fixture: BridgeFixture, _ body: (FCMBridgeSender) async throws -> Void) async throws {
+    func withSender(_ fixture: BridgeFixture, _ body: (FCMBridgeSender) async throws -> Void) async throws {
         let sender = try FCMBridgeSender(
             kafka: fixture.kafka, topic: fixture.configuration.topics.send,
             subscriptionsTopic: fixture.configuration.topics.subscriptions, logger: TestBroker.logger)

@@ -13,13 +13,14 @@ final class OutputReader {
     private(set) var inbox: [OutputRecord] = []
     private(set) var deadLetters: [OutputRecord] = []
 
-    init(fixture: BridgeFixture) async throws {
+    /// Reads `only` these of the output topics, or all three.
+    init(fixture: BridgeFixture, only: [String]? = nil) async throws {
         topics = BridgeFixtureTopics(fixture)
         var configuration = KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil)
         configuration.fetchWaitMax = .milliseconds(10)
         consumer = try KafkaConsumer(configuration: configuration, logger: BridgeFixture.logger)
         let partitions = (0..<fixture.configuration.topics.partitions).flatMap { partition in
-            [topics.status, topics.inbox, topics.deadLetters].map {
+            (only ?? [topics.status, topics.inbox, topics.deadLetters]).map {
                 TopicPartitionOffset(TopicPartition($0, partition), offset: KafkaOffset.beginning)
             }
         }

@@ -25,7 +25,8 @@ final class PartitionQueues: @unchecked Sendable {
     init(turns: PartitionTurns) throws(KafkaError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            throw KafkaError(RD_KAFKA_RESP_ERR__FAIL, message: "cannot make the consumer's wake-up pipe: errno \(errno)")
+            throw KafkaError(
+                RD_KAFKA_RESP_ERR__FAIL, message: "cannot make the consumer's wake-up pipe: errno \(errno)")
         }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
