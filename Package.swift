@@ -75,6 +75,7 @@ let package = Package(
                 "FCMTranslation",
                 "DeviceQueues",
                 "BridgeConfig",
+                "SecretProperties",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,8 +1,27 @@
 import BridgeConfig
 import Foundation
 import Kafka
+import SecretProperties
 
 extension BridgeConfiguration {
+    /// Throws for the first entry of `kafka.properties`, `kafka.consumer_properties` or
+    /// `kafka.producer_properties` that librdkafka refuses (an unknown name or an invalid value),
+    /// naming it as a field (`kafka.properties.<name>`) with its value, unless secret: the problem
+    /// the first client would otherwise meet, reported before anything starts.
+    public func checkKafkaProperties() throws(ConfigurationError) {
+        let sections = [
+            ("kafka.properties", kafka.properties), ("kafka.consumer_properties", kafka.consumerProperties),
+            ("kafka.producer_properties", kafka.producerProperties),
+        ]
+        for (section, properties) in sections {
+            guard let problem = KafkaConfiguration.firstProblem(in: properties) else { continue }
+            let value =
+                SecretProperties.isSensitive(problem.property) ? "[redacted]" : properties[problem.property] ?? ""
+            throw ConfigurationError(
+                field: "\(section).\(problem.property)", "librdkafka refuses \"\(value)\": \(problem.reason)")
+        }
+    }
+
     /// What every Kafka client of the bridge shares: the cluster, the client id, `kafka.properties`
     /// and the statistics interval (reported only by clients that listen for statistics).
     public var kafkaClients: KafkaConfiguration {

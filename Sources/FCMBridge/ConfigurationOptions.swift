@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeConfig
+import BridgeWorker
 import Foundation
 import Logging
 
@@ -19,10 +20,17 @@ struct ConfigurationOptions: ParsableArguments {
         }
     }
 
-    /// The configuration, or the ``ConfigurationError`` naming the field.
+    /// The configuration, or the ``ConfigurationError`` naming the field: of the file, of the
+    /// environment, or a Kafka property librdkafka refuses.
     func loadOrThrow() throws(ConfigurationError) -> BridgeConfiguration {
         let environment = ProcessInfo.processInfo.environment
-        guard let config else { return try ConfigurationLoader.load(yaml: "", environment: environment) }
-        return try ConfigurationLoader.load(file: config, environment: environment)
+        let configuration =
+            if let config {
+                try ConfigurationLoader.load(file: config, environment: environment)
+            } else {
+                try ConfigurationLoader.load(yaml: "", environment: environment)
+            }
+        try configuration.checkKafkaProperties()
+        return configuration
     }
 }

@@ -36,6 +36,18 @@ struct EndpointsTests {
         }
     }
 
+    @Test("a Kafka property librdkafka refuses stops the start: exit 2, naming the field and the value")
+    func refusedKafkaProperty() async throws {
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "127.0.0.1:9"))
+        configuration.bundleID = "com.example.test"
+        let worker = try WorkerProcess(
+            configuration, extraEnvironment: ["FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "soon"])
+        #expect(try await worker.exitStatus(within: .seconds(30)) == 2, "\(worker.output)")
+        #expect(
+            worker.output.contains("`kafka.consumer_properties.fetch.wait.max.ms`: librdkafka refuses \"soon\""),
+            "\(worker.output)")
+    }
+
     @Test(
         "ready once restored; metrics count records, statuses, rejections, dead letters, latency and librdkafka's figures"
     )

@@ -1,0 +1,51 @@
+import BridgeConfig
+import Testing
+
+@testable import BridgeWorker
+
+/// Kafka properties librdkafka refuses are configuration errors, found before any client exists.
+@Suite("Kafka properties check")
+struct KafkaPropertiesCheckTests {
+    static func configuration(
+        properties: [String: String] = [:], consumer: [String: String] = [:], producer: [String: String] = [:]
+    ) -> BridgeConfiguration {
+        var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "127.0.0.1:9"))
+        configuration.kafka.properties = properties
+        configuration.kafka.consumerProperties = consumer
+        configuration.kafka.producerProperties = producer
+        return configuration
+    }
+
+    static func error(of configuration: BridgeConfiguration) -> ConfigurationError? {
+        do {
+            try configuration.checkKafkaProperties()
+            return nil
+        } catch { return error }
+    }
+
+    @Test(
+        "an unknown name or an invalid value names the section and the property, with the value unless secret",
+        arguments: [
+            (
+                configuration(properties: ["socket.timeout.ms": "soon"]), "kafka.properties.socket.timeout.ms",
+                "\"soon\""
+            ),
+            (configuration(consumer: ["fetch.wait.max": "10"]), "kafka.consumer_properties.fetch.wait.max", "\"10\""),
+            (
+                configuration(producer: ["linger.ms": "-4", "acks": "all"]), "kafka.producer_properties.linger.ms",
+                "\"-4\""
+            ),
+            (
+                configuration(properties: ["my.secret.thing": "s3cr3t"]), "kafka.properties.my.secret.thing",
+                "\"[redacted]\""
+            ),
+            (configuration(properties: ["sasl.password": ""]), nil, nil),
+            (configuration(properties: ["client.rack": "eu-1a"], producer: ["linger.ms": "5"]), nil, nil),
+        ])
+    func refused(configuration: BridgeConfiguration, field: String?, shown: String?) {
+        let error = Self.error(of: configuration)
+        #expect(error?.field == field)
+        if let shown { #expect(error?.problem.contains(shown) == true, "\(String(describing: error))") }
+        #expect(error?.problem.contains("s3cr3t") != true)
+    }
+}
