@@ -25,6 +25,7 @@ extension BridgeConfiguration: CustomStringConvertible {
             "delivery: \(delivery.rawValue)",
             "commit_interval_ms: \(commitIntervalMilliseconds)", "max_batch_records: \(maxBatchRecords)",
             "max_batch_bytes: \(maxBatchBytes)", "shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)",
+            "log_level: \(logLevel.rawValue)",
             "http.listen: \(http.map { "\($0)" } ?? "off")",
             "(internal topics: \(changelogTopic), \(repartitionTopic))",
         ]

@@ -56,6 +56,11 @@ public struct BridgeConfiguration: Sendable, Hashable {
         case atLeastOnce = "at_least_once"
     }
 
+    /// How much to log: swift-log's level names, from `trace` to `critical`.
+    public enum LogLevel: String, Sendable, Hashable, CaseIterable {
+        case trace, debug, info, notice, warning, error, critical
+    }
+
     public var kafka: Kafka
     public var topics = Topics()
     /// The per-device queueing rules.
@@ -74,6 +79,9 @@ public struct BridgeConfiguration: Sendable, Hashable {
     /// The most output bytes (keys and values) in one batch: it is committed early when it has
     /// as many, so a transaction always fits its timeout.
     public var maxBatchBytes = 16 * 1024 * 1024
+
+    /// How much to log, unless a command's `--log-level` says.
+    public var logLevel = LogLevel.info
 
     /// Where `/metrics`, `/healthz` and `/readyz` are served; nil for nowhere.
     public var http: HTTPAddress? = HTTPAddress(host: "0.0.0.0", port: 9090)

@@ -69,6 +69,8 @@ public enum ConfigurationLoader {
         configuration.shutdownTimeoutMilliseconds =
             try root.integer("shutdown_timeout_ms", in: 100...3_600_000).map(Int.init)
             ?? configuration.shutdownTimeoutMilliseconds
+        configuration.logLevel =
+            try root.choice("log_level", of: BridgeConfiguration.LogLevel.self) ?? configuration.logLevel
 
         var http = try root.section("http")
         if let listen = try http.nonEmptyString("listen") {

@@ -10,10 +10,15 @@ struct ConfigurationOptions: ParsableArguments {
         name: .shortAndLong, help: "The YAML configuration file; without one, only FCM_BRIDGE_ variables configure.")
     var config: String?
 
-    /// The configuration, or exit status 2 after logging the field and the problem.
-    func load(logger: Logger) throws -> BridgeConfiguration {
+    /// The configuration and the command's root logger (see ``LoggingOptions``), logging at the
+    /// level `logging` and the configuration say; or exit status 2 after logging the field and
+    /// the problem.
+    func load(logging: LoggingOptions, label: String) throws -> (BridgeConfiguration, Logger) {
+        var logger = logging.logger(label: label)
         do {
-            return try loadOrThrow()
+            let configuration = try loadOrThrow()
+            logger.logLevel = logging.level(configured: configuration.logLevel)
+            return (configuration, logger)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(2)

@@ -52,8 +52,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = logging.logger(label: "fcm-bridge.demo")
-        let configuration = try options.load(logger: logger)
+        var (configuration, logger) = try options.load(logging: logging, label: "fcm-bridge.demo")
         // The summary is the output; only trouble is logged.
         logger.logLevel = max(logger.logLevel, .warning)
         var kafka = configuration.kafkaClients

@@ -29,8 +29,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let logger = logging.logger(label: "fcm-bridge")
-        let configuration = try options.load(logger: logger)
+        let (configuration, logger) = try options.load(logging: logging, label: "fcm-bridge")
         let registry = PrometheusCollectorRegistry()
         let worker = BridgeWorker(
             configuration: configuration, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)

@@ -26,8 +26,7 @@ struct TopicsCommand: AsyncParsableCommand {
     var create = false
 
     func run() async throws {
-        let logger = logging.logger(label: "fcm-bridge.topics")
-        let configuration = try options.load(logger: logger)
+        let (configuration, logger) = try options.load(logging: logging, label: "fcm-bridge.topics")
         let report: TopicReport
         do {
             report = try await withKafkaAdmin(configuration: configuration.kafkaClients, logger: logger) { admin in

@@ -134,8 +134,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = logging.logger(label: "fcm-bridge.watch")
-        let configuration = try options.load(logger: logger)
+        let (configuration, logger) = try options.load(logging: logging, label: "fcm-bridge.watch")
         let secrets = try secrets(logger: logger)
         let registry = PrometheusCollectorRegistry()
         let health = WorkerHealth()

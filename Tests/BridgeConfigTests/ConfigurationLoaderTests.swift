@@ -38,6 +38,7 @@ struct ConfigurationLoaderTests {
             commit_interval_ms: 250
             max_batch_records: 50
             max_batch_bytes: 1048576
+            log_level: notice
             http: {listen: "[::1]:9191"}
             """
         let configuration = try ConfigurationLoader.load(yaml: yaml, environment: [:])
@@ -60,6 +61,7 @@ struct ConfigurationLoaderTests {
         #expect(configuration.bundleID == "com.example.app" && configuration.payloadLimit == 5120)
         #expect(configuration.delivery == .atLeastOnce && configuration.maxBatchRecords == 50)
         #expect(configuration.commitIntervalMilliseconds == 250 && configuration.maxBatchBytes == 1_048_576)
+        #expect(configuration.logLevel == .notice)
     }
 
     @Test("environment variables override the file, including librdkafka properties")
@@ -75,8 +77,10 @@ struct ConfigurationLoaderTests {
                 "FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": "from-env",
                 "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.env",
                 "FCM_BRIDGE_HTTP_LISTEN": "off",
+                "FCM_BRIDGE_LOG_LEVEL": "trace",
                 "HOME": "/root",
             ])
+        #expect(configuration.logLevel == .trace)
         #expect(configuration.http == nil)
         #expect(configuration.kafka.bootstrapServers == "env:2")
         #expect(configuration.queue.maxPending == 7)
@@ -130,6 +134,10 @@ struct ConfigurationLoaderTests {
                 "between 1 and 10000"
             ),
             ("kafka: {bootstrap_servers: b:1}\nmax_batch_bytes: 1000", [:], "max_batch_bytes", "between 65536 and"),
+            (
+                "kafka: {bootstrap_servers: b:1}\nlog_level: loud", [:], "log_level",
+                "\"trace\" or \"debug\" or \"info\" or \"notice\" or \"warning\" or \"error\" or \"critical\", got \"loud\""
+            ),
             ("kafka: {bootstrap_servers: b:1}\nhttp: {listen: 9090}", [:], "http.listen", "must be host:port"),
             (
                 "kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_HTTP_LISTEN": "0.0.0.0:99999"], "http.listen",
