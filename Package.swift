@@ -75,6 +75,7 @@ let package = Package(
                 "FCMTranslation",
                 "DeviceQueues",
                 "BridgeConfig",
+                "BridgeHealth",
                 "SecretProperties",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -84,10 +85,13 @@ let package = Package(
             ]
         ),
         // The operator's HTTP endpoints: /metrics (Prometheus), /healthz, /readyz.
+        // What a process's health endpoints answer from, shared by the worker and the watcher.
+        .target(name: "BridgeHealth"),
         .target(
             name: "BridgeEndpoints",
             dependencies: [
-                "BridgeWorker",
+                "BridgeConfig",
+                "BridgeHealth",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,7 +114,7 @@ let package = Package(
             dependencies: [
                 "FCMBridgeClient",
                 "Kafka",
-                "BridgeWorker",
+                "BridgeHealth",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -247,7 +251,7 @@ let package = Package(
         .testTarget(
             name: "BridgeWorkerTests",
             dependencies: [
-                "BridgeWorker", "BridgeCore", "Kafka", "TestSupport",
+                "BridgeWorker", "BridgeHealth", "BridgeCore", "Kafka", "TestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -1,5 +1,5 @@
 import BridgeConfig
-import BridgeWorker
+import BridgeHealth
 import Foundation
 import Hummingbird
 import Logging

@@ -1,4 +1,4 @@
-import BridgeWorker
+import BridgeHealth
 import FCMBridgeClient
 import Logging
 import ServiceLifecycle

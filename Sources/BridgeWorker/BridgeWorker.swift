@@ -1,5 +1,6 @@
 import BridgeConfig
 import BridgeCore
+import BridgeHealth
 import CoreMetrics
 import Foundation
 import Kafka

@@ -1,4 +1,5 @@
 import BridgeCore
+import BridgeHealth
 import Kafka
 import Logging
 

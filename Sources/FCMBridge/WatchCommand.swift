@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeConfig
 import BridgeEndpoints
+import BridgeHealth
 import BridgeWatch
 import BridgeWorker
 import FCMBridgeClient
