@@ -8,7 +8,7 @@ public struct DeviceQueue: Sendable, Hashable {
     public private(set) var waiting = WaitingMessages()
     /// Ids dispatched and not yet acknowledged, oldest first (at most the rules'
     /// ``QueueRules/acknowledgementWindow``).
-    public private(set) var unacknowledged: [String] = []
+    public private(set) var unacknowledged = UnacknowledgedIDs()
 
     /// A device first seen at `time` (a send request's or a presence event's event time).
     public init(firstSeenAt time: Int64) {
@@ -117,8 +117,7 @@ public struct DeviceQueue: Sendable, Hashable {
         status.lastActivity = max(lastActivity, time)
         output.changes.append(.device(status))
         for id in messageIDs {
-            guard let index = unacknowledged.firstIndex(of: id) else { continue }
-            unacknowledged.remove(at: index)
+            guard unacknowledged.remove(id) else { continue }
             output.changes.append(.acknowledgementSettled(messageID: id))
             output.statuses.append(.delivered(messageID: id, at: time))
         }
@@ -134,7 +133,7 @@ public struct DeviceQueue: Sendable, Hashable {
     /// The changes that forget the device: every id still awaiting an `ack` settled, then
     /// ``StateChange/forgotten``. Its owner removes it; if it is seen again, it starts anew.
     public var forgettingChanges: [StateChange] {
-        unacknowledged.map(StateChange.acknowledgementSettled(messageID:)) + [.forgotten]
+        unacknowledged.all.map(StateChange.acknowledgementSettled(messageID:)) + [.forgotten]
     }
 
     /// Replays one recorded change (when restoring from a changelog).
@@ -151,7 +150,7 @@ public struct DeviceQueue: Sendable, Hashable {
         case .awaitingAcknowledgement(let id):
             unacknowledged.append(id)
         case .acknowledgementSettled(let id):
-            if let index = unacknowledged.firstIndex(of: id) { unacknowledged.remove(at: index) }
+            _ = unacknowledged.remove(id)
         }
     }
 
@@ -163,8 +162,8 @@ public struct DeviceQueue: Sendable, Hashable {
         output.statuses.append(.dispatched(messageID: id, at: time))
         unacknowledged.append(id)
         output.changes.append(.awaitingAcknowledgement(messageID: id))
-        if unacknowledged.count > rules.acknowledgementWindow {
-            output.changes.append(.acknowledgementSettled(messageID: unacknowledged.removeFirst()))
+        if unacknowledged.count > rules.acknowledgementWindow, let oldest = unacknowledged.removeFirst() {
+            output.changes.append(.acknowledgementSettled(messageID: oldest))
         }
     }
 
