@@ -5,7 +5,6 @@ extension KafkaAdmin {
     public func topicConfigs(_ names: [String], timeout: Duration = .seconds(10)) async throws -> [String: [String:
         String]]
     {
-        try client.checkServing("describe configs")
-        return try await client.blocking { try $0.topicConfigs(names, timeout: timeout) }
+        try await client.blocking("describe configs") { try $0.topicConfigs(names, timeout: timeout) }
     }
 }

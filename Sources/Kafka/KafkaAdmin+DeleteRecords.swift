@@ -8,7 +8,6 @@ extension KafkaAdmin {
         -> [TopicPartitionOffset]
     {
         guard !offsets.isEmpty else { return [] }
-        try client.checkServing("delete records")
-        return try await client.blocking { try $0.deleteRecords(before: offsets, timeout: timeout) }
+        return try await client.blocking("delete records") { try $0.deleteRecords(before: offsets, timeout: timeout) }
     }
 }

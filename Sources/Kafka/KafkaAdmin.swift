@@ -44,14 +44,14 @@ public final class KafkaAdmin: Sendable {
     public func createTopics(_ topics: [NewTopic], ignoreExisting: Bool = true, timeout: Duration = .seconds(30))
         async throws
     {
-        try client.checkServing("create topics")
-        try await client.blocking { try $0.createTopics(topics, ignoreExisting: ignoreExisting, timeout: timeout) }
+        try await client.blocking("create topics") {
+            try $0.createTopics(topics, ignoreExisting: ignoreExisting, timeout: timeout)
+        }
     }
 
     /// The metadata of every topic in the cluster.
     public func topics(timeout: Duration = .seconds(10)) async throws -> [TopicMetadata] {
-        try client.checkServing("metadata")
-        return try await client.blocking { try $0.topics(timeout: timeout) }
+        try await client.blocking("metadata") { try $0.topics(timeout: timeout) }
     }
 
     /// The metadata of one topic, or nil when the cluster does not have it.

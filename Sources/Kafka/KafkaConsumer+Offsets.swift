@@ -4,30 +4,26 @@ extension KafkaConsumer {
     /// next record to read (last processed + 1).
     public func commit(_ offsets: [TopicPartitionOffset]) async throws {
         // A listener commits what it did when the close revokes its partitions.
-        try client.checkServing("commit", duringClose: true)
         guard !offsets.isEmpty else { return }
-        try await client.blocking { try $0.commit(offsets) }
+        try await client.blocking("commit", duringClose: true) { try $0.commit(offsets) }
     }
 
     /// The group's committed offsets for the partitions (``KafkaOffset/committed`` where none).
     public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws
         -> [TopicPartitionOffset]
     {
-        try client.checkServing("committed offsets")
-        return try await client.blocking { try $0.committed(partitions, timeout: timeout) }
+        try await client.blocking("committed offsets") { try $0.committed(partitions, timeout: timeout) }
     }
 
     /// Moves the read position of assigned partitions.
     public func seek(_ offsets: [TopicPartitionOffset], timeout: Duration = .seconds(10)) async throws {
-        try client.checkServing("seek")
-        try await client.blocking { try $0.seek(offsets, timeout: timeout) }
+        try await client.blocking("seek") { try $0.seek(offsets, timeout: timeout) }
     }
 
     /// The offset of the next record this consumer will return from each partition (nil where
     /// it has none yet). Never waits.
     public func positions(_ partitions: [TopicPartition]) throws -> [TopicPartition: Int64] {
-        try client.checkServing("positions")
-        return try client.native.positions(partitions)
+        try client.handle(for: "positions").positions(partitions)
     }
 
     /// The partition's high watermark as the last fetch reported it: the offset after the last
@@ -35,31 +31,26 @@ extension KafkaConsumer {
     /// last stable offset, which can be lower). Nil before any fetch answered, and after close.
     /// Never waits.
     public func highWatermark(of partition: TopicPartition) -> Int64? {
-        guard (try? client.checkServing("high watermark")) != nil else { return nil }
-        return client.native.highWatermark(of: partition)
+        (try? client.handle(for: "high watermark"))?.highWatermark(of: partition)
     }
 
     /// Stops fetching from the partitions until ``resume(_:)``; their position is kept.
     public func pause(_ partitions: [TopicPartition]) throws {
-        try client.checkServing("pause")
-        try client.native.pause(partitions)
+        try client.handle(for: "pause").pause(partitions)
     }
 
     /// Fetches again from paused partitions.
     public func resume(_ partitions: [TopicPartition]) throws {
-        try client.checkServing("resume")
-        try client.native.resume(partitions)
+        try client.handle(for: "resume").resume(partitions)
     }
 
     /// The partitions currently assigned to this consumer.
     public func assignment() throws -> [TopicPartition] {
-        try client.checkServing("assignment", duringClose: true)
-        return try client.native.assignment()
+        try client.handle(for: "assignment", duringClose: true).assignment()
     }
 
     /// The group metadata to pass to ``KafkaProducer/sendOffsetsToTransaction(_:groupMetadata:timeout:)``.
     public func groupMetadata() throws -> ConsumerGroupMetadata {
-        try client.checkServing("group metadata", duringClose: true)
-        return try client.native.groupMetadata()
+        try client.handle(for: "group metadata", duringClose: true).groupMetadata()
     }
 }

@@ -35,13 +35,12 @@ public final class KafkaConsumer: Sendable {
             // One for polls, one for commits and other calls, so that a commit need not wait for
             // a poll in flight.
             threadCount: 2)
-        queues?.watchConsumerQueue(of: client.handle)
+        try queues?.watchConsumerQueue(of: client.handle(for: "consumer queue").pointer)
     }
 
     /// Joins the group and subscribes to the topics.
     public func subscribe(_ topics: [String]) throws {
-        try client.checkServing("subscribe")
-        try client.native.subscribe(topics)
+        try client.handle(for: "subscribe").subscribe(topics)
     }
 
     /// Reads partitions by hand, outside any group rebalancing, from the given offsets
@@ -52,8 +51,7 @@ public final class KafkaConsumer: Sendable {
     /// of a partition whose leader it does not know yet only after a 500 ms retry. A metadata
     /// error is left to the assignment, which retries on its own.
     public func assign(_ offsets: [TopicPartitionOffset], metadataTimeout: Duration = .seconds(5)) async throws {
-        try client.checkServing("assign")
-        try await client.blocking { try $0.assign(offsets, metadataTimeout: metadataTimeout) }
+        try await client.blocking("assign") { try $0.assign(offsets, metadataTimeout: metadataTimeout) }
     }
 
     /// Returns what has arrived, up to `maxRecords` events, waiting up to `timeout` for the
@@ -85,17 +83,17 @@ public final class KafkaConsumer: Sendable {
         maxRecords: Int = 10_000, timeout: Duration = .milliseconds(100),
         reading read: @escaping @Sendable (ConsumedBatch) -> Output
     ) async throws -> Output {
-        try client.checkServing("poll")
         if listener != nil {
-            try await handlePendingRebalances()
+            try await handlePendingRebalances(duringClose: false)
         } else if let rebalance = try await nextRebalanceEvent() {
             return read(ConsumedBatch(rebalance: rebalance))
         }
         let ms = Int32(clamping: timeout.milliseconds)
         let (client, logger) = (self.client, client.logger)
-        return try await client.blocking { _ in
+        return try await client.blocking("poll") { native in
             let batch = try ConsumedBatch(
-                consumingFrom: client, maxRecords: maxRecords, timeoutMilliseconds: ms, logger: logger)
+                consumingFrom: client, native: native, maxRecords: maxRecords, timeoutMilliseconds: ms,
+                logger: logger)
             if let fatal = batch.fatalError { throw fatal }
             return read(batch)
         }
@@ -131,7 +129,7 @@ public final class KafkaConsumer: Sendable {
     /// handed out again.
     private func complete(_ event: RebalanceEvent) async throws {
         do {
-            try await client.blocking { try event.apply(to: $0, queues: self.queues) }
+            try await client.blocking("rebalance") { try event.apply(to: $0, queues: self.queues) }
         } catch {
             context.rebalances.withLock { $0.notCompleted(event) }
             throw error
@@ -139,11 +137,11 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Hands each rebalance reported by librdkafka to the listener, then completes it.
-    private func handlePendingRebalances() async throws {
+    private func handlePendingRebalances(duringClose: Bool) async throws {
         var firstError: (any Error)?
         for event in context.rebalances.withLock({ $0.takeReported() }) {
             do {
-                try await handle(event)
+                try await handle(event, duringClose: duringClose)
             } catch {
                 firstError = firstError ?? error
             }
@@ -151,20 +149,24 @@ public final class KafkaConsumer: Sendable {
         if let firstError { throw firstError }
     }
 
-    private func handle(_ event: RebalanceEvent) async throws {
+    private func handle(_ event: RebalanceEvent, duringClose: Bool) async throws {
         let partitions = event.partitions.partitions
         var listenerError: (any Error)?
         switch event.kind {
         case .assign:
             client.logger.info("partitions assigned: \(partitions)")
-            try await client.blocking { try event.apply(to: $0, queues: self.queues) }
+            try await client.blocking("rebalance", duringClose: duringClose) {
+                try event.apply(to: $0, queues: self.queues)
+            }
             do { try await listener?.partitionsAssigned(partitions, consumer: self) } catch { listenerError = error }
         case .revoke:
             client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
             do { try await listener?.partitionsRevoked(partitions, lost: event.lost, consumer: self) } catch {
                 listenerError = error
             }
-            try await client.blocking { try event.apply(to: $0, queues: self.queues) }
+            try await client.blocking("rebalance", duringClose: duringClose) {
+                try event.apply(to: $0, queues: self.queues)
+            }
         case .failure(let error):
             client.logger.warning("rebalance failed: \(error); dropping the assignment")
             let current = try assignment()
@@ -173,7 +175,9 @@ public final class KafkaConsumer: Sendable {
                     listenerError = error
                 }
             }
-            try await client.blocking { try event.apply(to: $0, queues: self.queues) }
+            try await client.blocking("rebalance", duringClose: duringClose) {
+                try event.apply(to: $0, queues: self.queues)
+            }
         }
         if let listenerError { throw listenerError }
     }
@@ -184,7 +188,7 @@ public final class KafkaConsumer: Sendable {
     public func close() async throws {
         guard client.beginClose() else { return }
         if let listener {
-            try? await handlePendingRebalances()
+            try? await handlePendingRebalances(duringClose: true)
             let current = (try? assignment()) ?? []
             if !current.isEmpty {
                 do { try await listener.partitionsRevoked(current, lost: false, consumer: self) } catch {
@@ -195,7 +199,7 @@ public final class KafkaConsumer: Sendable {
         // What is still unanswered is answered here and, from now on, in the callback.
         let unanswered = context.rebalances.withLock { $0.beginClose() }
         do {
-            try await client.blockingEvenIfCancelled {
+            try await client.blockingEvenIfCancelled("close") {
                 try $0.closeConsumer(answering: unanswered, queues: self.queues)
             }
         } catch {

@@ -2,8 +2,7 @@
 extension KafkaProducer {
     /// The handle to produce to `name` with ``produce(_:to:deliveries:index:)``.
     public func topic(_ name: String) throws -> TopicHandle {
-        try client.checkServing("topic")
-        return try topics.handle(for: name, producer: client.native)
+        try topics.handle(for: name, producer: client.handle(for: "topic"))
     }
 
     /// Hands one record to librdkafka, which copies it; its report becomes record `index` of
@@ -12,15 +11,13 @@ extension KafkaProducer {
     public func produce(_ record: ProducerRecordView, to topic: TopicHandle, deliveries: PendingDeliveries, index: Int)
         throws(KafkaError)
     {
-        try client.checkServing("produce")
-        try client.native.produce(record, to: topic, opaque: deliveries.opaque(for: index))
+        try client.handle(for: "produce").produce(record, to: topic, opaque: deliveries.opaque(for: index))
     }
 
     /// Hands one record to librdkafka, which copies it, with no delivery report to wait for: for
     /// a transaction, whose commit fails when any of its records was not delivered. Throws as
     /// ``produce(_:to:deliveries:index:)`` does.
     public func produceInTransaction(_ record: ProducerRecordView, to topic: TopicHandle) throws(KafkaError) {
-        try client.checkServing("produce")
-        try client.native.produce(record, to: topic, opaque: nil)
+        try client.handle(for: "produce").produce(record, to: topic, opaque: nil)
     }
 }

@@ -8,14 +8,12 @@
 extension KafkaProducer {
     /// Registers the transactional id with the cluster and fences older producers with the same id.
     public func initTransactions(timeout: Duration = .seconds(60)) async throws {
-        try client.checkServing("init transactions")
-        try await client.blocking { try $0.initTransactions(timeout: timeout) }
+        try await client.blocking("init transactions") { try $0.initTransactions(timeout: timeout) }
     }
 
     /// Starts a transaction; records sent from now on belong to it.
     public func beginTransaction() throws {
-        try client.checkServing("begin transaction")
-        try client.native.beginTransaction()
+        try client.handle(for: "begin transaction").beginTransaction()
     }
 
     /// Adds consumer offsets to the transaction, so that they commit with its records.
@@ -25,21 +23,18 @@ extension KafkaProducer {
         groupMetadata: ConsumerGroupMetadata,
         timeout: Duration = .seconds(60)
     ) async throws {
-        try client.checkServing("send offsets to transaction")
-        try await client.blocking {
+        try await client.blocking("send offsets to transaction") {
             try $0.sendOffsetsToTransaction(offsets, groupMetadata: groupMetadata, timeout: timeout)
         }
     }
 
     /// Delivers the transaction's records and commits it.
     public func commitTransaction(timeout: Duration = .seconds(60)) async throws {
-        try client.checkServing("commit transaction")
-        try await client.blocking { try $0.commitTransaction(timeout: timeout) }
+        try await client.blocking("commit transaction") { try $0.commitTransaction(timeout: timeout) }
     }
 
     /// Aborts the transaction: consumers reading committed data never see its records.
     public func abortTransaction(timeout: Duration = .seconds(60)) async throws {
-        try client.checkServing("abort transaction")
-        try await client.blocking { try $0.abortTransaction(timeout: timeout) }
+        try await client.blocking("abort transaction") { try $0.abortTransaction(timeout: timeout) }
     }
 }

@@ -48,7 +48,7 @@ public final class KafkaProducer: Sendable {
     /// A record that cannot be sent gets an error report. After a fatal producer error, every
     /// record not yet sent gets that error too, and the error is thrown.
     public func enqueue(_ records: [ProducerRecord]) async throws -> PendingDeliveries {
-        try client.checkServing("send")
+        let native = try client.handle(for: "send")
         let pending = PendingDeliveries(topics: records.map(\.topic))
         var lastTopic: TopicHandle?
         var fatal: KafkaError?
@@ -62,11 +62,12 @@ public final class KafkaProducer: Sendable {
             do {
                 let topic =
                     try lastTopic.flatMap { $0.name == records[index].topic ? $0 : nil }
-                    ?? topics.handle(for: records[index].topic, producer: client.native)
+                    ?? topics.handle(for: records[index].topic, producer: native)
                 lastTopic = topic
-                while let error = produce(records[index], topic: topic, opaque: pending.opaque(for: index)) {
+                while let error = produce(records[index], topic: topic, opaque: pending.opaque(for: index), on: native)
+                {
                     guard error.isQueueFull else { throw error }
-                    await waitForRoom()
+                    try await makeRoom()
                 }
             } catch let error as KafkaError {
                 pending.complete(index, partition: partition, offset: -1, error: error)
@@ -81,13 +82,18 @@ public final class KafkaProducer: Sendable {
     /// producer's own thread: delivery frees room, cancellation does not, so this waits even for
     /// a cancelled task rather than spin.
     public func waitForRoom() async {
-        try? await client.blocking { try? $0.flush(timeout: .milliseconds(1)) }
+        try? await makeRoom()
+    }
+
+    /// Waits as ``waitForRoom()`` does; throws ``KafkaError/Code/closed`` at once once the
+    /// producer is closing, since room made then goes to nobody.
+    func makeRoom() async throws {
+        try await client.blocking("wait for room") { try? $0.flush(timeout: .milliseconds(1)) }
     }
 
     /// Waits until every record in flight is delivered or failed.
     public func flush(timeout: Duration) async throws {
-        try client.checkServing("flush")
-        try await flushInFlight(timeout: timeout)
+        try await client.blockingEvenIfCancelled("flush", duringClose: false) { try $0.flush(timeout: timeout) }
     }
 
     /// Delivers what is in flight, within `timeout`, then stops the producer's thread. Records
@@ -102,14 +108,14 @@ public final class KafkaProducer: Sendable {
         } catch {
             failure = error
             // The poll loop still runs: it hands the purged records' reports to their waiters.
-            try? await client.blockingEvenIfCancelled { $0.purgeInFlight(timeout: .seconds(5)) }
+            try? await client.blockingEvenIfCancelled("purge") { $0.purgeInFlight(timeout: .seconds(5)) }
         }
         await client.finishClose()
         if let failure { throw failure }
     }
 
     private func flushInFlight(timeout: Duration) async throws {
-        try await client.blockingEvenIfCancelled { try $0.flush(timeout: timeout) }
+        try await client.blockingEvenIfCancelled("flush") { try $0.flush(timeout: timeout) }
     }
 
     /// Frees the topic handles. A producer released without ``close(timeout:)`` keeps its client,
@@ -121,7 +127,9 @@ public final class KafkaProducer: Sendable {
 
     /// Hands one record to librdkafka as a ``ProducerRecordView``; returns the error when it fails.
     /// Header names are made NUL-terminated, next to their values, in one scratch buffer.
-    private func produce(_ record: ProducerRecord, topic: TopicHandle, opaque: UnsafeMutableRawPointer) -> KafkaError? {
+    private func produce(
+        _ record: ProducerRecord, topic: TopicHandle, opaque: UnsafeMutableRawPointer, on native: NativeHandle
+    ) -> KafkaError? {
         var scratch: [UInt8] = []
         for header in record.headers {
             scratch.append(contentsOf: header.key.utf8)
@@ -153,7 +161,7 @@ public final class KafkaProducer: Sendable {
                             key: key, value: value, headers: UnsafeBufferPointer(headers), timestamp: record.timestamp
                         )
                         do throws(KafkaError) {
-                            try client.native.produce(view, to: topic, opaque: opaque)
+                            try native.produce(view, to: topic, opaque: opaque)
                             return nil
                         } catch {
                             return error

@@ -8,8 +8,10 @@ import Testing
 /// caller can commit first), completed only at the next poll.
 @Suite("Rebalances as poll events on a real broker", .needsBroker, .timeLimit(.minutes(2)))
 struct RebalanceEventTests {
-    @Test("assignment comes before the records; revocation comes while still held and completes at the next poll")
-    func events() async throws {
+    @Test(
+        "assignment comes before the records; revocation comes while still held and completes at the next poll",
+        arguments: [nil, PartitionTurns(recordsPerTurn: 1)])
+    func events(turns: PartitionTurns?) async throws {
         let topic = try await TestBroker.createTopic("events", partitions: 2)
         let all = Set((0..<2).map { TopicPartition(topic, Int32($0)) })
         let producer = try TestBroker.producer()
@@ -22,6 +24,7 @@ struct RebalanceEventTests {
 
         var configuration = TestBroker.consumerConfiguration(group: group)
         configuration.reportsEndOfPartition = false
+        configuration.partitionTurns = turns
         let first = try KafkaConsumer(configuration: configuration, logger: TestBroker.logger)
         try first.subscribe([topic])
         var assigned: Set<TopicPartition> = []
@@ -94,6 +97,46 @@ struct RebalanceEventTests {
         }
         #expect(received == 1)
         #expect(ContinuousClock.now - started < .seconds(20), "the poll waited for a full batch")
+        try await consumer.close()
+    }
+
+    @Test(
+        "in turns, a record is read within two polls of its arrival, however many records of another partition wait ahead of it"
+    )
+    func turnsAroundABacklog() async throws {
+        let topic = try await TestBroker.createTopic("turns", partitions: 2)
+        let producer = try TestBroker.producer()
+        _ = try await producer.send(
+            (0..<5_000).map { _ in ProducerRecord(topic: topic, partition: .explicit(0), value: ByteBuffer(bytes: [0]))
+            })
+        var configuration = TestBroker.consumerConfiguration(group: TestBroker.uniqueName("turns"))
+        configuration.reportsEndOfPartition = false
+        configuration.partitionTurns = PartitionTurns(recordsPerTurn: 100)
+        let consumer = try KafkaConsumer(configuration: configuration, logger: TestBroker.logger)
+        try consumer.subscribe([topic])
+        let records = { () async throws -> [ConsumerRecord] in
+            try await consumer.poll(maxRecords: 100, timeout: .milliseconds(100)).compactMap {
+                if case .record(let record) = $0 { record } else { nil }
+            }
+        }
+        // The backlog is being read (and fetched ahead) when the lone record arrives.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await records().isEmpty, ContinuousClock.now < deadline {}
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await producer.send(
+            ProducerRecord(topic: topic, partition: .explicit(1), value: ByteBuffer(bytes: [1])))
+        try await producer.close()
+        try await Task.sleep(for: .milliseconds(500))
+        var polls = 0
+        var lone = false
+        while !lone, ContinuousClock.now < deadline {
+            let batch = try await records()
+            if !batch.isEmpty { polls += 1 }
+            lone = batch.contains { $0.topicPartition.partition == 1 }
+        }
+        // Read through one queue, in the order fetched, it comes after what waits of the 5,000
+        // (in poll 50 here).
+        #expect(lone && polls <= 2, "partition 1's record came in poll \(polls) after its arrival")
         try await consumer.close()
     }
 }

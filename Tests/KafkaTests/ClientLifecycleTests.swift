@@ -16,18 +16,17 @@ struct ClientLifecycleTests {
     static let logger = Logger(label: "lifecycle-test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     @Test(
-        "the state machine: running serves calls; the first close closes, a second does nothing; loops run until closed"
+        "the state machine holds the handle: every call gets it while running, only a close's own calls while closing, none once closed; loops run until closed"
     )
     func stateMachine() {
-        var lifecycle = ClientLifecycle()
-        #expect(lifecycle.servesCalls(duringClose: false) && lifecycle.loopsRun)
+        var lifecycle = ClientLifecycle(running: 7)
+        #expect(lifecycle.handle(duringClose: false) == 7 && lifecycle.loopHandle == 7 && !lifecycle.isClosed)
         #expect(lifecycle.beginClose() == .close)
-        #expect(
-            !lifecycle.servesCalls(duringClose: false) && lifecycle.servesCalls(duringClose: true) && lifecycle.loopsRun
-        )
+        #expect(lifecycle.handle(duringClose: false) == nil)
+        #expect(lifecycle.handle(duringClose: true) == 7 && lifecycle.loopHandle == 7)
         #expect(lifecycle.beginClose() == .none)
         lifecycle.finishClose()
-        #expect(!lifecycle.servesCalls(duringClose: true) && !lifecycle.loopsRun)
+        #expect(lifecycle.handle(duringClose: true) == nil && lifecycle.loopHandle == nil && lifecycle.isClosed)
         #expect(lifecycle.beginClose() == .none)
     }
 
@@ -75,11 +74,27 @@ struct ClientLifecycleTests {
         #expect(reports.withLock { $0?.first?.error } != nil)
     }
 
-    @Test("a consumer refuses polls and commits after close, at once; a second close does nothing")
-    func consumerAfterClose() async throws {
-        let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(kafka: Self.kafka, groupID: nil), logger: Self.logger)
+    @Test(
+        "a consumer refuses every call after close, at once, in turns or not; a second close does nothing",
+        arguments: [nil, PartitionTurns(recordsPerTurn: 10)])
+    func consumerAfterClose(turns: PartitionTurns?) async throws {
+        var configuration = KafkaConsumerConfiguration(kafka: Self.kafka, groupID: "lifecycle-test")
+        configuration.partitionTurns = turns
+        let consumer = try KafkaConsumer(configuration: configuration, logger: Self.logger)
         try await consumer.close()
+        let partition = TopicPartition("t", 0)
+        let calls: [(String, () async throws -> Void)] = [
+            ("committed", { _ = try await consumer.committed([partition]) }),
+            ("seek", { try await consumer.seek([TopicPartitionOffset(partition, offset: 0)]) }),
+            ("assign", { try await consumer.assign([TopicPartitionOffset(partition, offset: 0)]) }),
+            ("positions", { _ = try consumer.positions([partition]) }),
+            ("pause", { try consumer.pause([partition]) }), ("resume", { try consumer.resume([partition]) }),
+            ("assignment", { _ = try consumer.assignment() }), ("group metadata", { _ = try consumer.groupMetadata() }),
+        ]
+        for (name, call) in calls {
+            #expect(await #expect(throws: KafkaError.self, "\(name)") { try await call() }?.code == .closed)
+        }
+        #expect(consumer.highWatermark(of: partition) == nil)
         #expect(await #expect(throws: KafkaError.self) { try await consumer.poll() }?.code == .closed)
         #expect(
             await #expect(throws: KafkaError.self) {

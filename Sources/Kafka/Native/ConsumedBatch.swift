@@ -42,10 +42,11 @@ public final class ConsumedBatch: @unchecked Sendable {
     /// Takes what has arrived, up to `maxRecords` messages, waiting up to `timeoutMilliseconds`
     /// for the first: from `client`'s consumer queue and, for a consumer that reads partitions in
     /// turns, from each partition's queue. Blocks: call it on a client thread.
-    init(consumingFrom client: KafkaClient, maxRecords: Int, timeoutMilliseconds: Int32, logger: Logger)
-        throws(KafkaError)
-    {
-        let handle = client.handle
+    init(
+        consumingFrom client: KafkaClient, native: NativeHandle, maxRecords: Int, timeoutMilliseconds: Int32,
+        logger: Logger
+    ) throws(KafkaError) {
+        let handle = native.pointer
         let maxRecords = max(maxRecords, 1)
         let storage = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: maxRecords)
         let count: Int
@@ -53,7 +54,7 @@ public final class ConsumedBatch: @unchecked Sendable {
             count =
                 if let context = client.context as? ConsumerContext, let queues = context.partitionQueues {
                     try Self.takeTurns(
-                        of: client.handle, context: context, queues: queues, into: storage, maxRecords: maxRecords,
+                        of: handle, context: context, queues: queues, into: storage, maxRecords: maxRecords,
                         timeoutMilliseconds: timeoutMilliseconds)
                 } else {
                     try Self.takeConsumerQueue(

@@ -33,13 +33,12 @@ class ClientContext: @unchecked Sendable {
 /// librdkafka's blocking calls run on the client's own threads, never on Swift's cooperative
 /// pool: `blocking` has one thread per long-running loop plus one for calls like commit.
 final class KafkaClient: @unchecked Sendable {
-    let handle: OpaquePointer
-    /// The handle, for calls that do not block.
-    var native: NativeHandle { NativeHandle(pointer: handle) }
+    /// The handle, for `deinit` alone: calls reach it through ``lifecycle``.
+    private let handle: OpaquePointer
     let context: ClientContext
     let logger: Logger
     private let threads: NIOThreadPool
-    private let lifecycle = NIOLockedValueBox(ClientLifecycle())
+    private let lifecycle: NIOLockedValueBox<ClientLifecycle<NativeHandle>>
     private let retainedContext: Unmanaged<ClientContext>
 
     /// What a client is for, which decides the callbacks it gets.
@@ -113,25 +112,44 @@ final class KafkaClient: @unchecked Sendable {
             throw KafkaError.invalidArgument("cannot create Kafka client: \(text)")
         }
         self.handle = handle
+        self.lifecycle = NIOLockedValueBox(ClientLifecycle(running: NativeHandle(pointer: handle)))
         self.threads = NIOThreadPool(numberOfThreads: threadCount)
         threads.start()
         // A consumer serves everything (logs, errors, rebalances) from its consumer queue.
         if case .consumer = role { rd_kafka_poll_set_consumer(handle) }
     }
 
-    /// Runs a blocking librdkafka call on one of the client's threads.
-    /// A cancelled task's call is not run: it throws `CancellationError`.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable (NativeHandle) throws -> T) async throws -> T {
-        let native = self.native
+    /// The handle for `operation`, which does not block; throws ``KafkaError/Code/closed`` at
+    /// once when the client is closed, or closing unless `duringClose`. The only way to the
+    /// handle: no call can forget to ask.
+    func handle(for operation: @autoclosure () -> String, duringClose: Bool = false) throws(KafkaError)
+        -> NativeHandle
+    {
+        guard let native = lifecycle.withLockedValue({ $0.handle(duringClose: duringClose) }) else {
+            throw KafkaError(code: .closed, message: "\(operation()): the client is closed")
+        }
+        return native
+    }
+
+    /// Runs `operation`, a blocking librdkafka call, on one of the client's threads, served as
+    /// ``handle(for:duringClose:)`` serves calls. A cancelled task's call is not run: it
+    /// throws `CancellationError`.
+    func blocking<T: Sendable>(
+        _ operation: @autoclosure () -> String, duringClose: Bool = false,
+        _ body: @escaping @Sendable (NativeHandle) throws -> T
+    ) async throws -> T {
+        let native = try handle(for: operation(), duringClose: duringClose)
         return try await threads.runIfActive { try body(native) }
     }
 
-    /// Runs a blocking call as ``blocking(_:)`` does, even for a cancelled task: for what a close
-    /// must do whatever ended its caller's work (leave the group, deliver or give up records).
-    func blockingEvenIfCancelled<T: Sendable>(_ body: @escaping @Sendable (NativeHandle) throws -> T) async throws
-        -> T
-    {
-        let native = self.native
+    /// Runs a blocking call as ``blocking(_:duringClose:_:)`` does (during a close too, unless
+    /// told otherwise), even for a cancelled task: for what a close must do whatever ended its
+    /// caller's work (leave the group, deliver or give up records).
+    func blockingEvenIfCancelled<T: Sendable>(
+        _ operation: @autoclosure () -> String, duringClose: Bool = true,
+        _ body: @escaping @Sendable (NativeHandle) throws -> T
+    ) async throws -> T {
+        let native = try handle(for: operation(), duringClose: duringClose)
         return try await withCheckedThrowingContinuation { continuation in
             threads.submit { state in
                 guard state == .active else {
@@ -149,20 +167,12 @@ final class KafkaClient: @unchecked Sendable {
     func startLoop(_ body: @escaping @Sendable (NativeHandle) -> Void) {
         threads.submit { [self] state in
             guard state == .active else { return }
-            while lifecycle.withLockedValue({ $0.loopsRun }) { body(native) }
-        }
-    }
-
-    /// Throws at once when the client is closed, or closing unless `duringClose`: `operation`
-    /// is not served.
-    func checkServing(_ operation: @autoclosure () -> String, duringClose: Bool = false) throws(KafkaError) {
-        guard lifecycle.withLockedValue({ $0.servesCalls(duringClose: duringClose) }) else {
-            throw KafkaError(code: .closed, message: "\(operation()): the client is closed")
+            while let native = lifecycle.withLockedValue({ $0.loopHandle }) { body(native) }
         }
     }
 
     /// Whether the close has finished.
-    var isClosed: Bool { lifecycle.withLockedValue { $0.state == .closed } }
+    var isClosed: Bool { lifecycle.withLockedValue { $0.isClosed } }
 
     /// Begins closing; false when a close began before (the caller then has nothing to do).
     func beginClose() -> Bool {
