@@ -74,7 +74,7 @@ extension BridgeConfiguration {
     /// Records a repartition partition gives in one turn.
     static let fanOutRecordsPerTurn = 8
     /// What each partition's queue prefetches at most, in KiB.
-    static let prefetchKilobytesPerPartition = 1_024
+    static let prefetchKilobytesPerPartition = 4_096
 
     /// The worker's producer: ``kafkaClients`` with `kafka.producer_properties` over it, its
     /// batches no larger than `topicRecordLimit` (a topic's `max.message.bytes` counts a whole

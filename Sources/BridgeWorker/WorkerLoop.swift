@@ -131,8 +131,8 @@ struct WorkerLoop: ~Copyable {
 
     /// Whether the next batch may take more records while the one before commits: its outputs
     /// wait for the commit, and whatever they hold when it ends is the head start of the next
-    /// commit, which a send processed meanwhile waits for. So it holds at most a fraction of
-    /// what a batch may.
+    /// commit, which a send processed meanwhile waits for. So it holds at most half of what a
+    /// batch may.
     private var hasRoomDuringCommit: Bool {
         batch.records < maxBatchRecords && produced.byteCount < committer.maxBytes / Self.overlapShare
     }
@@ -243,8 +243,8 @@ struct WorkerLoop: ~Copyable {
     private static let offsetsTimeout = Duration.seconds(10)
     /// Outputs handed to the producer at a time.
     private static let outputRun = 2_000
-    /// The share of a batch's outputs the next batch may hold while the one before commits.
-    private static let overlapShare = 4
+    /// The next batch holds at most a batch's outputs divided by this while the one before commits.
+    private static let overlapShare = 2
     /// How long a poll during a commit waits for records: the commit may end meanwhile.
     private static let pollDuringCommit = Duration.milliseconds(10)
 }
