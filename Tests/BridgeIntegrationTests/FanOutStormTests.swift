@@ -6,7 +6,7 @@ import Testing
 
 extension FanOutTests {
     @Test(
-        "a send to one device during a storm of fan-outs to 20,000 members is in its inbox within a tenth of the storm; the worker's memory grows by less than 128 MiB"
+        "a send to one device during a storm of fan-outs to 20,000 members is in its inbox within a quarter of the storm; the worker's memory grows by less than 128 MiB"
     )
     func unicastDuringStorm() async throws {
         // Fan-outs at once to a topic of `memberCount` members, all offline: each copy waits in its
@@ -51,9 +51,10 @@ extension FanOutTests {
         let storm = ContinuousClock.now - stormBegan
         sampler.cancel()
         let growth = await sampler.value - before
-        // Behind the fan-outs, it would wait for nearly all of the storm: on a loaded machine both
-        // take longer, so the bound is a share of the storm.
-        #expect(waited < storm / 10, "the probe waited \(waited) of the storm's \(storm)")
+        // Behind the fan-outs it waits for most of the storm (6.1 s of under 15 s on its own); in
+        // turns, 0.2 s. Beside the other fan-out tests both take longer (4.2 s of a 50 s storm in
+        // CI), so the bound is a share of the storm.
+        #expect(waited < storm / 4, "the probe waited \(waited) of the storm's \(storm)")
         #expect(growth < 128 << 20, "the worker grew by \(growth >> 20) MiB")
         let counts = statuses.statuses.filter { $0.key == "storm" }.map { $0.json["count"] }
         #expect(counts == Array(repeating: .number("\(memberCount)"), count: sends))
