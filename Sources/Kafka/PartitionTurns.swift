@@ -41,12 +41,13 @@ struct TurnRotation: Sendable {
         partitions.append(contentsOf: added.filter { !partitions.contains($0) })
     }
 
-    /// Partitions were revoked.
+    /// Partitions were revoked: the turns go on with the first remaining partition at or after
+    /// the one whose turn was next.
     mutating func remove(_ removed: [TopicPartition]) {
         let gone = Set(removed)
-        let nextPartition = partitions.isEmpty ? nil : partitions[next % partitions.count]
+        let before = partitions.isEmpty ? 0 : next % partitions.count
+        next = partitions[..<before].count { !gone.contains($0) }
         partitions.removeAll { gone.contains($0) }
-        next = nextPartition.flatMap { partitions.firstIndex(of: $0) } ?? 0
     }
 
     /// What one poll takes of each partition, in order, given the records `waiting` in each (a

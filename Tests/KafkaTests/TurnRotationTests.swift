@@ -73,6 +73,15 @@ struct TurnRotationTests {
         #expect(rotation.plan(waiting: { waiting[$0] ?? 0 }, maxRecords: 10).isEmpty)
     }
 
+    @Test("when the partition whose turn was next is revoked, the turn goes to the one after it, not back to the first")
+    func nextRevoked() {
+        var rotation = Self.rotation(Self.sends, budget: 1)
+        let waiting = Dictionary(uniqueKeysWithValues: Self.sends.map { ($0, 5) })
+        _ = rotation.plan(waiting: { waiting[$0] ?? 0 }, maxRecords: 2)  // sends 0 and 1; 2 is next
+        rotation.remove([Self.sends[2]])
+        #expect(rotation.plan(waiting: { waiting[$0] ?? 0 }, maxRecords: 1).map(\.0) == [Self.sends[3]])
+    }
+
     @Test("whatever waits, no partition gets a second turn while another with records waits for its first")
     func roundRobin() async {
         let counts = Gen.int(in: 0...20_000).array(of: 8...8)
