@@ -1,6 +1,5 @@
 import ArgumentParser
 import BridgeConfig
-import Foundation
 import Logging
 
 /// The options every long-running command shares: how much to log, and in which format.
@@ -21,17 +20,14 @@ struct LoggingOptions: ParsableArguments {
 
     /// The root logger, writing to standard error; every component logs through a copy of it.
     /// Until the configuration is loaded (``level(configured:)`` then says), it logs at
-    /// `--log-level`, else at the level `FCM_BRIDGE_LOG_LEVEL` names, else at `info`.
+    /// `--log-level`, else at `info`: before that, it logs only why the configuration is refused.
     func logger(label: String) -> Logger {
         var logger =
             switch logFormat {
             case .text: Logger(label: label) { StreamLogHandler.standardError(label: $0) }
             case .json: Logger(label: label) { JSONLogHandler(label: $0) }
             }
-        logger.logLevel =
-            logLevel ?? ProcessInfo.processInfo.environment["FCM_BRIDGE_LOG_LEVEL"].flatMap {
-                Logger.Level(rawValue: $0)
-            } ?? .info
+        logger.logLevel = logLevel ?? .info
         return logger
     }
 

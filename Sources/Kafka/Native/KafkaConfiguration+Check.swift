@@ -15,11 +15,6 @@ extension KafkaConfiguration {
     public static func firstProblem(in properties: [String: String]) -> PropertyProblem? {
         guard let conf = rd_kafka_conf_new() else { return nil }
         defer { rd_kafka_conf_destroy(conf) }
-        var errorText = [CChar](repeating: 0, count: 512)
-        for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
-            guard rd_kafka_conf_set(conf, key, value, &errorText, errorText.count) != RD_KAFKA_CONF_OK else { continue }
-            return PropertyProblem(property: key, reason: redact(String(cBuffer: errorText), properties: properties))
-        }
-        return nil
+        return NativeConfiguration.set(properties, on: conf)
     }
 }

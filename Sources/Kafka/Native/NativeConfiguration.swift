@@ -11,6 +11,19 @@ enum NativeConfiguration {
         guard let conf = rd_kafka_conf_new() else {
             throw KafkaError.invalidArgument("rd_kafka_conf_new failed")
         }
+        if let problem = set(properties, defaults: defaults, on: conf) {
+            rd_kafka_conf_destroy(conf)
+            throw KafkaError.invalidArgument("configuration property \"\(problem.property)\": \(problem.reason)")
+        }
+        return conf
+    }
+
+    /// Sets `defaults` (where known and not in `properties`), then `properties`, each in name
+    /// order, on `conf`; stops at the first that librdkafka refuses and returns it, its reason
+    /// free of secret values.
+    static func set(_ properties: [String: String], defaults: [String: String] = [:], on conf: OpaquePointer)
+        -> KafkaConfiguration.PropertyProblem?
+    {
         var errorText = [CChar](repeating: 0, count: 512)
         let settings =
             defaults.filter { properties[$0.key] == nil }.sorted { $0.key < $1.key }.map { ($0, true) }
@@ -18,11 +31,10 @@ enum NativeConfiguration {
         for ((key, value), isDefault) in settings {
             let result = rd_kafka_conf_set(conf, key, value, &errorText, errorText.count)
             if result == RD_KAFKA_CONF_OK || (isDefault && result == RD_KAFKA_CONF_UNKNOWN) { continue }
-            rd_kafka_conf_destroy(conf)
             let reason = KafkaConfiguration.redact(String(cBuffer: errorText), properties: properties)
-            throw KafkaError.invalidArgument("configuration property \"\(key)\": \(reason)")
+            return KafkaConfiguration.PropertyProblem(property: key, reason: reason)
         }
-        return conf
+        return nil
     }
 
     /// The value `conf` holds for `property`, set or librdkafka's default; nil for a property
