@@ -93,7 +93,7 @@ public final class KafkaProducer: Sendable {
 
     /// Waits until every record in flight is delivered or failed.
     public func flush(timeout: Duration) async throws {
-        try await client.blockingEvenIfCancelled("flush", duringClose: false) { try $0.flush(timeout: timeout) }
+        try await flushInFlight(timeout: timeout, duringClose: false)
     }
 
     /// Delivers what is in flight, within `timeout`, then stops the producer's thread. Records
@@ -104,7 +104,7 @@ public final class KafkaProducer: Sendable {
         guard client.beginClose() else { return }
         var failure: (any Error)?
         do {
-            try await flushInFlight(timeout: timeout)
+            try await flushInFlight(timeout: timeout, duringClose: true)
         } catch {
             failure = error
             // The poll loop still runs: it hands the purged records' reports to their waiters.
@@ -114,8 +114,8 @@ public final class KafkaProducer: Sendable {
         if let failure { throw failure }
     }
 
-    private func flushInFlight(timeout: Duration) async throws {
-        try await client.blockingEvenIfCancelled("flush") { try $0.flush(timeout: timeout) }
+    private func flushInFlight(timeout: Duration, duringClose: Bool) async throws {
+        try await client.blockingEvenIfCancelled("flush", duringClose: duringClose) { try $0.flush(timeout: timeout) }
     }
 
     /// Frees the topic handles. A producer released without ``close(timeout:)`` keeps its client,
