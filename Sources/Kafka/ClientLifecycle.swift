@@ -1,12 +1,11 @@
-/// The life of a librdkafka client, as a state machine its ``KafkaClient`` keeps behind a lock,
-/// holding the client's handle: running until `close` begins, closing while the close itself
-/// finishes the client's work (flushing, answering a last rebalance), then closed, which stops
-/// its loops. The handle is reached only through the state, so no call can reach a closed
-/// client: while it runs every call gets it; once `close` began only the calls that finish its
-/// work do (`duringClose`, such as the commit of a last revocation); once closed, none.
-struct ClientLifecycle<Handle: Sendable>: Sendable {
+/// The life of a producer or an admin client (see ``ClientStateMachine``): running until `close`
+/// begins, closing while the close itself finishes the client's work (flushing), then closed,
+/// which stops its loops. While it runs every call gets the handle; once `close` began only the
+/// calls that finish its work do (`duringClose`); once closed, none.
+struct ClientLifecycle<Handle: Sendable>: ClientStateMachine {
     /// Where the client is in its life.
     enum State: Sendable {
+        case starting
         case running(Handle)
         case closing(Handle)
         case closed
@@ -20,28 +19,24 @@ struct ClientLifecycle<Handle: Sendable>: Sendable {
         case none
     }
 
-    private(set) var state: State
+    private(set) var state = State.starting
 
-    /// A running client's life.
-    init(running handle: Handle) {
+    /// A client being made.
+    init() {}
+
+    mutating func start(_ handle: Handle) {
+        guard case .starting = state else { return }
         state = .running(handle)
     }
 
-    /// The handle for a call from outside, or nil when it is not served: while the client runs,
-    /// and for calls that finish its work (`duringClose`) while it closes too.
     func handle(duringClose: Bool) -> Handle? {
         switch state {
         case .running(let handle): handle
         case .closing(let handle): duringClose ? handle : nil
-        case .closed: nil
+        case .starting, .closed: nil
         }
     }
 
-    /// The handle for another round of one of the client's loops (a producer's delivery
-    /// reports): until closed, so that a close can still flush.
-    var loopHandle: Handle? { handle(duringClose: true) }
-
-    /// Whether the close has finished.
     var isClosed: Bool {
         if case .closed = state { true } else { false }
     }
@@ -53,7 +48,6 @@ struct ClientLifecycle<Handle: Sendable>: Sendable {
         return .close
     }
 
-    /// The close has finished the client's work: its loops stop.
     mutating func finishClose() {
         state = .closed
     }

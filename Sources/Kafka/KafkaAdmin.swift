@@ -30,7 +30,7 @@ public struct TopicMetadata: Sendable, Hashable {
 
 /// Cluster administration: creating topics and reading metadata.
 public final class KafkaAdmin: Sendable {
-    let client: KafkaClient
+    let client: KafkaClient<ClientLifecycle<NativeHandle>>
 
     /// Creates an admin client.
     public init(configuration: KafkaConfiguration, logger: Logger) throws {

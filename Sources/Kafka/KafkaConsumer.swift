@@ -8,11 +8,9 @@ import Logging
 /// ``poll(maxRecords:timeout:)``, or through a ``KafkaRebalanceListener`` given at creation.
 /// Call ``close()`` to leave the group cleanly.
 public final class KafkaConsumer: Sendable {
-    let client: KafkaClient
+    let client: KafkaClient<NativeConsumerState>
     private let context: ConsumerContext
     private let listener: (any KafkaRebalanceListener)?
-    /// The partitions' own queues, when it reads them in turns.
-    private var queues: PartitionQueues? { context.partitionQueues }
 
     /// Creates a consumer. Throws for an invalid configuration, naming the property.
     /// `statistics` is told of librdkafka's statistics every `statistics.interval.ms`.
@@ -23,19 +21,25 @@ public final class KafkaConsumer: Sendable {
         logger: Logger
     ) throws {
         let properties = configuration.librdkafkaProperties
-        let queues = try configuration.partitionTurns.map { turns throws(KafkaError) in
-            try PartitionQueues(turns: turns)
-        }
-        let context = ConsumerContext(
-            logger: logger, properties: properties, statistics: statistics, partitionQueues: queues)
+        let context = try ConsumerContext(
+            logger: logger, properties: properties, statistics: statistics, turns: configuration.partitionTurns)
         self.context = context
         self.listener = rebalanceListener
         self.client = try KafkaClient(
             role: .consumer(inGroup: configuration.groupID != nil), properties: properties, context: context,
+            state: context.state,
             // One for polls, one for commits and other calls, so that a commit need not wait for
             // a poll in flight.
             threadCount: 2)
-        try queues?.watchConsumerQueue(of: client.handle(for: "consumer queue").pointer)
+        if let wakeUps = context.wakeUps {
+            try client.handle(for: "consumer queue").watchConsumerQueue(with: wakeUps)
+        }
+    }
+
+    /// A consumer released without a close gives up its partitions' queues, so that its client
+    /// can be destroyed.
+    deinit {
+        context.closeQueues { _ in true }
     }
 
     /// Joins the group and subscribes to the topics.
@@ -84,16 +88,16 @@ public final class KafkaConsumer: Sendable {
         reading read: @escaping @Sendable (ConsumedBatch) -> Output
     ) async throws -> Output {
         if listener != nil {
-            try await handlePendingRebalances(duringClose: false)
+            try await handle(context.state.withLockedValue { $0.takeReported() }, duringClose: false)
         } else if let rebalance = try await nextRebalanceEvent() {
             return read(ConsumedBatch(rebalance: rebalance))
         }
         let ms = Int32(clamping: timeout.milliseconds)
-        let (client, logger) = (self.client, client.logger)
+        let (client, context, logger) = (self.client, self.context, client.logger)
         return try await client.blocking("poll") { native in
             let batch = try ConsumedBatch(
-                consumingFrom: client, native: native, maxRecords: maxRecords, timeoutMilliseconds: ms,
-                logger: logger)
+                consumingFrom: client, context: context, native: native, maxRecords: maxRecords,
+                timeoutMilliseconds: ms, logger: logger)
             if let fatal = batch.fatalError { throw fatal }
             return read(batch)
         }
@@ -102,7 +106,7 @@ public final class KafkaConsumer: Sendable {
     /// The next rebalance as an event, after completing a revocation returned before.
     private func nextRebalanceEvent() async throws -> ConsumerEvent? {
         while true {
-            switch context.rebalances.withLock({ $0.next() }) {
+            switch context.state.withLockedValue({ $0.nextRebalance() }) {
             case .readRecords:
                 return nil
             case .completeRevocation(let revocation):
@@ -125,21 +129,28 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
-    /// Completes a rebalance ``ConsumerRebalances/next()`` handed out; one whose call failed is
-    /// handed out again.
+    /// Completes a rebalance ``ConsumerStateMachine/nextRebalance()`` handed out; one whose call
+    /// failed is handed out again.
     private func complete(_ event: RebalanceEvent) async throws {
         do {
-            try await client.blocking("rebalance") { try event.apply(to: $0, queues: self.queues) }
+            try await apply(event, duringClose: false)
         } catch {
-            context.rebalances.withLock { $0.notCompleted(event) }
+            context.state.withLockedValue { $0.notCompleted(event) }
             throw error
         }
     }
 
-    /// Hands each rebalance reported by librdkafka to the listener, then completes it.
-    private func handlePendingRebalances(duringClose: Bool) async throws {
+    /// Gives librdkafka `event`'s answer, on a client thread.
+    private func apply(_ event: RebalanceEvent, duringClose: Bool) async throws {
+        try await client.blocking("rebalance", duringClose: duringClose) { [context] in
+            try event.apply(to: $0, context: context)
+        }
+    }
+
+    /// Hands each of `events`, reported by librdkafka, to the listener, then completes it.
+    private func handle(_ events: [RebalanceEvent], duringClose: Bool) async throws {
         var firstError: (any Error)?
-        for event in context.rebalances.withLock({ $0.takeReported() }) {
+        for event in events {
             do {
                 try await handle(event, duringClose: duringClose)
             } catch {
@@ -155,18 +166,14 @@ public final class KafkaConsumer: Sendable {
         switch event.kind {
         case .assign:
             client.logger.info("partitions assigned: \(partitions)")
-            try await client.blocking("rebalance", duringClose: duringClose) {
-                try event.apply(to: $0, queues: self.queues)
-            }
+            try await apply(event, duringClose: duringClose)
             do { try await listener?.partitionsAssigned(partitions, consumer: self) } catch { listenerError = error }
         case .revoke:
             client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
             do { try await listener?.partitionsRevoked(partitions, lost: event.lost, consumer: self) } catch {
                 listenerError = error
             }
-            try await client.blocking("rebalance", duringClose: duringClose) {
-                try event.apply(to: $0, queues: self.queues)
-            }
+            try await apply(event, duringClose: duringClose)
         case .failure(let error):
             client.logger.warning("rebalance failed: \(error); dropping the assignment")
             let current = try assignment()
@@ -175,9 +182,7 @@ public final class KafkaConsumer: Sendable {
                     listenerError = error
                 }
             }
-            try await client.blocking("rebalance", duringClose: duringClose) {
-                try event.apply(to: $0, queues: self.queues)
-            }
+            try await apply(event, duringClose: duringClose)
         }
         if let listenerError { throw listenerError }
     }
@@ -186,9 +191,11 @@ public final class KafkaConsumer: Sendable {
     /// Without a listener, the caller is expected to have committed what it did before closing.
     /// Any call after it fails at once with ``KafkaError/Code/closed``; a second close does nothing.
     public func close() async throws {
-        guard client.beginClose() else { return }
+        // What is still unanswered is answered here and, from now on, in the callback.
+        guard case .close(_, var unanswered) = context.state.withLockedValue({ $0.beginClose() }) else { return }
         if let listener {
-            try? await handlePendingRebalances(duringClose: true)
+            try? await handle(unanswered, duringClose: true)
+            unanswered = []
             let current = (try? assignment()) ?? []
             if !current.isEmpty {
                 do { try await listener.partitionsRevoked(current, lost: false, consumer: self) } catch {
@@ -196,11 +203,9 @@ public final class KafkaConsumer: Sendable {
                 }
             }
         }
-        // What is still unanswered is answered here and, from now on, in the callback.
-        let unanswered = context.rebalances.withLock { $0.beginClose() }
         do {
-            try await client.blockingEvenIfCancelled("close") {
-                try $0.closeConsumer(answering: unanswered, queues: self.queues)
+            try await client.blockingEvenIfCancelled("close") { [unanswered, context] in
+                try $0.closeConsumer(answering: unanswered, context: context)
             }
         } catch {
             await client.finishClose()

@@ -7,7 +7,7 @@ import NIOCore
 /// Call ``close(timeout:)`` when done: it delivers what is still in flight, and any call after it
 /// fails at once with ``KafkaError/Code/closed``.
 public final class KafkaProducer: Sendable {
-    let client: KafkaClient
+    let client: KafkaClient<ClientLifecycle<NativeHandle>>
     let topics = TopicHandles()
 
     /// Creates a producer. Throws for an invalid configuration, naming the property.

@@ -19,7 +19,9 @@ struct ClientLifecycleTests {
         "the state machine holds the handle: every call gets it while running, only a close's own calls while closing, none once closed; loops run until closed"
     )
     func stateMachine() {
-        var lifecycle = ClientLifecycle(running: 7)
+        var lifecycle = ClientLifecycle<Int>()
+        #expect(lifecycle.handle(duringClose: true) == nil && lifecycle.beginClose() == .none)
+        lifecycle.start(7)
         #expect(lifecycle.handle(duringClose: false) == 7 && lifecycle.loopHandle == 7 && !lifecycle.isClosed)
         #expect(lifecycle.beginClose() == .close)
         #expect(lifecycle.handle(duringClose: false) == nil)

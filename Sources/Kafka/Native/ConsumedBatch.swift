@@ -14,7 +14,7 @@ public final class ConsumedBatch: @unchecked Sendable {
     private let messages: UnsafeMutableBufferPointer<UnsafeMutablePointer<rd_kafka_message_t>?>
     private let isTaken = Mutex(false)
     /// The client the messages belong to: librdkafka cannot destroy it while they are held.
-    private let client: KafkaClient?
+    private let client: KafkaClient<NativeConsumerState>?
     /// The partitions read to their end by this poll, each with its next offset (only with
     /// ``KafkaConsumerConfiguration/reportsEndOfPartition``).
     public let endsOfPartition: [TopicPartitionOffset]
@@ -43,8 +43,8 @@ public final class ConsumedBatch: @unchecked Sendable {
     /// for the first: from `client`'s consumer queue and, for a consumer that reads partitions in
     /// turns, from each partition's queue. Blocks: call it on a client thread.
     init(
-        consumingFrom client: KafkaClient, native: NativeHandle, maxRecords: Int, timeoutMilliseconds: Int32,
-        logger: Logger
+        consumingFrom client: KafkaClient<NativeConsumerState>, context: ConsumerContext, native: NativeHandle,
+        maxRecords: Int, timeoutMilliseconds: Int32, logger: Logger
     ) throws(KafkaError) {
         let handle = native.pointer
         let maxRecords = max(maxRecords, 1)
@@ -52,9 +52,9 @@ public final class ConsumedBatch: @unchecked Sendable {
         let count: Int
         do throws(KafkaError) {
             count =
-                if let context = client.context as? ConsumerContext, let queues = context.partitionQueues {
+                if let wakeUps = context.wakeUps {
                     try Self.takeTurns(
-                        of: handle, context: context, queues: queues, into: storage, maxRecords: maxRecords,
+                        of: handle, context: context, wakeUps: wakeUps, into: storage, maxRecords: maxRecords,
                         timeoutMilliseconds: timeoutMilliseconds)
                 } else {
                     try Self.takeConsumerQueue(
@@ -96,7 +96,7 @@ public final class ConsumedBatch: @unchecked Sendable {
         recordCount = records
         topicNames = names
         fatalError = fatal.map { fatal in
-            let cause = KafkaClient.fatalError(of: handle)
+            let cause = native.fatalError
             return KafkaError(
                 code: cause?.code ?? fatal.code, message: "\(fatal.message): \(cause?.message ?? "")", isFatal: true)
         }
@@ -123,7 +123,7 @@ public final class ConsumedBatch: @unchecked Sendable {
     /// queue; when both are empty, waits for either until the timeout, or until a rebalance
     /// waits for the caller.
     private static func takeTurns(
-        of handle: OpaquePointer, context: ConsumerContext, queues: PartitionQueues,
+        of handle: OpaquePointer, context: ConsumerContext, wakeUps: WakeUpPipe,
         into storage: UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>, maxRecords: Int,
         timeoutMilliseconds: Int32
     ) throws(KafkaError) -> Int {
@@ -131,17 +131,17 @@ public final class ConsumedBatch: @unchecked Sendable {
         defer { rd_kafka_queue_destroy(consumerQueue) }
         let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
         while true {
-            queues.clearWakeUps()
-            // Serving the consumer queue runs the rebalance callback, which takes the queues'
+            wakeUps.clear()
+            // Serving the consumer queue runs the rebalance callback, which takes the state's
             // lock: never inside `takeTurns`.
             let served = rd_kafka_consume_batch_queue(consumerQueue, 0, storage, maxRecords)
             guard served >= 0 else { throw KafkaError(rd_kafka_last_error(), message: "consume") }
-            let count = served + queues.takeTurns(into: storage + served, capacity: maxRecords - served)
+            let count = served + context.takeTurns(into: storage + served, capacity: maxRecords - served)
             let remaining = deadline - .now
-            if count > 0 || remaining <= .zero || context.rebalances.withLock(\.hasReported) {
+            if count > 0 || remaining <= .zero || context.state.withLockedValue(\.hasReported) {
                 return count
             }
-            queues.wait(milliseconds: Int32(clamping: remaining.milliseconds + 1))
+            wakeUps.wait(milliseconds: Int32(clamping: remaining.milliseconds + 1))
         }
     }
 

@@ -28,17 +28,19 @@ class ClientContext: @unchecked Sendable {
     }
 }
 
-/// One librdkafka client (`rd_kafka_t`) and the threads that make its blocking calls.
+/// One librdkafka client (`rd_kafka_t`), its state with the handle inside, and the threads that
+/// make its blocking calls.
 ///
 /// librdkafka's blocking calls run on the client's own threads, never on Swift's cooperative
 /// pool: `blocking` has one thread per long-running loop plus one for calls like commit.
-final class KafkaClient: @unchecked Sendable {
-    /// The handle, for `deinit` alone: calls reach it through ``lifecycle``.
+final class KafkaClient<State: ClientStateMachine>: @unchecked Sendable where State.Handle == NativeHandle {
+    /// The handle, for `deinit` alone: calls reach it through ``state``.
     private let handle: OpaquePointer
     let context: ClientContext
     let logger: Logger
     private let threads: NIOThreadPool
-    private let lifecycle: NIOLockedValueBox<ClientLifecycle<NativeHandle>>
+    /// The client's state, behind its one lock; the role's own transitions (a close) go through it.
+    let state: NIOLockedValueBox<State>
     private let retainedContext: Unmanaged<ClientContext>
 
     /// What a client is for, which decides the callbacks it gets.
@@ -54,8 +56,13 @@ final class KafkaClient: @unchecked Sendable {
     /// - Parameters:
     ///   - context: built from the same `properties`, so that it knows the secrets; a consumer's
     ///     is a ``ConsumerContext``.
+    ///   - state: the state, not started yet, which gets the handle once the client is made; a
+    ///     consumer's is its context's.
     ///   - threadCount: threads for blocking calls (add one for each long-running loop).
-    init(role: Role, properties: [String: String], context: ClientContext, threadCount: Int = 1) throws {
+    init(
+        role: Role, properties: [String: String], context: ClientContext, state: NIOLockedValueBox<State>,
+        threadCount: Int = 1
+    ) throws {
         try Librdkafka.requireMinimumVersion()
         // Statistics nobody listens for would pile up as events in a queue nobody serves.
         let conf = try NativeConfiguration.make(
@@ -112,7 +119,8 @@ final class KafkaClient: @unchecked Sendable {
             throw KafkaError.invalidArgument("cannot create Kafka client: \(text)")
         }
         self.handle = handle
-        self.lifecycle = NIOLockedValueBox(ClientLifecycle(running: NativeHandle(pointer: handle)))
+        self.state = state
+        state.withLockedValue { $0.start(NativeHandle(pointer: handle)) }
         self.threads = NIOThreadPool(numberOfThreads: threadCount)
         threads.start()
         // A consumer serves everything (logs, errors, rebalances) from its consumer queue.
@@ -125,7 +133,7 @@ final class KafkaClient: @unchecked Sendable {
     func handle(for operation: @autoclosure () -> String, duringClose: Bool = false) throws(KafkaError)
         -> NativeHandle
     {
-        guard let native = lifecycle.withLockedValue({ $0.handle(duringClose: duringClose) }) else {
+        guard let native = state.withLockedValue({ $0.handle(duringClose: duringClose) }) else {
             throw KafkaError(code: .closed, message: "\(operation()): the client is closed")
         }
         return native
@@ -165,38 +173,24 @@ final class KafkaClient: @unchecked Sendable {
     /// `body` should block for a short while (a poll with a timeout of ~100 ms). The loop holds
     /// the client: a client is never released while one of its loops runs.
     func startLoop(_ body: @escaping @Sendable (NativeHandle) -> Void) {
-        threads.submit { [self] state in
-            guard state == .active else { return }
-            while let native = lifecycle.withLockedValue({ $0.loopHandle }) { body(native) }
+        threads.submit { [self] work in
+            guard work == .active else { return }
+            while let native = state.withLockedValue({ $0.loopHandle }) { body(native) }
         }
     }
 
     /// Whether the close has finished.
-    var isClosed: Bool { lifecycle.withLockedValue { $0.isClosed } }
-
-    /// Begins closing; false when a close began before (the caller then has nothing to do).
-    func beginClose() -> Bool {
-        lifecycle.withLockedValue { $0.beginClose() } == .close
-    }
+    var isClosed: Bool { state.withLockedValue { $0.isClosed } }
 
     /// Ends the close: the loops end after their current round, and the threads stop.
     func finishClose() async {
-        lifecycle.withLockedValue { $0.finishClose() }
+        state.withLockedValue { $0.finishClose() }
         try? await threads.shutdownGracefully()
     }
 
     /// The value librdkafka uses for `property` (set or default); nil for an unknown property.
     func configurationValue(_ property: String) -> String? {
         rd_kafka_conf(handle).flatMap { NativeConfiguration.value(of: property, in: $0) }
-    }
-
-    /// The fatal error a client has had, if any (`rd_kafka_fatal_error`).
-    static func fatalError(of handle: OpaquePointer) -> KafkaError? {
-        var errorText = [CChar](repeating: 0, count: 512)
-        let err = rd_kafka_fatal_error(handle, &errorText, errorText.count)
-        guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
-        let text = String(cBuffer: errorText)
-        return KafkaError(code: KafkaError.Code(err), message: text, isFatal: true)
     }
 
     /// Frees the handle, which nothing uses any more: a closed client's threads have stopped,
@@ -208,10 +202,22 @@ final class KafkaClient: @unchecked Sendable {
         if !isClosed {
             logger.error("a Kafka client was released without close(); it was not closed")
         }
-        // Queue references held would keep librdkafka from finishing the destroy.
-        (context as? ConsumerContext)?.partitionQueues?.closeAll()
         rd_kafka_destroy_flags(handle, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
         retainedContext.release()
+    }
+}
+
+extension KafkaClient where State == ClientLifecycle<NativeHandle> {
+    /// A producer or an admin client, with a state of its own.
+    convenience init(role: Role, properties: [String: String], context: ClientContext, threadCount: Int = 1) throws {
+        try self.init(
+            role: role, properties: properties, context: context, state: NIOLockedValueBox(ClientLifecycle()),
+            threadCount: threadCount)
+    }
+
+    /// Begins closing; false when a close began before (the caller then has nothing to do).
+    func beginClose() -> Bool {
+        state.withLockedValue { $0.beginClose() } == .close
     }
 }
 

@@ -94,11 +94,19 @@ extension NativeHandle {
         return ConsumerGroupMetadata(owning: metadata)
     }
 
+    /// Has librdkafka write to `wakeUps` when the consumer queue (rebalances, errors) gets
+    /// something, so that a poll waiting for its partitions' queues wakes for it too.
+    func watchConsumerQueue(with wakeUps: WakeUpPipe) {
+        guard let queue = rd_kafka_queue_get_consumer(pointer) else { return }
+        wakeUps.watch(queue)
+        rd_kafka_queue_destroy(queue)
+    }
+
     /// Answers `unanswered` rebalances, then leaves the group and destroys the partitions'
     /// queues. Blocks.
-    func closeConsumer(answering unanswered: [RebalanceEvent], queues: PartitionQueues?) throws {
-        for event in unanswered { try? event.apply(to: self, queues: queues) }
-        defer { queues?.closeAll() }
+    func closeConsumer(answering unanswered: [RebalanceEvent], context: ConsumerContext) throws {
+        for event in unanswered { try? event.apply(to: self, context: context) }
+        defer { context.closeQueues { _ in true } }
         try KafkaError.check(rd_kafka_consumer_close(pointer), "close consumer")
     }
 }
