@@ -72,7 +72,7 @@ extension BridgeConfiguration {
     /// Records a send, presence or subscriptions partition gives in one turn.
     static let recordsPerTurn = 1_000
     /// Records a repartition partition gives in one turn.
-    static let fanOutRecordsPerTurn = 8
+    static let fanOutRecordsPerTurn = 2
     /// What each partition's queue prefetches at most, in KiB.
     static let prefetchKilobytesPerPartition = 4_096
 

@@ -84,6 +84,7 @@ struct WorkerLoop: ~Copyable {
     /// none of it. A commit that fails ends the worker, so state built past it is never used.
     /// Returns the events to handle next: what arrived as the commit ended, or a rebalance.
     private mutating func commitTaking(_ polled: [ConsumerEvent]) async throws -> [ConsumerEvent] {
+        let committing = inputMix
         guard let sealed = try await committer.seal(&batch, consumer: consumer) else { return polled }
         let (committer, consumer, seal) = (self.committer, self.consumer, sealed.seal)
         let pollTimeout = min(committer.interval, Self.pollDuringCommit)
@@ -97,10 +98,12 @@ struct WorkerLoop: ~Copyable {
             }
             var arrived: [ConsumerEvent]? = polled
             while true {
-                if let events = arrived, overlap.polled(events, hasRoom: hasRoomDuringCommit) == .take {
+                if let events = arrived,
+                    overlap.polled(events, hasRoom: hasRoomDuringCommit(committing: committing)) == .take
+                {
                     for case .record(let record) in events { take(record) }
                     progress.record(inputs: events.count)
-                    if overlap.pollsAgain(hasRoom: hasRoomDuringCommit) {
+                    if overlap.pollsAgain(hasRoom: hasRoomDuringCommit(committing: committing)) {
                         let maxRecords = pollLimits().maxRecords
                         group.addTask {
                             do {
@@ -130,12 +133,13 @@ struct WorkerLoop: ~Copyable {
     }
 
     /// Whether the next batch may take more records while the one before commits: its outputs
-    /// wait for the commit, and whatever they hold when it ends is the head start of the next
-    /// commit, which a send processed meanwhile waits for. So it holds at most half of what a
-    /// batch may.
-    private var hasRoomDuringCommit: Bool {
-        batch.records < maxBatchRecords && produced.byteCount < committer.maxBytes / Self.overlapShare
+    /// stay under their share of a batch (``InputMix/overlapShare``), by what the two batches mix.
+    private func hasRoomDuringCommit(committing: InputMix) -> Bool {
+        let share = committing.union(inputMix).overlapShare
+        return batch.records < maxBatchRecords && produced.byteCount < committer.maxBytes / share
     }
+
+    private var inputMix: InputMix { batch.inputMix(stateTopic: stateTopic) }
 
     /// A poll waits for records until the open batch is due, and takes no more than there is
     /// room for in it, once `pending` records not yet in the batch are.
@@ -243,8 +247,6 @@ struct WorkerLoop: ~Copyable {
     private static let offsetsTimeout = Duration.seconds(10)
     /// Outputs handed to the producer at a time.
     private static let outputRun = 2_000
-    /// The next batch holds at most a batch's outputs divided by this while the one before commits.
-    private static let overlapShare = 2
     /// How long a poll during a commit waits for records: the commit may end meanwhile.
     private static let pollDuringCommit = Duration.milliseconds(10)
 }
