@@ -11,9 +11,9 @@ struct InputMix: OptionSet, Sendable {
 
     /// The part of a batch's outputs the next batch takes in while one of this mix commits: all
     /// of it (1), as whole batches commit fastest, unless fan-out work and inputs from outside
-    /// mix: then a quarter (4), since what the next batch holds when the commit ends is the head
+    /// mix: then an eighth (8), since what the next batch holds when the commit ends is the head
     /// start of its own commit, which a send taken meanwhile waits for.
-    var overlapShare: Int { self == .both ? 4 : 1 }
+    var overlapShare: Int { self == .both ? 8 : 1 }
 }
 
 extension OpenBatch {

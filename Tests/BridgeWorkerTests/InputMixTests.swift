@@ -27,10 +27,10 @@ struct InputMixTests {
     }
 
     @Test(
-        "the next batch takes a whole batch in during a commit, a quarter when fan-out work and outside inputs mix across the two",
+        "the next batch takes a whole batch in during a commit, an eighth when fan-out work and outside inputs mix across the two",
         arguments: [
-            (InputMix.own, InputMix.own, 1), (.outside, .outside, 1), (.own, .outside, 4), (.outside, .own, 4),
-            (.both, [], 4), ([], .own, 1),
+            (InputMix.own, InputMix.own, 1), (.outside, .outside, 1), (.own, .outside, 8), (.outside, .own, 8),
+            (.both, [], 8), ([], .own, 1),
         ] as [(InputMix, InputMix, Int)])
     func share(committing: InputMix, open: InputMix, expected: Int) {
         #expect(committing.union(open).overlapShare == expected)
