@@ -1,5 +1,5 @@
 /// The kinds of input in a batch, which decide how much the next batch takes in while it
-/// commits (see ``overlapShare``).
+/// commits (see ``overlapShare(committing:open:)``).
 struct InputMix: OptionSet, Sendable {
     let rawValue: UInt8
 
@@ -9,11 +9,14 @@ struct InputMix: OptionSet, Sendable {
     static let outside = InputMix(rawValue: 2)
     static let both: InputMix = [.own, .outside]
 
-    /// The part of a batch's outputs the next batch takes in while one of this mix commits: all
-    /// of it (1), as whole batches commit fastest, unless fan-out work and inputs from outside
-    /// mix: then an eighth (8), since what the next batch holds when the commit ends is the head
-    /// start of its own commit, which a send taken meanwhile waits for.
-    var overlapShare: Int { self == .both ? 8 : 1 }
+    /// The part of a batch's outputs the next batch, of mix `open`, takes in while one of mix
+    /// `committing` commits: all of it (1), as whole batches commit fastest, unless fan-out work
+    /// and inputs from outside mix across the two: then an eighth (8), since what the next batch
+    /// holds when the commit ends is the head start of its own commit, which a send taken
+    /// meanwhile waits for.
+    static func overlapShare(committing: InputMix, open: InputMix) -> Int {
+        committing.union(open) == .both ? 8 : 1
+    }
 }
 
 extension OpenBatch {

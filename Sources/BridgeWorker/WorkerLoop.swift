@@ -133,9 +133,9 @@ struct WorkerLoop: ~Copyable {
     }
 
     /// Whether the next batch may take more records while the one before commits: its outputs
-    /// stay under their share of a batch (``InputMix/overlapShare``), by what the two batches mix.
+    /// stay under their share of a batch, by what the two batches mix (``InputMix/overlapShare(committing:open:)``).
     private func hasRoomDuringCommit(committing: InputMix) -> Bool {
-        let share = committing.union(inputMix).overlapShare
+        let share = InputMix.overlapShare(committing: committing, open: inputMix)
         return batch.records < maxBatchRecords && produced.byteCount < committer.maxBytes / share
     }
 

@@ -88,7 +88,7 @@ public final class KafkaConsumer: Sendable {
         reading read: @escaping @Sendable (ConsumedBatch) -> Output
     ) async throws -> Output {
         if listener != nil {
-            try await handle(context.state.withLockedValue { $0.takeReported() }, duringClose: false)
+            try await handle(context.state.withLockedValue { $0.takeReported() })
         } else if let rebalance = try await nextRebalanceEvent() {
             return read(ConsumedBatch(rebalance: rebalance))
         }
@@ -130,29 +130,32 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Completes a rebalance ``ConsumerStateMachine/nextRebalance()`` handed out; one whose call
-    /// failed is handed out again.
+    /// failed is handed out again, or answered at once if the consumer left its group meanwhile.
     private func complete(_ event: RebalanceEvent) async throws {
         do {
-            try await apply(event, duringClose: false)
+            try await apply(event)
         } catch {
-            context.state.withLockedValue { $0.notCompleted(event) }
+            if let native = context.state.withLockedValue({ $0.notCompleted(event) }) {
+                try? event.apply(to: native, context: context)
+            }
             throw error
         }
     }
 
-    /// Gives librdkafka `event`'s answer, on a client thread.
-    private func apply(_ event: RebalanceEvent, duringClose: Bool) async throws {
-        try await client.blocking("rebalance", duringClose: duringClose) { [context] in
+    /// Gives librdkafka `event`'s answer, on a client thread. A rebalance taken from the state is
+    /// answered during a close too: librdkafka cannot leave the group while one waits.
+    private func apply(_ event: RebalanceEvent) async throws {
+        try await client.blocking("rebalance", duringClose: true) { [context] in
             try event.apply(to: $0, context: context)
         }
     }
 
     /// Hands each of `events`, reported by librdkafka, to the listener, then completes it.
-    private func handle(_ events: [RebalanceEvent], duringClose: Bool) async throws {
+    private func handle(_ events: [RebalanceEvent]) async throws {
         var firstError: (any Error)?
         for event in events {
             do {
-                try await handle(event, duringClose: duringClose)
+                try await handle(event)
             } catch {
                 firstError = firstError ?? error
             }
@@ -160,20 +163,20 @@ public final class KafkaConsumer: Sendable {
         if let firstError { throw firstError }
     }
 
-    private func handle(_ event: RebalanceEvent, duringClose: Bool) async throws {
+    private func handle(_ event: RebalanceEvent) async throws {
         let partitions = event.partitions.partitions
         var listenerError: (any Error)?
         switch event.kind {
         case .assign:
             client.logger.info("partitions assigned: \(partitions)")
-            try await apply(event, duringClose: duringClose)
+            try await apply(event)
             do { try await listener?.partitionsAssigned(partitions, consumer: self) } catch { listenerError = error }
         case .revoke:
             client.logger.info("partitions revoked\(event.lost ? " (lost)" : ""): \(partitions)")
             do { try await listener?.partitionsRevoked(partitions, lost: event.lost, consumer: self) } catch {
                 listenerError = error
             }
-            try await apply(event, duringClose: duringClose)
+            try await apply(event)
         case .failure(let error):
             client.logger.warning("rebalance failed: \(error); dropping the assignment")
             let current = try assignment()
@@ -182,7 +185,7 @@ public final class KafkaConsumer: Sendable {
                     listenerError = error
                 }
             }
-            try await apply(event, duringClose: duringClose)
+            try await apply(event)
         }
         if let listenerError { throw listenerError }
     }
@@ -191,11 +194,9 @@ public final class KafkaConsumer: Sendable {
     /// Without a listener, the caller is expected to have committed what it did before closing.
     /// Any call after it fails at once with ``KafkaError/Code/closed``; a second close does nothing.
     public func close() async throws {
-        // What is still unanswered is answered here and, from now on, in the callback.
-        guard case .close(_, var unanswered) = context.state.withLockedValue({ $0.beginClose() }) else { return }
+        guard case .close = context.state.withLockedValue({ $0.beginClose() }) else { return }
         if let listener {
-            try? await handle(unanswered, duringClose: true)
-            unanswered = []
+            try? await handle(context.state.withLockedValue { $0.takeReported() })
             let current = (try? assignment()) ?? []
             if !current.isEmpty {
                 do { try await listener.partitionsRevoked(current, lost: false, consumer: self) } catch {
@@ -203,14 +204,23 @@ public final class KafkaConsumer: Sendable {
                 }
             }
         }
+        // What is still unanswered is answered here and, from now on, in the callback.
+        let unanswered = context.state.withLockedValue { $0.leaveGroup() }
         do {
-            try await client.blockingEvenIfCancelled("close") { [unanswered, context] in
+            try await client.blockingEvenIfCancelled("close") { [context] in
                 try $0.closeConsumer(answering: unanswered, context: context)
             }
         } catch {
-            await client.finishClose()
+            await finishClose()
             throw error
         }
+        await finishClose()
+    }
+
+    /// Ends the close, whether leaving the group succeeded or not: its partitions' queues are
+    /// destroyed (none is read or made any more), then the client's threads stop.
+    private func finishClose() async {
+        context.closeQueues { _ in true }
         await client.finishClose()
     }
 }

@@ -33,6 +33,6 @@ struct InputMixTests {
             (.both, [], 8), ([], .own, 1),
         ] as [(InputMix, InputMix, Int)])
     func share(committing: InputMix, open: InputMix, expected: Int) {
-        #expect(committing.union(open).overlapShare == expected)
+        #expect(InputMix.overlapShare(committing: committing, open: open) == expected)
     }
 }

@@ -43,10 +43,11 @@ struct ConsumerStateMachineTests {
         }
         machine.start(7)
         #expect(machine.handle(duringClose: false) == 7 && !machine.isClosed)
-        guard case .close(7, let unanswered) = machine.beginClose(), unanswered.isEmpty else {
+        guard case .close(7) = machine.beginClose() else {
             Issue.record("the first close was not told to close with the handle")
             return
         }
+        #expect(machine.leaveGroup().isEmpty)
         #expect(machine.handle(duringClose: false) == nil && machine.handle(duringClose: true) == 7)
         guard case .none = machine.beginClose() else {
             Issue.record("a second close closed again")
@@ -78,23 +79,50 @@ struct ConsumerStateMachineTests {
     }
 
     @Test(
-        "a revocation arriving while closing is answered at once by the callback; the close answers the ones before it, in order"
+        "a close takes what was reported until it leaves the group; the revocation returned last comes first; later ones are answered at once by the callback"
     )
-    func revocationWhileClosing() {
+    func rebalancesWhileClosing() {
         var machine = Self.running()
         _ = machine.reported(Self.rebalance(.revoke, 1))
         _ = machine.nextRebalance()  // returned: the caller commits, and the next poll would complete it
         _ = machine.reported(Self.rebalance(.assign, 2))
-        guard case .close(_, let unanswered) = machine.beginClose() else {
-            Issue.record("the close was not told to close")
+        guard case .close = machine.beginClose(), case .wakePoll = machine.reported(Self.rebalance(.revoke, 3)) else {
+            Issue.record("a rebalance reported before the close left the group was not kept for it")
             return
         }
-        #expect(unanswered.map(\.partitions.partitions[0].partition) == [1, 2])
-        guard case .answer(7) = machine.reported(Self.rebalance(.revoke, 3)) else {
-            Issue.record("a revocation while closing was queued for a poll that never comes")
+        #expect(machine.leaveGroup().map(\.partitions.partitions[0].partition) == [1, 2, 3])
+        guard case .answer(7) = machine.reported(Self.rebalance(.revoke, 4)) else {
+            Issue.record("a revocation after leaving was queued for a poll that never comes")
             return
         }
         #expect(Self.describe(machine.nextRebalance()) == "read" && machine.takeReported().isEmpty)
+        #expect(machine.leaveGroup().isEmpty, "a second leave answers nothing twice")
+    }
+
+    @Test("a rebalance taken from the state and not completed when the close begins is the close's to answer")
+    func notCompletedDuringClose() {
+        var machine = Self.running()
+        _ = machine.reported(Self.rebalance(.revoke, 1))
+        _ = machine.reported(Self.rebalance(.assign, 2))
+        guard case .returnEvent = machine.nextRebalance(),
+            case .completeRevocation(let revocation) = machine.nextRebalance()
+        else {
+            Issue.record("no revocation handed out to complete")
+            return
+        }
+        _ = machine.beginClose()
+        #expect(machine.notCompleted(revocation) == nil, "before leaving, the close still takes it")
+        #expect(machine.leaveGroup().map(\.partitions.partitions[0].partition) == [1, 2])
+
+        var leaving = Self.running()
+        _ = leaving.reported(Self.rebalance(.assign, 3))
+        guard case .returnEvent(let assignment) = leaving.nextRebalance() else {
+            Issue.record("the assignment was not handed out")
+            return
+        }
+        _ = leaving.beginClose()
+        #expect(leaving.leaveGroup().isEmpty)
+        #expect(leaving.notCompleted(assignment) == 7, "after leaving, it is answered at once")
     }
 
     @Test("a rebalance whose completion failed (a cancelled call) is handed out again, first")
@@ -106,14 +134,14 @@ struct ConsumerStateMachineTests {
             Issue.record("no assignment handed out")
             return
         }
-        machine.notCompleted(assignment)
+        _ = machine.notCompleted(assignment)
         #expect(Self.describe(machine.nextRebalance()) == "return 1")
         #expect(Self.describe(machine.nextRebalance()) == "return 2")
         guard case .completeRevocation(let revocation) = machine.nextRebalance() else {
             Issue.record("the revocation was not completed at the next poll")
             return
         }
-        machine.notCompleted(revocation)
+        _ = machine.notCompleted(revocation)
         #expect(Self.describe(machine.nextRebalance()) == "complete 2")
         #expect(Self.describe(machine.nextRebalance()) == "read")
     }
@@ -145,21 +173,24 @@ struct ConsumerStateMachineTests {
     func noTurnsNoQueues() {
         var machine = Self.running(turns: nil)
         machine.openQueues([TopicPartition("t", 0)]) { _ in 100 }
-        #expect(!machine.readsInTurns && machine.partitionsWithQueues.isEmpty)
+        #expect(machine.partitionsWithQueues.isEmpty)
         #expect(machine.planTurns(waiting: { _ in 50 }, maxRecords: 10).isEmpty)
     }
 
     @Test(
-        "while closing, the callback's answers still close queues, and the close takes the rest; closed, none is left")
+        "while closing, the callback's answers still close queues but make none, and the close takes the rest"
+    )
     func queuesAtClose() {
         var machine = Self.running()
         let partitions = (0..<3).map { TopicPartition("t", $0) }
         machine.openQueues(partitions) { 100 + Int($0.partition) }
         _ = machine.beginClose()
+        _ = machine.leaveGroup()
         #expect(machine.closeQueues([partitions[1]]) == [101])
+        machine.openQueues([TopicPartition("t", 5)]) { _ in 105 }
+        #expect(machine.partitionsWithQueues == [partitions[0], partitions[2]], "a closing consumer makes no queue")
         #expect(machine.closeQueues(machine.partitionsWithQueues).sorted() == [100, 102])
-        machine.finishClose()
-        #expect(machine.partitionsWithQueues.isEmpty && machine.planTurns(waiting: { _ in 1 }, maxRecords: 1).isEmpty)
+        #expect(machine.partitionsWithQueues.isEmpty)
     }
 
     @Test("whatever the assignments, every queue made is given back exactly once, and only assigned ones are read")

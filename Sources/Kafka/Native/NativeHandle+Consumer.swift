@@ -102,11 +102,9 @@ extension NativeHandle {
         rd_kafka_queue_destroy(queue)
     }
 
-    /// Answers `unanswered` rebalances, then leaves the group and destroys the partitions'
-    /// queues. Blocks.
+    /// Answers `unanswered` rebalances, then leaves the group. Blocks.
     func closeConsumer(answering unanswered: [RebalanceEvent], context: ConsumerContext) throws {
         for event in unanswered { try? event.apply(to: self, context: context) }
-        defer { context.closeQueues { _ in true } }
         try KafkaError.check(rd_kafka_consumer_close(pointer), "close consumer")
     }
 }
