@@ -11,8 +11,13 @@ public struct BridgeConfiguration: Sendable, Hashable {
         public var groupID = "fcm-bridge"
         /// The client id brokers see.
         public var clientID = "fcm-bridge"
-        /// The transactional id (exactly-once only); nil for a unique one per start.
+        /// The transactional id (exactly-once only); nil for one that follows
+        /// ``groupInstanceID``, or without one, a unique one per start.
         public var transactionalID: String?
+        /// The worker's static group membership (`group.instance.id`, KIP-345): a worker that
+        /// comes back under it within the session timeout gets its partitions back, and nobody
+        /// else's move. Nil for dynamic membership.
+        public var groupInstanceID: String?
         /// Any librdkafka property, passed to every client; these win over derived settings.
         public var properties: [String: String] = [:]
         /// librdkafka properties for the consumers only; these win over ``properties``.
@@ -25,6 +30,13 @@ public struct BridgeConfiguration: Sendable, Hashable {
         /// Settings for the given cluster, with defaults for the rest.
         public init(bootstrapServers: String) {
             self.bootstrapServers = bootstrapServers
+        }
+
+        /// The transactional id when none is set: `<group_id>-<group_instance_id>`, so that a
+        /// worker coming back under its identity fences its predecessor's open transaction at
+        /// once. Nil without an instance id.
+        public var defaultTransactionalID: String? {
+            groupInstanceID.map { "\(groupID)-\($0)" }
         }
     }
 

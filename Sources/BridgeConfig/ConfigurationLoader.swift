@@ -95,6 +95,7 @@ public enum ConfigurationLoader {
         kafka.groupID = try section.nonEmptyString("group_id") ?? kafka.groupID
         kafka.clientID = try section.nonEmptyString("client_id") ?? kafka.clientID
         kafka.transactionalID = try section.nonEmptyString("transactional_id")
+        kafka.groupInstanceID = try section.nonEmptyString("group_instance_id")
         kafka.properties = try section.freeFormStrings("properties")
         kafka.consumerProperties = try section.freeFormStrings("consumer_properties")
         kafka.producerProperties = try section.freeFormStrings("producer_properties")
@@ -102,6 +103,20 @@ public enum ConfigurationLoader {
             try section.integer("statistics_interval_ms", in: 0...86_400_000).map(Int.init)
             ?? kafka.statisticsIntervalMilliseconds
         try section.finish()
+        try refuseTwoInstanceIDs(kafka)
+    }
+
+    /// The transactional id follows `group_instance_id`: an instance id set as a librdkafka
+    /// property beside it would make the two identities disagree.
+    private static func refuseTwoInstanceIDs(_ kafka: BridgeConfiguration.Kafka) throws(ConfigurationError) {
+        guard kafka.groupInstanceID != nil else { return }
+        for (section, properties) in [
+            ("kafka.properties", kafka.properties), ("kafka.consumer_properties", kafka.consumerProperties),
+        ] where properties["group.instance.id"] != nil {
+            throw ConfigurationError(
+                field: "\(section).group.instance.id",
+                "kafka.group_instance_id sets the worker's instance id; set it there alone")
+        }
     }
 
     /// At least once, every output's delivery report is awaited before its input is committed;

@@ -47,7 +47,8 @@ extension BridgeConfiguration {
     static let longestTransactionalLinger = 100
 
     /// The worker's consumer: ``kafkaConsumers``, read_committed, with the range assignor, which
-    /// gives the same partition numbers of the co-partitioned inputs to one member.
+    /// gives the same partition numbers of the co-partitioned inputs to one member, and the
+    /// worker's static membership when it has one (`kafka.group_instance_id`).
     ///
     /// It reads each partition in turns (``PartitionTurns``), so that a backlog of fan-out work
     /// on the repartition topic never holds back a send: a repartition record may be a walk's step
@@ -57,6 +58,7 @@ extension BridgeConfiguration {
     /// the fetcher looks again soon at a partition whose queue was full.
     var workerConsumer: KafkaConsumerConfiguration {
         var consumers = kafkaConsumers
+        if let instance = kafka.groupInstanceID { consumers.properties["group.instance.id"] = instance }
         consumers.properties["queued.max.messages.kbytes"] =
             consumers.properties["queued.max.messages.kbytes"] ?? "\(Self.prefetchKilobytesPerPartition)"
         var consumer = KafkaConsumerConfiguration(kafka: consumers, groupID: kafka.groupID)
@@ -92,9 +94,11 @@ extension BridgeConfiguration {
         clients.properties.merge(kafka.producerProperties) { $1 }
         var producer = KafkaProducerConfiguration(kafka: clients)
         if delivery == .exactlyOnce {
-            // Unique per start unless configured: a stable id (one per instance) fences a
-            // crashed predecessor's open transaction at once instead of at its timeout.
-            producer.transactionalID = kafka.transactionalID ?? "\(kafka.groupID)-\(UUID().uuidString)"
+            // Unique per start unless configured or following the instance id: a stable id (one
+            // per instance) fences a crashed predecessor's open transaction at once instead of
+            // at its timeout.
+            producer.transactionalID =
+                kafka.transactionalID ?? kafka.defaultTransactionalID ?? "\(kafka.groupID)-\(UUID().uuidString)"
             producer.transactionTimeout = .seconds(20)
             producer.linger = .milliseconds(min(commitIntervalMilliseconds, Self.longestTransactionalLinger))
             // Outputs are produced without a report of their own (the commit is their report):

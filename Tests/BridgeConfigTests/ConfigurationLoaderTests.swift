@@ -25,6 +25,7 @@ struct ConfigurationLoaderTests {
               group_id: push
               client_id: push-worker
               transactional_id: push-1
+              group_instance_id: worker-1
               properties:
                 security.protocol: ssl
                 linger.ms: 20
@@ -44,7 +45,7 @@ struct ConfigurationLoaderTests {
         let configuration = try ConfigurationLoader.load(yaml: yaml, environment: [:])
         #expect(configuration.http == HTTPAddress(host: "::1", port: 9191))
         #expect(configuration.kafka.groupID == "push" && configuration.kafka.clientID == "push-worker")
-        #expect(configuration.kafka.transactionalID == "push-1")
+        #expect(configuration.kafka.transactionalID == "push-1" && configuration.kafka.groupInstanceID == "worker-1")
         #expect(configuration.kafka.properties == ["security.protocol": "ssl", "linger.ms": "20"])
         #expect(configuration.kafka.consumerProperties == ["fetch.wait.max.ms": "10"])
         #expect(configuration.kafka.producerProperties == ["batch.size": "100000"])
@@ -78,9 +79,12 @@ struct ConfigurationLoaderTests {
                 "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.env",
                 "FCM_BRIDGE_HTTP_LISTEN": "off",
                 "FCM_BRIDGE_LOG_LEVEL": "trace",
+                "FCM_BRIDGE_KAFKA_GROUP_INSTANCE_ID": "pod-0",
                 "HOME": "/root",
             ])
         #expect(configuration.logLevel == .trace)
+        #expect(configuration.kafka.groupInstanceID == "pod-0")
+        #expect(configuration.kafka.defaultTransactionalID == "fcm-bridge-pod-0", "the identity the producer follows")
         #expect(configuration.http == nil)
         #expect(configuration.kafka.bootstrapServers == "env:2")
         #expect(configuration.queue.maxPending == 7)
@@ -129,6 +133,19 @@ struct ConfigurationLoaderTests {
                 "between 1 and"
             ),
             ("kafka: [", [:], "", "not valid YAML"),
+            (
+                "kafka: {bootstrap_servers: b:1, group_instance_id: w-1, consumer_properties: {group.instance.id: w-2}}",
+                [:], "kafka.consumer_properties.group.instance.id", "set it there alone"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1, properties: {group.instance.id: w-2}}",
+                ["FCM_BRIDGE_KAFKA_GROUP_INSTANCE_ID": "w-1"], "kafka.properties.group.instance.id",
+                "set it there alone"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1, group_instance_id: ''}", [:], "kafka.group_instance_id",
+                "must not be empty"
+            ),
             (
                 "kafka: {bootstrap_servers: b:1}\ncommit_interval_ms: 30000", [:], "commit_interval_ms",
                 "between 1 and 10000"

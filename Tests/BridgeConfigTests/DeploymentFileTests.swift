@@ -187,13 +187,16 @@ struct DeploymentFileTests {
         #expect(stop * 1000 > (try Self.production.shutdownTimeoutMilliseconds))
         #expect(
             unit.contains("RestartPreventExitStatus=2"), "a configuration error (exit 2) is not restarted in a loop")
+        let unitVariables = unit.split(separator: "\n").filter { $0.hasPrefix("Environment=") }
+            .map { String($0.dropFirst("Environment=".count).split(separator: "=")[0]) }
+        #expect(unitVariables.contains("FCM_BRIDGE_KAFKA_GROUP_INSTANCE_ID"), "each host keeps its place in the group")
         let variables = try Self.text("deploy/systemd/fcm-bridge.env.example").split(separator: "\n")
             .filter { !$0.hasPrefix("#") && $0.contains("=") }.map { String($0.split(separator: "=")[0]) }
         #expect(!variables.isEmpty)
         #expect(throws: Never.self) {
             try ConfigurationLoader.load(
                 yaml: Self.text("config/production.yaml"),
-                environment: Dictionary(uniqueKeysWithValues: variables.map { ($0, "x") }))
+                environment: Dictionary(uniqueKeysWithValues: Set(variables + unitVariables).map { ($0, "x") }))
         }
     }
 }

@@ -184,8 +184,8 @@ struct FanOutTests {
         let kills = FanOutRun.setting("KILLS") ?? (sameTransactionalID ? 20 : 4)
         let memberCount = FanOutRun.setting("MEMBERS") ?? 2000
         let fixture = try await BridgeFixture.make(partitions: 4) {
-            $0.kafka.transactionalID = "fanout-kills-\(UUID().uuidString.prefix(8))"
-            $0.kafka.consumerProperties["group.instance.id"] = "fanout-kills-\(UUID().uuidString.prefix(8))"
+            // The transactional id follows the instance id: each restart fences the killed one's.
+            $0.kafka.groupInstanceID = "fanout-kills-\(UUID().uuidString.prefix(8))"
         }
         let reader = try await fixture.outputs()
         let members = (0..<memberCount).map { "k\($0)-\(uniqueToken())" }

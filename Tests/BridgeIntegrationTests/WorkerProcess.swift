@@ -64,6 +64,7 @@ final class WorkerProcess {
         ]
         var configured = fields
         configured["kafka.transactional_id"] = configuration.kafka.transactionalID
+        configured["kafka.group_instance_id"] = configuration.kafka.groupInstanceID
         for (field, value) in configured {
             environment["FCM_BRIDGE_" + field.uppercased().replacing(".", with: "_")] = value
         }

@@ -61,4 +61,19 @@ struct WorkerProducerTests {
         #expect(atLeastOnce["transactional.id"] == nil)
         #expect(atLeastOnce["delivery.report.only.error"] == nil)
     }
+
+    @Test(
+        "an instance id makes the worker's consumer a static member and names its transactions, unless a transactional id is set"
+    )
+    func stableIdentity() {
+        var configuration = configuration(.exactlyOnce)
+        #expect(configuration.workerConsumer.librdkafkaProperties["group.instance.id"] == nil)
+        configuration.kafka.groupInstanceID = "pod-0"
+        #expect(configuration.workerConsumer.librdkafkaProperties["group.instance.id"] == "pod-0")
+        let restarted = configuration.workerProducer(topicRecordLimit: nil).librdkafkaProperties["transactional.id"]
+        #expect(restarted == "g-pod-0", "a restart under the same identity fences its predecessor's transaction")
+        configuration.kafka.transactionalID = "chosen"
+        #expect(
+            configuration.workerProducer(topicRecordLimit: nil).librdkafkaProperties["transactional.id"] == "chosen")
+    }
 }
