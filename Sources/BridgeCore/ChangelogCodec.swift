@@ -78,6 +78,9 @@ public struct ChangelogCodec: Sendable {
             guard let value = record.value else { return (String(decoding: rest, as: UTF8.self), .forgotten) }
             return (String(decoding: rest, as: UTF8.self), .device(try status(in: value, at: record)))
         }
+        guard key[0] == UInt8(ascii: "m") || key[0] == UInt8(ascii: "a") else {
+            throw Self.unknownKind(key[0], at: record)
+        }
         guard let idEnd = rest.firstIndex(of: space, from: 0) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no message id")
         }
@@ -102,8 +105,16 @@ public struct ChangelogCodec: Sendable {
             return (token, .enqueued(message))
         case (UInt8(ascii: "a"), nil): return (token, .acknowledgementSettled(messageID: id))
         case (UInt8(ascii: "a"), _): return (token, .awaitingAcknowledgement(messageID: id))
-        default: throw MalformedRecord(description: "changelog key at \(record.position) is of unknown kind")
+        default: throw Self.unknownKind(key[0], at: record)
         }
+    }
+
+    /// A record whose key begins with `kind`, which no record kind of this version has.
+    private static func unknownKind(_ kind: UInt8, at record: ChangelogRecordView) -> MalformedRecord {
+        MalformedRecord(
+            description:
+                "changelog record at \(record.position) is of a kind this version does not know (key byte \(kind))",
+            isUnknownKind: true)
     }
 
     /// ``change(of:header:)`` of a record held whole (tests, the fuzzer): its key, value and two

@@ -42,4 +42,7 @@ extension ByteWriter {
 public struct MalformedRecord: Error, CustomStringConvertible {
     /// What is wrong and where the record is; never its token.
     public var description: String
+    /// Whether the record is well formed but of a kind this version does not know: one a newer
+    /// version wrote, which must stop a worker rather than be skipped.
+    public var isUnknownKind = false
 }

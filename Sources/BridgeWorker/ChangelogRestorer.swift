@@ -135,6 +135,7 @@ import NIOCore
         var batch = try await consumer.poll(reading: decode)
         while true {
             health?.turned()
+            if let unknown = batch.unknownKind { throw UnknownChangelogRecord(record: unknown) }
             let remaining = progress.remaining.count
             for end in batch.endsOfPartition {
                 progress.reachedEnd(
@@ -211,6 +212,8 @@ import NIOCore
                 }
                 let (token, change) = try codec.change(of: view, header: { record.header($0) })
                 decoded.changes.append((DeviceKey(token: token), change, record.partition))
+            } catch let error as MalformedRecord where error.isUnknownKind {
+                decoded.unknownKind = decoded.unknownKind ?? error
             } catch {
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
             }
@@ -241,6 +244,16 @@ import NIOCore
             }
             return "\(partition) read to \(positions[partition].map { String($0) } ?? "its start") of \(highWatermark)"
         }.joined(separator: ", ")
+    }
+}
+
+/// The changelog holds a record of a kind this version does not know, which a newer version
+/// wrote: restoring without it would serve devices from part of their state, so the worker stops.
+struct UnknownChangelogRecord: Error, CustomStringConvertible {
+    var record: MalformedRecord
+
+    var description: String {
+        "\(record.description): it was written by a newer fcm-bridge; run that version (finish the upgrade) or roll the fleet back together"
     }
 }
 

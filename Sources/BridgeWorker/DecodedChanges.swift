@@ -12,6 +12,8 @@ struct DecodedChanges: Sendable {
     var forwards: [InMemoryRecord] = []
     /// Changelog records dropped, or replayed with no committed offset to judge them by.
     var skipped = SkippedChanges()
+    /// The first changelog record of a kind this version does not know, which stops the restore.
+    var unknownKind: MalformedRecord?
     var endsOfPartition: [TopicPartitionOffset]
     /// Records the poll took, readable or not.
     var recordCount: Int

@@ -112,14 +112,16 @@ struct RecordCodecTests {
     }
 
     @Test(
-        "an unreadable changelog record is an error, not a crash",
+        "an unreadable changelog record is an error, not a crash; one of a kind this version does not know says so",
         arguments: [
-            (nil, nil), ("d t", "{}"), ("m 1:2:0", "x"), ("z 1 t", "x"), ("d t", "not json"),
-        ] as [(String?, String?)])
-    func malformedChangelog(key: String?, value: String?) {
+            (nil, nil, false), ("d t", "{}", false), ("m 1:2:0", "x", false), ("d t", "not json", false),
+            ("mt", "x", false), ("é t", "x", false), ("z 1 t", "x", true), ("z t", nil, true), ("\u{7F} t", "x", true),
+        ] as [(String?, String?, Bool)])
+    func malformedChangelog(key: String?, value: String?, unknownKind: Bool) {
         let record = InMemoryRecord(
             topic: "c", key: key.map { ByteBuffer(string: $0) }, value: value.map { ByteBuffer(string: $0) })
-        #expect(throws: MalformedRecord.self) { try ChangelogCodec(topic: "c").change(of: record) }
+        let error = #expect(throws: MalformedRecord.self) { try ChangelogCodec(topic: "c").change(of: record) }
+        #expect(error?.isUnknownKind == unknownKind)
     }
 
     @Test(

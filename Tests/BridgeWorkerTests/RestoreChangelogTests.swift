@@ -84,6 +84,31 @@ struct RestoreChangelogTests {
         #expect(delivered == ["0:5:0", "0:1:0"])
     }
 
+    @Test("a record of a kind this version does not know stops the restore, naming it, instead of being skipped")
+    func unknownKindStops() async throws {
+        let (changelog, repartition) = try await Self.createTopics()
+        let codec = ChangelogCodec(topic: changelog)
+        var outputs = OutputRecords()
+        let offline = DeviceStatus(isOnline: false, lastActivity: 1_700_000_000_000, pendingNotice: nil)
+        codec.record(.device(offline), token: "device", partition: 0, to: &outputs)
+        var copies = outputs.copies
+        // What a newer version might write: a kind of its own, then a change this one knows.
+        copies.insert(
+            OutputRecords.Copy(
+                topic: .changelog, partition: 0, key: Array("x device".utf8), value: Array("{}".utf8), headers: [],
+                timestamp: nil),
+            at: 0)
+        try await Self.produce(copies, to: changelog)
+
+        var states = DeviceStates()
+        let error = await #expect(throws: UnknownChangelogRecord.self) {
+            try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore(
+                [0], committed: CommittedInputs([:]), into: &states)
+        }
+        #expect(error?.description.contains("\(changelog)[0]@0") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("newer fcm-bridge") == true)
+    }
+
     /// A changelog and a repartition topic of their own, one partition each.
     static func createTopics() async throws -> (changelog: String, repartition: String) {
         let id = UUID().uuidString.prefix(8)
