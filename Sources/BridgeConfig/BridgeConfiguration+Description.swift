@@ -8,7 +8,7 @@ extension BridgeConfiguration: CustomStringConvertible {
             "kafka.bootstrap_servers: \(kafka.bootstrapServers)", "kafka.group_id: \(kafka.groupID)",
             "kafka.client_id: \(kafka.clientID)",
             "kafka.group_instance_id: \(kafka.groupInstanceID ?? "none (dynamic membership)")",
-            "kafka.transactional_id: \(kafka.transactionalID ?? kafka.defaultTransactionalID ?? "one per start")",
+            "kafka.transactional_id: \(kafka.stableTransactionalID ?? "one per start")",
             "kafka.properties: \(SecretProperties.redactedDescription(of: kafka.properties))",
             "kafka.consumer_properties: \(SecretProperties.redactedDescription(of: kafka.consumerProperties))",
             "kafka.producer_properties: \(SecretProperties.redactedDescription(of: kafka.producerProperties))",

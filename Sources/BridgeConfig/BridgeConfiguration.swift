@@ -32,11 +32,11 @@ public struct BridgeConfiguration: Sendable, Hashable {
             self.bootstrapServers = bootstrapServers
         }
 
-        /// The transactional id when none is set: `<group_id>-<group_instance_id>`, so that a
-        /// worker coming back under its identity fences its predecessor's open transaction at
-        /// once. Nil without an instance id.
-        public var defaultTransactionalID: String? {
-            groupInstanceID.map { "\(groupID)-\($0)" }
+        /// The transactional id that outlives a restart: ``transactionalID`` if set, else
+        /// `<group_id>-<group_instance_id>`, so that a worker coming back under its identity
+        /// fences its predecessor's open transaction at once. Nil with neither.
+        public var stableTransactionalID: String? {
+            transactionalID ?? groupInstanceID.map { "\(groupID)-\($0)" }
         }
     }
 

@@ -79,42 +79,36 @@ public struct ChangelogCodec: Sendable {
             return (String(decoding: rest, as: UTF8.self), .device(try status(in: value, at: record)))
         }
         guard key[0] == UInt8(ascii: "m") || key[0] == UInt8(ascii: "a") else {
-            throw Self.unknownKind(key[0], at: record)
+            throw MalformedRecord(
+                description:
+                    "changelog record at \(record.position) is of a kind this version does not know (key byte \(key[0]))",
+                isUnknownKind: true)
         }
         guard let idEnd = rest.firstIndex(of: space, from: 0) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no message id")
         }
         let id = String(decoding: rest[..<idEnd], as: UTF8.self)
         let token = String(decoding: rest[(idEnd + 1)...], as: UTF8.self)
-        switch (key[0], record.value) {
-        case (UInt8(ascii: "m"), nil): return (token, .dequeued(messageID: id))
-        case (UInt8(ascii: "m"), let value?):
-            let stored = ChangelogMessageValue(value)
-            let fields =
-                stored.fields
-                ?? ChangelogMessageValue.Fields(
-                    expiresAt: header("expires-at").flatMap {
-                        DecimalInteger.parse($0.assumingMemoryBound(to: UInt8.self))
-                    }.map(Int64.init),
-                    collapseKey: header("collapse-key").map { String(decoding: $0, as: UTF8.self) }
-                )
-            let message = QueuedMessage(
-                id: id, collapseKey: fields.collapseKey, sentAt: record.createTime ?? 0, expiresAt: fields.expiresAt,
-                apns: UnsafeRawBufferPointer(rebasing: value[stored.apns])
-            )
-            return (token, .enqueued(message))
-        case (UInt8(ascii: "a"), nil): return (token, .acknowledgementSettled(messageID: id))
-        case (UInt8(ascii: "a"), _): return (token, .awaitingAcknowledgement(messageID: id))
-        default: throw Self.unknownKind(key[0], at: record)
+        if key[0] == UInt8(ascii: "a") {
+            let change: StateChange =
+                record.value == nil ? .acknowledgementSettled(messageID: id) : .awaitingAcknowledgement(messageID: id)
+            return (token, change)
         }
-    }
-
-    /// A record whose key begins with `kind`, which no record kind of this version has.
-    private static func unknownKind(_ kind: UInt8, at record: ChangelogRecordView) -> MalformedRecord {
-        MalformedRecord(
-            description:
-                "changelog record at \(record.position) is of a kind this version does not know (key byte \(kind))",
-            isUnknownKind: true)
+        guard let value = record.value else { return (token, .dequeued(messageID: id)) }
+        let stored = ChangelogMessageValue(value)
+        let fields =
+            stored.fields
+            ?? ChangelogMessageValue.Fields(
+                expiresAt: header("expires-at").flatMap {
+                    DecimalInteger.parse($0.assumingMemoryBound(to: UInt8.self))
+                }.map(Int64.init),
+                collapseKey: header("collapse-key").map { String(decoding: $0, as: UTF8.self) }
+            )
+        let message = QueuedMessage(
+            id: id, collapseKey: fields.collapseKey, sentAt: record.createTime ?? 0, expiresAt: fields.expiresAt,
+            apns: UnsafeRawBufferPointer(rebasing: value[stored.apns])
+        )
+        return (token, .enqueued(message))
     }
 
     /// ``change(of:header:)`` of a record held whole (tests, the fuzzer): its key, value and two

@@ -97,8 +97,7 @@ extension BridgeConfiguration {
             // Unique per start unless configured or following the instance id: a stable id (one
             // per instance) fences a crashed predecessor's open transaction at once instead of
             // at its timeout.
-            producer.transactionalID =
-                kafka.transactionalID ?? kafka.defaultTransactionalID ?? "\(kafka.groupID)-\(UUID().uuidString)"
+            producer.transactionalID = kafka.stableTransactionalID ?? "\(kafka.groupID)-\(UUID().uuidString)"
             producer.transactionTimeout = .seconds(20)
             producer.linger = .milliseconds(min(commitIntervalMilliseconds, Self.longestTransactionalLinger))
             // Outputs are produced without a report of their own (the commit is their report):

@@ -84,7 +84,7 @@ struct ConfigurationLoaderTests {
             ])
         #expect(configuration.logLevel == .trace)
         #expect(configuration.kafka.groupInstanceID == "pod-0")
-        #expect(configuration.kafka.defaultTransactionalID == "fcm-bridge-pod-0", "the identity the producer follows")
+        #expect(configuration.kafka.stableTransactionalID == "fcm-bridge-pod-0", "the identity the producer follows")
         #expect(configuration.http == nil)
         #expect(configuration.kafka.bootstrapServers == "env:2")
         #expect(configuration.queue.maxPending == 7)
