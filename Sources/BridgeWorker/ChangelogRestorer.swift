@@ -10,20 +10,21 @@ import NIOCore
 /// the broker shows aborted records, nor one of work the group will do again. Reads the
 /// repartition partitions too, from the group's committed offsets to their high watermark, to
 /// learn which devices have inputs on their way (``DeviceStates/restoreForward(_:)``). Says how
-/// far it is every few seconds; starts over with a new consumer when it reads nothing and
-/// reaches no end for a while (a broker that lost track of a fetch); and throws when it does not
-/// finish within its timeout, naming what each partition's fetches reported.
+/// far it is every few seconds, and calls its caller back every second (a group member keeps
+/// its place meanwhile). A restore making progress runs as long as it must: one that reads
+/// nothing and reaches no end for a while (a broker that lost track of a fetch) starts over
+/// with a new consumer, and after ``stallLimit`` such attempts in a row throws, naming what
+/// each partition's fetches reported.
 @_spi(Benchmarks) public struct ChangelogRestorer: Sendable {
     let consumerConfiguration: KafkaConsumerConfiguration
     let codec: ChangelogCodec
     /// The repartition topic, whose partitions are the state partitions.
     let repartitionTopic: String
-    /// How long a restore may go without reaching every partition's end: below the group
-    /// consumer's `max.poll.interval.ms` (300 s by default), which it does not poll meanwhile.
-    var timeout: Duration = .seconds(240)
     /// How long an attempt may go without reading a record or reaching an end before the restore
     /// starts over.
     var stallTimeout: Duration = .seconds(60)
+    /// How many attempts in a row may stall before the restore fails.
+    var stallLimit = 3
     /// Told that the restore turns, so that a long restore does not count as a stuck worker.
     let health: WorkerHealth?
     /// Counts restores and what they replayed.
@@ -45,10 +46,11 @@ import NIOCore
 
     /// Restores `partitions` into `states`, keeping the changes of the inputs `committed`
     /// covers; `forwards` are the repartition partitions' committed offsets (none: nothing is on
-    /// its way).
+    /// its way). Calls `keepAlive` about every second between reads: an error it throws stops
+    /// the restore and is thrown. A restore that throws leaves none of `partitions` in `states`.
     public func restore(
         _ partitions: [Int32], committed: CommittedInputs, forwards: [TopicPartitionOffset] = [],
-        into states: inout DeviceStates
+        into states: inout DeviceStates, keepAlive: () async throws -> Void = {}
     ) async throws {
         guard !partitions.isEmpty else { return }
         let forwards = forwards.filter {
@@ -59,7 +61,7 @@ import NIOCore
         while true {
             do {
                 let replay = try await attempt(
-                    partitions, inputs: committed, forwards: forwards, into: &states, deadline: started + timeout)
+                    partitions, inputs: committed, forwards: forwards, into: &states, keepAlive: keepAlive)
                 metrics.restoreDuration.recordInterval(since: started, now: ContinuousClock.now)
                 metrics.restoredChanges.increment(by: replay.changes)
                 replay.skipped.log(to: logger)
@@ -74,27 +76,30 @@ import NIOCore
                     ])
                 return
             } catch let stall as RestoreStall {
-                // An attempt that could not run for a stall timeout would only report less.
-                guard ContinuousClock.now - started + stallTimeout < timeout else {
-                    throw RestoreTimeout(
-                        remaining: stall.remaining, standing: stall.standing, timeout: timeout, attempts: attempts)
+                for partition in partitions { states.drop(partition) }
+                guard attempts < stallLimit else {
+                    throw RestoreStalled(
+                        remaining: stall.remaining, standing: stall.standing, stallTimeout: stallTimeout,
+                        attempts: attempts)
                 }
                 logger.warning(
                     "restoring device state made no progress; starting over with a new consumer",
                     metadata: [
                         "for": "\(stallTimeout)", "standing": "\(stall.standing)", "attempt": "\(attempts)",
                     ])
-                for partition in partitions { states.drop(partition) }
                 attempts += 1
+            } catch {
+                for partition in partitions { states.drop(partition) }
+                throw error
             }
         }
     }
 
     /// One attempt with a consumer of its own: returns what it replayed and dropped, or throws
-    /// ``RestoreStall`` when it stalls or reaches `deadline`.
+    /// ``RestoreStall`` when it stalls.
     private func attempt(
         _ partitions: [Int32], inputs: CommittedInputs, forwards: [TopicPartitionOffset],
-        into states: inout DeviceStates, deadline: ContinuousClock.Instant
+        into states: inout DeviceStates, keepAlive: () async throws -> Void
     ) async throws -> ReplayCount {
         var configuration = consumerConfiguration
         configuration.groupID = nil
@@ -103,7 +108,7 @@ import NIOCore
         configuration.fetchQueueBackoff = .milliseconds(10)
         return try await withKafkaConsumer(configuration: configuration, logger: logger) { consumer in
             try await replay(
-                partitions, inputs: inputs, forwards: forwards, with: consumer, into: &states, deadline: deadline)
+                partitions, inputs: inputs, forwards: forwards, with: consumer, into: &states, keepAlive: keepAlive)
         }
     }
 
@@ -112,8 +117,7 @@ import NIOCore
     /// changes of committed `inputs`; returns what it replayed and dropped.
     private func replay(
         _ partitions: [Int32], inputs: CommittedInputs, forwards: [TopicPartitionOffset], with consumer: KafkaConsumer,
-        into states: inout DeviceStates,
-        deadline: ContinuousClock.Instant
+        into states: inout DeviceStates, keepAlive: () async throws -> Void
     ) async throws -> ReplayCount {
         let forwards = forwards.map {
             $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning)
@@ -130,6 +134,7 @@ import NIOCore
         var replayed = ReplayCount()
         var lastReport = ContinuousClock.now
         var lastAdvance = lastReport
+        var lastKeptAlive = lastReport
         // Records are decoded on the consumer's thread as they are taken, and applied here.
         let decode: @Sendable (ConsumedBatch) -> DecodedChanges = { self.decode($0, inputs: inputs) }
         var batch = try await consumer.poll(reading: decode)
@@ -157,7 +162,7 @@ import NIOCore
                 replayed.add(&batch, to: &states)
                 return replayed
             }
-            guard now < deadline, now - lastAdvance < stallTimeout else {
+            guard now - lastAdvance < stallTimeout else {
                 throw RestoreStall(
                     remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
             }
@@ -169,6 +174,10 @@ import NIOCore
                         "changes": "\(replayed.changes)",
                         "remaining": "\(standing(of: progress.remaining, in: consumer))",
                     ])
+            }
+            if now - lastKeptAlive >= Self.keepAliveInterval {
+                lastKeptAlive = now
+                try await keepAlive()
             }
             // While these changes are applied, the next poll already runs and decodes on the consumer's thread.
             async let next = consumer.poll(reading: decode)
@@ -233,6 +242,8 @@ import NIOCore
 
     /// How often a restore that has not finished says how far it is.
     private static let reportInterval = Duration.seconds(5)
+    /// How often a restore calls its caller back.
+    static let keepAliveInterval = Duration.seconds(1)
 
     /// Where each of `partitions` stands, as the consumer's position and the high watermark its
     /// last fetch reported say: "topic[p] read to 12 of 40", or "topic[p] (no fetch answered)".
@@ -257,22 +268,22 @@ struct UnknownChangelogRecord: Error, CustomStringConvertible {
     }
 }
 
-/// An attempt to restore read nothing and reached no end for a while, or ran out of time.
+/// An attempt to restore read nothing and reached no end for a while.
 struct RestoreStall: Error {
     var remaining: Set<TopicPartition>
     var standing: String
 }
 
-/// A changelog could not be read to its end in time.
-struct RestoreTimeout: Error, CustomStringConvertible {
+/// Every attempt to read a changelog to its end stalled.
+struct RestoreStalled: Error, CustomStringConvertible {
     /// The partitions not read to their end.
     var remaining: Set<TopicPartition>
-    /// Where they stood when the last attempt gave up.
+    /// Where the partitions not read to their end stood when the last attempt gave up.
     var standing: String
-    var timeout: Duration
+    var stallTimeout: Duration
     var attempts: Int
 
     var description: String {
-        "restoring device state did not reach the end of \(standing) within \(timeout), in \(attempts) attempts"
+        "restoring device state made no progress on \(standing) for \(stallTimeout), in each of \(attempts) attempts"
     }
 }

@@ -169,13 +169,7 @@ struct WorkerLoop: ~Copyable {
                     try await committer.commit(&batch, consumer: consumer)
                 }
             case .partitionsAssigned(let partitions):
-                let owned = partitions.filter { $0.topic == stateTopic }
-                health.set(.restoring)
-                let (committed, forwards) = try await committedInputs(feeding: owned.map(\.partition))
-                try await restorer.restore(
-                    owned.map(\.partition), committed: committed, forwards: forwards, into: &states)
-                health.set(owned.isEmpty ? .idle : .ready)
-                stateGauges.refresh(states, now: .now, force: true)
+                try await restore(assigned: partitions)
             case .partitionsRevoked(let partitions, lost: false):
                 try await sendProduced()
                 try await committer.commit(&batch, consumer: consumer)
@@ -202,6 +196,33 @@ struct WorkerLoop: ~Copyable {
         let now = ContinuousClock.now
         rejections.endWindowIfDue(now: now)
         stateGauges.refresh(states, now: now)
+    }
+
+    /// Restores the state partitions among `assigned`, however long it takes: the assignment is
+    /// paused meanwhile and the consumer polled every second, which keeps this worker in its group
+    /// (`max.poll.interval.ms`). A rebalance that arrives stops the restore; what arrived is
+    /// handled after it.
+    private mutating func restore(assigned partitions: [TopicPartition]) async throws {
+        let owned = partitions.filter { $0.topic == stateTopic }
+        health.set(.restoring)
+        let (committed, forwards) = try await committedInputs(feeding: owned.map(\.partition))
+        try consumer.pause(partitions)
+        var arrived: [ConsumerEvent] = []
+        do {
+            try await restorer.restore(
+                owned.map(\.partition), committed: committed, forwards: forwards, into: &states
+            ) { [consumer] in
+                arrived += try await consumer.poll(maxRecords: Self.pollDuringRestore, timeout: .zero)
+                if arrived.contains(where: { !$0.isRecord }) { throw RestoreInterrupted() }
+            }
+            health.set(owned.isEmpty ? .idle : .ready)
+        } catch is RestoreInterrupted {
+            logger.notice("a rebalance stopped the restore", metadata: ["partitions": "\(owned)"])
+            health.set(.idle)
+        }
+        try consumer.resume(partitions)
+        stateGauges.refresh(states, now: .now, force: true)
+        try await handle(arrived)
     }
 
     /// The group's committed offsets of every input that feeds the state partitions, read once
@@ -247,6 +268,8 @@ struct WorkerLoop: ~Copyable {
     private static let offsetsTimeout = Duration.seconds(10)
     /// Outputs handed to the producer at a time.
     private static let outputRun = 2_000
+    /// Events a poll during a restore takes: the assignment is paused, so records are few.
+    private static let pollDuringRestore = 100
     /// How long a poll during a commit waits for records: the commit may end meanwhile.
     private static let pollDuringCommit = Duration.milliseconds(10)
 }
@@ -256,3 +279,6 @@ private enum CommitStep: Sendable {
     case settled(Result<Void, any Error>)
     case polled(Result<[ConsumerEvent], any Error>)
 }
+
+/// A rebalance arrived while partitions were restored.
+private struct RestoreInterrupted: Error {}

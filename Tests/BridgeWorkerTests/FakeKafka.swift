@@ -111,6 +111,10 @@ final class FakeKafka: InputConsumer, OutputSink {
         record(.offsetsCommitted(offsets.map(\.offset)))
     }
 
+    func pause(_ partitions: [TopicPartition]) throws {}
+
+    func resume(_ partitions: [TopicPartition]) throws {}
+
     func groupMetadata() throws -> ConsumerGroupMetadata {
         guard let metadata = ConsumerGroupMetadata(groupID: "test") else { throw Refused.commit }
         return metadata

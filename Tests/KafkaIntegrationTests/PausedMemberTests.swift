@@ -1,0 +1,57 @@
+import Kafka
+import NIOCore
+import TestSupport
+import Testing
+
+/// A member that pauses its partitions and polls without waiting keeps its place in the group
+/// however long it is busy elsewhere (as the worker is while it restores): what
+/// `max.poll.interval.ms` counts is polls, not records.
+@Suite("A paused member", .needsBroker, .timeLimit(.minutes(2)))
+struct PausedMemberTests {
+    @Test(
+        "polled every second with its partitions paused, a member outlives max.poll.interval.ms; unpolled, it does not")
+    func pausedPollsKeepTheMember() async throws {
+        let topic = try await TestBroker.createTopic("paused", partitions: 2)
+        var configuration = TestBroker.consumerConfiguration(group: TestBroker.uniqueName("paused"))
+        configuration.maxPollInterval = .seconds(6)
+        configuration.reportsEndOfPartition = false
+        let consumer = try KafkaConsumer(configuration: configuration, logger: TestBroker.logger)
+        try consumer.subscribe([topic])
+        var assigned: [TopicPartition] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while assigned.isEmpty, ContinuousClock.now < deadline {
+            for case .partitionsAssigned(let partitions) in try await consumer.poll(timeout: .milliseconds(100)) {
+                assigned = partitions
+            }
+        }
+        #expect(assigned.count == 2)
+        try consumer.pause(assigned)
+        let producer = try TestBroker.producer()
+        try await producer.send(
+            ProducerRecord(topic: topic, partition: .explicit(0), value: ByteBuffer(string: "held")))
+
+        var whilePaused: [ConsumerEvent] = []
+        for _ in 0..<10 {
+            whilePaused += try await consumer.poll(timeout: .zero)
+            try await Task.sleep(for: .seconds(1))
+        }
+        #expect(whilePaused.isEmpty, "\(whilePaused)")
+
+        try consumer.resume(assigned)
+        var values: [String] = []
+        while values.isEmpty, ContinuousClock.now < deadline + .seconds(30) {
+            for case .record(let record) in try await consumer.poll(timeout: .milliseconds(100)) {
+                values.append(String(buffer: record.value ?? ByteBuffer()))
+            }
+        }
+        #expect(values == ["held"])
+
+        // The control: the same member, not polled for longer than the interval, is put out.
+        try await Task.sleep(for: .seconds(9))
+        var afterSilence: [ConsumerEvent] = []
+        for _ in 0..<20 { afterSilence += try await consumer.poll(timeout: .milliseconds(100)) }
+        #expect(
+            afterSilence.contains { if case .partitionsRevoked = $0 { true } else { false } }, "\(afterSilence)")
+        try await consumer.close()
+    }
+}
