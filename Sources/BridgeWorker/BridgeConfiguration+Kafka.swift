@@ -98,7 +98,8 @@ extension BridgeConfiguration {
             // per instance) fences a crashed predecessor's open transaction at once instead of
             // at its timeout.
             producer.transactionalID = kafka.stableTransactionalID ?? "\(kafka.groupID)-\(UUID().uuidString)"
-            producer.transactionTimeout = .seconds(20)
+            // Kafka Streams' exactly-once default: how long a successor under another id waits.
+            producer.transactionTimeout = .seconds(10)
             producer.linger = .milliseconds(min(commitIntervalMilliseconds, Self.longestTransactionalLinger))
             // Outputs are produced without a report of their own (the commit is their report):
             // librdkafka then hands successful records back to nobody.

@@ -57,6 +57,8 @@ struct WorkerProducerTests {
         let exactlyOnce = configuration(.exactlyOnce).workerProducer(topicRecordLimit: nil).librdkafkaProperties
         #expect(exactlyOnce["transactional.id"]?.hasPrefix("g-") == true)
         #expect(exactlyOnce["delivery.report.only.error"] == "true")
+        // Kafka Streams' exactly-once default: a successor under another id waits no longer.
+        #expect(exactlyOnce["transaction.timeout.ms"] == "10000")
         let atLeastOnce = configuration(.atLeastOnce).workerProducer(topicRecordLimit: nil).librdkafkaProperties
         #expect(atLeastOnce["transactional.id"] == nil)
         #expect(atLeastOnce["delivery.report.only.error"] == nil)
