@@ -19,7 +19,7 @@ enum Memberships {
             for device in 0..<devices {
                 let token = MemoryBenchmark.token(device)
                 tokenBytes += token.utf8.count
-                states.restoreTopic(
+                states.apply(
                     .member(topic: topic(round), token: token, isMember: true), in: Int32(round) % partitions)
             }
         }
@@ -36,7 +36,7 @@ enum Memberships {
         let before = MemoryBenchmark.residentBytes()
         for round in 0..<perDevice {
             for device in 0..<devices {
-                states.restoreTopic(
+                states.apply(
                     .deviceTopic(token: tokens[device], topic: topic(round), isSubscribed: true),
                     in: Int32(device) % partitions)
             }

@@ -17,7 +17,7 @@ import NIOCore
 enum ProcessingBenchmark {
     static let partitions: Int32 = 4
 
-    static func main() {
+    static func main() throws {
         let arguments = CommandLine.arguments
         let requests = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
         let devices = max(2, arguments.count > 2 ? Int(arguments[2]) ?? 2_000 : 2_000)
@@ -53,7 +53,7 @@ enum ProcessingBenchmark {
         var produced = OutputRecords()
         var outputs = 0
         for input in inputs.prefix(devices / 2 + requests) {
-            processor.process(input, states: &states, outputs: &produced)
+            try processor.process(input, states: &states, outputs: &produced)
             // Handed to the producer in runs, as the worker does.
             if produced.count >= 2_000 {
                 outputs += produced.count

@@ -46,7 +46,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
         try await admin.createTopics([NewTopic(name: topic, partitions: partitions)])
         await admin.close()
 
-        let records = changelog(configuration, logger: logger)
+        let records = try changelog(configuration, logger: logger)
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger)
         for chunk in stride(from: 0, to: records.count, by: 10_000) {
             try (try await producer.send(Array(records[chunk..<min(chunk + 10_000, records.count)]))).throwFirstError()
@@ -111,7 +111,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
     }
 
     /// The changelog records the worker writes for offline devices receiving messages.
-    func changelog(_ configuration: BridgeConfiguration, logger: Logger) -> [ProducerRecord] {
+    func changelog(_ configuration: BridgeConfiguration, logger: Logger) throws -> [ProducerRecord] {
         let send = configuration.topics.send
         let processor = RecordProcessor(
             configuration: configuration, statePartitions: partitions, colocatedTopics: [send], logger: logger)
@@ -132,7 +132,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
                     offset: offset, key: ByteBuffer(string: token), value: ByteBuffer(string: value),
                     createTime: 1_700_000_000_000 + offset
                 )
-                processor.process(record, states: &states, outputs: &produced)
+                try processor.process(record, states: &states, outputs: &produced)
                 offset += 1
             }
         }
@@ -154,7 +154,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
         var next = 0
         while next < pending.count {
             var outputs = OutputRecords()
-            processor.process(pending[next], states: &states, outputs: &outputs)
+            try processor.process(pending[next], states: &states, outputs: &outputs)
             next += 1
             for copy in outputs.copies {
                 if copy.topic == .changelog { changelog.append(copy) }

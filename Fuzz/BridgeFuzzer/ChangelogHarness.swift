@@ -24,7 +24,7 @@ enum ChangelogHarness {
             value: control & 0x40 != 0 ? nil : ByteBuffer(bytes: part(1)),
             createTime: ProcessorHarness.timestamps[Int(control & 0b111)], headers: headers
         )
-        guard let (token, change) = try? ProcessorHarness.codec.change(of: record) else { return }
+        guard case .device(let token, let change)? = try? ProcessorHarness.codec.decode(record) else { return }
         var states = DeviceStates()
         states.adopt(0)
         states.restore(change, token: token, in: 0)
@@ -41,7 +41,7 @@ enum ChangelogHarness {
             let input = InMemoryRecord(
                 topic: topic, partition: 0, offset: Int64(offset), value: ByteBuffer(string: value),
                 createTime: 1_700_000_000_000 + Int64(offset))
-            processor.process(input, states: &states, outputs: &outputs)
+            Fuzzing.process(input, with: processor, states: &states, outputs: &outputs)
         }
     }
 }

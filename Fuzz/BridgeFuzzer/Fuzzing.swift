@@ -47,6 +47,19 @@ enum Fuzzing {
         }
     }
 
+    /// Processes `record`, an input from outside or a record the processor wrote: none of them
+    /// may be refused as a newer version's.
+    static func process(
+        _ record: some InputRecord, with processor: RecordProcessor, states: inout DeviceStates,
+        outputs: inout OutputRecords
+    ) {
+        do {
+            try processor.process(record, states: &states, outputs: &outputs)
+        } catch {
+            fatalError("finding: \(error)")
+        }
+    }
+
     /// Stops the fuzzer with `finding` unless `condition` holds.
     static func expect(_ condition: Bool, _ finding: @autoclosure () -> String) {
         if !condition { fatalError("finding: \(finding())") }

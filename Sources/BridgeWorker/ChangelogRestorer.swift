@@ -140,7 +140,7 @@ import NIOCore
         var batch = try await consumer.poll(reading: decode)
         while true {
             health?.turned()
-            if let unknown = batch.unknownKind { throw UnknownChangelogRecord(record: unknown) }
+            if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
             let remaining = progress.remaining.count
             for end in batch.endsOfPartition {
                 progress.reachedEnd(
@@ -215,12 +215,12 @@ import NIOCore
                 let view = ChangelogRecordView(
                     topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
                     value: record.value, createTime: record.createTime)
-                if let topicChange = try codec.topicChange(of: view) {
-                    decoded.topicChanges.append((topicChange, record.partition))
-                    return
+                switch try codec.decode(view, header: { record.header($0) }) {
+                case .device(let token, let change):
+                    decoded.changes.append((DeviceKey(token: token), change, record.partition))
+                case .topic(let change):
+                    decoded.topicChanges.append((change, record.partition))
                 }
-                let (token, change) = try codec.change(of: view, header: { record.header($0) })
-                decoded.changes.append((DeviceKey(token: token), change, record.partition))
             } catch let error as MalformedRecord where error.isUnknownKind {
                 decoded.unknownKind = decoded.unknownKind ?? error
             } catch {
@@ -255,16 +255,6 @@ import NIOCore
             }
             return "\(partition) read to \(positions[partition].map { String($0) } ?? "its start") of \(highWatermark)"
         }.joined(separator: ", ")
-    }
-}
-
-/// The changelog holds a record of a kind this version does not know, which a newer version
-/// wrote: restoring without it would serve devices from part of their state, so the worker stops.
-struct UnknownChangelogRecord: Error, CustomStringConvertible {
-    var record: MalformedRecord
-
-    var description: String {
-        "\(record.description): it was written by a newer fcm-bridge; run that version (finish the upgrade) or roll the fleet back together"
     }
 }
 

@@ -8,8 +8,9 @@ import Kafka
 /// Records are taken while the commit runs and the next batch has room; a poll that returns
 /// anything else (a rebalance), returns after the commit settled, or finds no room is held for
 /// the loop to handle once the commit has finished (the next poll completes a revocation, so
-/// one is handled after the commit, never during it). A poll's failure is never lost behind
-/// the commit: it is thrown once the commit has finished.
+/// one is handled after the commit, never during it). A poll's failure, or one to take what it
+/// returned, is never lost behind the commit: nothing more is taken, and it is thrown once the
+/// commit has finished.
 struct CommitOverlap {
     /// What to do with the events a poll returned.
     enum Decision: Equatable {
@@ -34,7 +35,7 @@ struct CommitOverlap {
 
     /// A poll returned `events`; `hasRoom` says whether the next batch may take more.
     mutating func polled(_ events: [ConsumerEvent], hasRoom: Bool) -> Decision {
-        guard commit == nil, hasRoom, events.allSatisfy(\.isRecord) else {
+        guard commit == nil, pollFailure == nil, hasRoom, events.allSatisfy(\.isRecord) else {
             held += events
             return .hold
         }
@@ -43,11 +44,11 @@ struct CommitOverlap {
 
     /// Whether to poll again, after the records were taken: while the commit runs and there is room.
     func pollsAgain(hasRoom: Bool) -> Bool {
-        commit == nil && hasRoom
+        commit == nil && pollFailure == nil && hasRoom
     }
 
-    /// A poll failed.
-    mutating func pollFailed(_ error: any Error) {
+    /// A poll failed, or taking what it returned did.
+    mutating func failed(_ error: any Error) {
         pollFailure = pollFailure ?? error
     }
 

@@ -23,7 +23,7 @@ struct DecodedChanges: Sendable {
     mutating func apply(to states: inout DeviceStates) -> Int {
         for forward in forwards { states.restoreForward(forward) }
         let count = changes.count + topicChanges.count
-        for (change, partition) in topicChanges { states.restoreTopic(change, in: partition) }
+        for (change, partition) in topicChanges { states.apply(change, in: partition) }
         topicChanges = []
         // Each change is moved out, not copied: a copy retains what the change holds, on
         // another thread than made it, and dropping the batch would release it all again.

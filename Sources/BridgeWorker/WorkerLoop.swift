@@ -101,7 +101,11 @@ struct WorkerLoop: ~Copyable {
                 if let events = arrived,
                     overlap.polled(events, hasRoom: hasRoomDuringCommit(committing: committing)) == .take
                 {
-                    for case .record(let record) in events { take(record) }
+                    do {
+                        for case .record(let record) in events { try take(record) }
+                    } catch {
+                        overlap.failed(error)
+                    }
                     progress.record(inputs: events.count)
                     if overlap.pollsAgain(hasRoom: hasRoomDuringCommit(committing: committing)) {
                         let maxRecords = pollLimits().maxRecords
@@ -118,7 +122,7 @@ struct WorkerLoop: ~Copyable {
                 switch step {
                 case .settled(let outcome): overlap.settled(outcome)
                 case .polled(.success(let events)): arrived = events
-                case .polled(.failure(let error)): overlap.pollFailed(error)
+                case .polled(.failure(let error)): overlap.failed(error)
                 }
             }
         }
@@ -159,7 +163,7 @@ struct WorkerLoop: ~Copyable {
         for event in events {
             switch event {
             case .record(let record):
-                take(record)
+                try take(record)
                 // Outputs go to the producer in bounded runs, and a full batch commits at once,
                 // even in the middle of a poll: one poll cannot outgrow a batch.
                 if produced.count >= Self.outputRun || committer.isFull(batch) {
@@ -248,8 +252,8 @@ struct WorkerLoop: ~Copyable {
     }
 
     /// Processes one input record into the open batch.
-    private mutating func take(_ record: ConsumerRecord) {
-        processor.process(record, states: &states, outputs: &produced)
+    private mutating func take(_ record: ConsumerRecord) throws(UnknownRecordKind) {
+        try processor.process(record, states: &states, outputs: &produced)
         batch.take(record, at: .now)
     }
 

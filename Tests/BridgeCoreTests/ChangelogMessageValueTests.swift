@@ -33,17 +33,17 @@ struct ChangelogMessageValueTests {
         let value = record.value ?? []
         let change = try key.withUnsafeBytes { key in
             try value.withUnsafeBytes { value in
-                try ChangelogCodec(topic: "c").change(
-                    of: ChangelogRecordView(
+                try ChangelogCodec(topic: "c").decode(
+                    ChangelogRecordView(
                         topic: "c", partition: 2, offset: 9, key: key, value: value, createTime: record.timestamp),
                     header: { name in
                         asked.append(name)
                         return nil
                     }
-                ).change
+                )
             }
         }
-        guard case .enqueued(let message) = change else { return (nil, asked) }
+        guard case .device(_, .enqueued(let message)) = change else { return (nil, asked) }
         return (message, asked)
     }
 
@@ -115,7 +115,7 @@ struct ChangelogMessageValueTests {
         let record = InMemoryRecord(
             topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: value), createTime: 7,
             headers: ["expires-at": "42", "collapse-key": "from headers"])
-        guard case .enqueued(let message) = try ChangelogCodec(topic: "c").change(of: record).change else {
+        guard case .device(_, .enqueued(let message)) = try ChangelogCodec(topic: "c").decode(record) else {
             Issue.record("not a waiting message")
             return
         }
@@ -133,7 +133,7 @@ struct ChangelogMessageValueTests {
         let record = InMemoryRecord(
             topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: value), createTime: 7,
             headers: ["expires-at": "42", "collapse-key": "from headers"])
-        guard case .enqueued(let message) = try ChangelogCodec(topic: "c").change(of: record).change else {
+        guard case .device(_, .enqueued(let message)) = try ChangelogCodec(topic: "c").decode(record) else {
             Issue.record("not a waiting message")
             return
         }

@@ -17,11 +17,7 @@ func replay(
             }
         }
         let record = consumed(copy, topic: codec.topic)
-        if let change = try? codec.topicChange(of: record) {
-            restored.restoreTopic(change, in: record.partition)
-        } else if let (token, change) = try? codec.change(of: record) {
-            restored.restore(change, token: token, in: record.partition)
-        }
+        if let change = try? codec.decode(record) { restored.restore(change, in: record.partition) }
     }
     return restored
 }

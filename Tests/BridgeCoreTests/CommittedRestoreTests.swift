@@ -60,6 +60,24 @@ struct CommittedRestoreTests {
             #expect(kept == cut.changelog)
         }
     }
+
+    @Test(
+        "live topic state equals a replay of its whole changelog: memberships, device sets, walks, tallies, copies",
+        arguments: [false, true])
+    func liveEqualsReplay(colocated: Bool) async {
+        await propertyCheck(count: 60, input: Gen.int(in: 0...999).array(of: 1...40), Gen.int(in: 0...60)) {
+            choices, steps in
+            var network = Network(subscriptions: [], colocated: colocated)
+            for (index, choice) in choices.enumerated() { Self.input(choice, index: index, to: &network) }
+            // Stopped anywhere, fan-outs in the middle of their walks included.
+            var taken = 0
+            while taken < steps, network.step() { taken += 1 }
+            let restored = replay(
+                network.written.filter { $0.topic == .changelog }, codec: network.worker.processor.changelog,
+                committed: nil, partitions: 0..<SubscriptionFlowTests.partitions)
+            #expect(restored.topics == network.worker.states.topics)
+        }
+    }
 }
 
 extension FanOutFlowTests.Network {

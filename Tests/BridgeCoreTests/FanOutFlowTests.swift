@@ -56,7 +56,7 @@ struct FanOutFlowTests {
             guard !pending.isEmpty else { return false }
             var outputs = OutputRecords()
             let input = pending.removeFirst()
-            worker.processor.process(input, states: &worker.states, outputs: &outputs)
+            worker.processor.process(known: input, states: &worker.states, outputs: &outputs)
             worker.processed(input)
             processed += 1
             for copy in outputs.copies {
@@ -90,7 +90,7 @@ struct FanOutFlowTests {
         mutating func stepThenDie(keeping kept: (Int) -> Bool) {
             guard let input = pending.first else { return }
             var outputs = OutputRecords()
-            worker.processor.process(input, states: &worker.states, outputs: &outputs)
+            worker.processor.process(known: input, states: &worker.states, outputs: &outputs)
             for (index, copy) in outputs.copies.enumerated() where copy.topic == .changelog || kept(index) {
                 written.append(copy)
                 worker.written.append(copy)

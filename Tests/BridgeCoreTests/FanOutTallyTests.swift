@@ -132,6 +132,26 @@ struct FanOutTallyTests {
     }
 }
 
+/// The tally as the processor keeps it: each change its steps return is applied.
+extension FanOutTally {
+    /// ``walkEnd(topic:lastChunks:)``, applied; whether it was news.
+    fileprivate mutating func walkEnded(topic: Int, lastChunks: [Channel: Int]) -> Bool {
+        guard let change = walkEnd(topic: topic, lastChunks: lastChunks) else { return false }
+        apply(change)
+        return true
+    }
+
+    /// ``acknowledgement(topic:channel:chunk:accepted:)``, applied; the channel's progress, or
+    /// nil for a repeat.
+    fileprivate mutating func acknowledged(topic: Int, channel: Channel, chunk: Int, accepted: Int) -> Progress? {
+        guard let change = acknowledgement(topic: topic, channel: channel, chunk: chunk, accepted: accepted),
+            case .tallyProgress(_, _, let progress) = change
+        else { return nil }
+        apply(change)
+        return progress
+    }
+}
+
 /// A small seeded generator, so that a failing case replays.
 private struct SplitMix {
     var state: UInt64

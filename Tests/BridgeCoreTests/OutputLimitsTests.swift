@@ -24,7 +24,7 @@ struct OutputLimitsTests {
         var states = DeviceStates()
         states.adopt(0)
         var outputs = OutputRecords()
-        processor.process(record, states: &states, outputs: &outputs)
+        processor.process(known: record, states: &states, outputs: &outputs)
         return outputs.copies
     }
 
@@ -138,7 +138,7 @@ struct OutputLimitsTests {
             createTime: 1)
         var states = DeviceStates()
         var outputs = OutputRecords()
-        processor.process(record, states: &states, outputs: &outputs)
+        processor.process(known: record, states: &states, outputs: &outputs)
         let copies = outputs.copies
         #expect(copies.map(\.topic) == [.repartition])
         #expect(copies.allSatisfy { Self.size($0) <= limits.maxRecordBytes }, "\(copies.map(Self.size))")

@@ -35,7 +35,7 @@ struct OutputTallyTests {
         var states = test.heldStates()
         var outputs = OutputRecords()
         test.processor().process(
-            test.send(request, partition: test.owner, offset: 7), states: &states, outputs: &outputs)
+            known: test.send(request, partition: test.owner, offset: 7), states: &states, outputs: &outputs)
         let tally = outputs.tally
         for topic in OutputTopic.allCases { #expect(tally.records[topic.rawValue] == records[topic] ?? 0, "\(topic)") }
         for type in StatusType.allCases { #expect(tally.statuses[type.rawValue] == statuses[type] ?? 0, "\(type)") }
@@ -54,7 +54,7 @@ struct OutputTallyTests {
         let processor = test.processor()
         for offset in 0..<(OutputTally.maximumNotes + 5) {
             processor.process(
-                test.send("garbage", partition: 0, offset: Int64(offset)), states: &states, outputs: &outputs)
+                known: test.send("garbage", partition: 0, offset: Int64(offset)), states: &states, outputs: &outputs)
         }
         #expect(outputs.tally.notes.count == OutputTally.maximumNotes && outputs.tally.unnotedRejections == 5)
         var total = OutputTally()

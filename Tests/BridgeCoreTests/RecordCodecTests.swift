@@ -49,9 +49,13 @@ struct RecordCodecTests {
         let codec = ChangelogCodec(topic: "changelog")
         let record = written { codec.record(change, token: token, partition: 3, to: &$0) }
         #expect(record.partition == 3 && record.topic == .changelog)
-        let decoded = try codec.change(of: consumed(record, topic: "changelog"))
-        #expect(Array(decoded.token.utf8) == Array(token.utf8), "tokens are compared as bytes")
-        #expect(decoded.change == change)
+        guard case .device(let decodedToken, let decoded) = try codec.decode(consumed(record, topic: "changelog"))
+        else {
+            Issue.record("a device's change reads back as topic state")
+            return
+        }
+        #expect(Array(decodedToken.utf8) == Array(token.utf8), "tokens are compared as bytes")
+        #expect(decoded == change)
     }
 
     static let topicTarget = try! TopicTarget.parse("'a' in topics || 'b' in topics", as: .condition).get()
@@ -86,7 +90,18 @@ struct RecordCodecTests {
     func topicChangeRoundTrip(change: TopicChange) throws {
         let codec = ChangelogCodec(topic: "changelog")
         let record = written { codec.record(change, partition: 2, to: &$0) }
-        #expect(try codec.topicChange(of: consumed(record, topic: "changelog")) == change)
+        #expect(try codec.decode(consumed(record, topic: "changelog")) == .topic(change))
+    }
+
+    @Test("each changelog kind keeps its wire letter, so records of earlier versions restore")
+    func kindLetters() {
+        let letters = Dictionary(
+            uniqueKeysWithValues: ChangelogKind.allCases.map { ($0, Character(Unicode.Scalar($0.rawValue))) })
+        #expect(
+            letters == [
+                .device: "d", .waitingMessage: "m", .awaitingAcknowledgement: "a", .member: "t", .deviceTopic: "s",
+                .conditionCopies: "c", .walk: "j", .tally: "k", .walkEnded: "e", .tallyProgress: "q",
+            ])
     }
 
     @Test("removals are tombstones of the key that added, so compaction keeps only live state")
@@ -116,11 +131,13 @@ struct RecordCodecTests {
         arguments: [
             (nil, nil, false), ("d t", "{}", false), ("m 1:2:0", "x", false), ("d t", "not json", false),
             ("mt", "x", false), ("é t", "x", false), ("z 1 t", "x", true), ("z t", nil, true), ("\u{7F} t", "x", true),
+            ("t news", nil, false), ("j 1:2:0 x", "{}", false), ("j 1:2:0 -1", nil, false), ("q 1:2:0 0.0", nil, false),
+            ("k 1:2:0", "[]", false), ("c t", "{}", false), ("e 1:2:0 0", "{}", false),
         ] as [(String?, String?, Bool)])
     func malformedChangelog(key: String?, value: String?, unknownKind: Bool) {
         let record = InMemoryRecord(
             topic: "c", key: key.map { ByteBuffer(string: $0) }, value: value.map { ByteBuffer(string: $0) })
-        let error = #expect(throws: MalformedRecord.self) { try ChangelogCodec(topic: "c").change(of: record) }
+        let error = #expect(throws: MalformedRecord.self) { try ChangelogCodec(topic: "c").decode(record) }
         #expect(error?.isUnknownKind == unknownKind)
     }
 
@@ -134,7 +151,7 @@ struct RecordCodecTests {
         let record = InMemoryRecord(
             topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: ByteBuffer(string: "{}"), createTime: 7,
             headers: ["expires-at": header])
-        guard case .enqueued(let message) = try ChangelogCodec(topic: "c").change(of: record).change else {
+        guard case .device(_, .enqueued(let message)) = try ChangelogCodec(topic: "c").decode(record) else {
             Issue.record("not a waiting message")
             return
         }
@@ -217,7 +234,7 @@ struct RecordCodecTests {
         let whole = ByteBuffer(
             string: #"{"apns":\#(apns),"kind":"message","message_id":"1:2:0","sent_at":7,"token":"t"}"#)
         let changelog = InMemoryRecord(topic: "c", key: ByteBuffer(string: "m 1:2:0 t"), value: whole, createTime: 7)
-        guard case .enqueued(let restored) = try ChangelogCodec(topic: "c").change(of: changelog).change else {
+        guard case .device(_, .enqueued(let restored)) = try ChangelogCodec(topic: "c").decode(changelog) else {
             Issue.record("not a waiting message")
             return
         }

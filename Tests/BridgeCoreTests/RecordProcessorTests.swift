@@ -57,7 +57,7 @@ struct RecordProcessorTests {
         -> [OutputRecords.Copy]
     {
         var outputs = OutputRecords()
-        for record in records { processor.process(record, states: &states, outputs: &outputs) }
+        for record in records { processor.process(known: record, states: &states, outputs: &outputs) }
         return outputs.copies
     }
 
@@ -162,6 +162,28 @@ struct RecordProcessorTests {
             letter.header("source-topic") == Array(topics.send.utf8)
                 && letter.header("source-partition") == Array("2".utf8))
         #expect(letter.header("source-offset") == Array("41".utf8) && letter.header("error") != nil)
+    }
+
+    @Test(
+        "a forwarded record of a kind this version does not know stops the worker, named; one with no kind is a dead letter",
+        arguments: [("fanout-merge", true), ("Message", true), ("", true), (nil, false)] as [(String?, Bool)])
+    func unknownForwardKind(kind: String?, refused: Bool) {
+        let record = InMemoryRecord(
+            topic: Self.configuration.repartitionTopic, partition: owner, offset: 9, key: ByteBuffer(string: token),
+            value: ByteBuffer(string: "{}"), createTime: Self.time, headers: kind.map { ["kind": $0] } ?? [:])
+        var states = heldStates()
+        var outputs = OutputRecords()
+        let processor = processor()
+        if refused {
+            let error = #expect(throws: UnknownRecordKind.self) {
+                try processor.process(record, states: &states, outputs: &outputs)
+            }
+            #expect(error?.description.contains("[\(owner)]@9 is of a kind this version does not know") == true)
+            #expect(error?.description.contains("newer fcm-bridge") == true)
+        } else {
+            #expect(throws: Never.self) { try processor.process(record, states: &states, outputs: &outputs) }
+            #expect(outputs.copies.map(\.topic) == [.deadLetters])
+        }
     }
 
     @Test("each token of a multicast is routed on its own")

@@ -87,7 +87,7 @@ struct SubscriptionFlowTests {
             while !pending.isEmpty {
                 var outputs = OutputRecords()
                 let input = pending.removeFirst()
-                processor.process(input, states: &states, outputs: &outputs)
+                processor.process(known: input, states: &states, outputs: &outputs)
                 processed(input)
                 for copy in outputs.copies {
                     all.append(copy)
@@ -220,7 +220,7 @@ struct SubscriptionFlowTests {
         let codec = worker.processor.changelog
         for copy in worker.written where copy.topic == .changelog {
             let record = consumed(copy, topic: codec.topic)
-            if let change = try codec.topicChange(of: record) { replayed.restoreTopic(change, in: record.partition) }
+            if case .topic(let change) = try codec.decode(record) { replayed.apply(change, in: record.partition) }
         }
         for partition in 0..<Self.partitions {
             for topic in ["a", "b", "c", "d", "e"] {

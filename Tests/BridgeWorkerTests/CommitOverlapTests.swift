@@ -64,16 +64,18 @@ struct CommitOverlapTests {
     func pollErrorDuringCommit() {
         var overlap = CommitOverlap()
         #expect(overlap.polled(Self.records(1...2), hasRoom: true) == .take)
-        overlap.pollFailed(Failure(what: "poll"))
+        overlap.failed(Failure(what: "poll"))
+        #expect(!overlap.pollsAgain(hasRoom: true), "nothing more is polled")
+        #expect(overlap.polled(Self.records(3...4), hasRoom: true) == .hold, "nor taken")
         overlap.settled(.success(()))
-        #expect(Self.describe(overlap.ending()) == "finish, poll failure: poll, held: []")
+        #expect(Self.describe(overlap.ending()) == "finish, poll failure: poll, held: [\"3\", \"4\"]")
     }
 
     @Test("a commit that fails with records already taken fails the sealed batch, whatever the polls did")
     func commitFailureWithRecordsTaken() {
         var overlap = CommitOverlap()
         #expect(overlap.polled(Self.records(1...4), hasRoom: true) == .take)
-        overlap.pollFailed(Failure(what: "poll"))
+        overlap.failed(Failure(what: "poll"))
         overlap.settled(.failure(Failure(what: "commit")))
         #expect(Self.describe(overlap.ending()) == "commit failed: commit")
     }

@@ -34,7 +34,7 @@ private final class LogLines: Sendable {
 @Suite("Rejection log")
 struct RejectionLogTests {
     @Test("at most the window's share of lines, each with reason and source; the rest counted when the window ends")
-    func rateLimited() {
+    func rateLimited() throws {
         let lines = LogLines()
         let start = ContinuousClock.now
         var log = RejectionLog(logger: Logger(label: "test") { _ in lines.handler }, now: start)
@@ -48,7 +48,7 @@ struct RejectionLogTests {
             let record = InMemoryRecord(
                 topic: configuration.topics.send, partition: 1, offset: Int64(offset), key: nil,
                 value: ByteBuffer(string: "garbage"), createTime: 1)
-            processor.process(record, states: &states, outputs: &outputs)
+            try processor.process(record, states: &states, outputs: &outputs)
             log.log(outputs.tally, now: start)
             outputs.removeAll()
         }

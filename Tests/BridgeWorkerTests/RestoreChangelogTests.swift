@@ -101,7 +101,7 @@ struct RestoreChangelogTests {
         try await Self.produce(copies, to: changelog)
 
         var states = DeviceStates()
-        let error = await #expect(throws: UnknownChangelogRecord.self) {
+        let error = await #expect(throws: UnknownRecordKind.self) {
             try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore(
                 [0], committed: CommittedInputs([:]), into: &states)
         }

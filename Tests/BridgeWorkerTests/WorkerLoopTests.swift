@@ -53,6 +53,23 @@ struct WorkerLoopTests {
         #expect(kafka.steps == expected)
     }
 
+    @Test(
+        "a forwarded record of a kind this version does not know, taken during a commit: the commit completes, the batch holding it is never handed over, and the refusal ends the loop",
+        arguments: BridgeConfiguration.Delivery.allCases)
+    func unknownKindDuringCommit(delivery: BridgeConfiguration.Delivery) async throws {
+        let repartition = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092")).repartitionTopic
+        let unknown = ConsumerRecord(
+            topicPartition: TopicPartition(repartition, 0), offset: 0, key: ByteBuffer(string: "device-9"),
+            value: ByteBuffer(string: "{}"),
+            headers: [KafkaHeader(key: "kind", value: ByteBuffer(string: "fanout-merge"))],
+            timestamp: KafkaTimestamp(milliseconds: 1_700_000_000_000, kind: .createTime))
+        guard case .events(let sends) = Self.sends(3...4) else { return }
+        let kafka = FakeKafka([Self.sends(0...2), .events(sends + [.record(unknown)]), Self.sends(5...6)])
+        let outcome = await kafka.runLoop(delivery: delivery) { _ in false }
+        #expect(outcome is UnknownRecordKind, "\(String(describing: outcome))")
+        #expect(kafka.steps == Self.commits(delivery, [3], offsets: [3]))
+    }
+
     /// One poll's records: sends forwarded to the repartition topic, one output each.
     static func sends(_ offsets: ClosedRange<Int64>) -> Poll {
         .events(

@@ -6,9 +6,10 @@ import FCMTranslation
 ///
 /// Each topic's walk sends each chunk's devices to their owners, one record per (chunk, device
 /// partition); when the walk ends, it says which chunk it sent last on each channel (a segment
-/// and a device partition: ``walkEnded(topic:lastChunks:)``). Each device owner acknowledges
+/// and a device partition: ``walkEnd(topic:lastChunks:)``). Each device owner acknowledges
 /// each record with the number of its devices that took a copy
-/// (``acknowledged(topic:channel:chunk:accepted:)``). A channel's records are read and
+/// (``acknowledgement(topic:channel:chunk:accepted:)``). Both return the change to apply and
+/// record, or nil when nothing changes. A channel's records are read and
 /// acknowledged in order, so an acknowledgement of a chunk at or before the channel's last is a
 /// repeat (a record processed again after a crash) and changes nothing; and the channel is
 /// complete when its last sent chunk is acknowledged. The fan-out is complete when every walk
@@ -85,30 +86,36 @@ public struct FanOutTally: Sendable, Hashable {
         }
     }
 
-    /// The walk of topic `topic` ended, having sent `lastChunks` last on each channel; whether
-    /// that was news (a repeat, or a topic out of range, is not).
-    public mutating func walkEnded(topic: Int, lastChunks: [Channel: Int]) -> Bool {
-        guard expected.indices.contains(topic), expected[topic] == nil else { return false }
-        expected[topic] = lastChunks
-        return true
+    /// The change that records the end of topic `topic`'s walk, having sent `lastChunks` last
+    /// on each channel; nil when that is no news (a repeat, or a topic out of range).
+    public func walkEnd(topic: Int, lastChunks: [Channel: Int]) -> TopicChange? {
+        guard expected.indices.contains(topic), expected[topic] == nil else { return nil }
+        return .walkEnded(sendID: message.sendID, topicIndex: topic, lastChunks: lastChunks)
     }
 
-    /// Chunk `chunk` of `channel` of topic `topic` gave `accepted` devices a copy; the channel's
-    /// progress to record, or nil for a repeat (or a topic out of range).
-    public mutating func acknowledged(topic: Int, channel: Channel, chunk: Int, accepted: Int) -> Progress? {
+    /// The change that records chunk `chunk` of `channel` of topic `topic` giving `accepted`
+    /// devices a copy: the channel's progress; nil for a repeat (or a topic out of range).
+    public func acknowledgement(topic: Int, channel: Channel, chunk: Int, accepted: Int) -> TopicChange? {
         guard expected.indices.contains(topic) else { return nil }
         let key = TopicChannel(topic: topic, channel: channel)
         let before = progress[key] ?? Progress(lastChunk: -1, accepted: 0)
         guard chunk > before.lastChunk else { return nil }
         let (sum, overflow) = before.accepted.addingReportingOverflow(max(accepted, 0))
-        let after = Progress(lastChunk: chunk, accepted: overflow ? .max : sum)
-        progress[key] = after
-        return after
+        return .tallyProgress(sendID: message.sendID, key, Progress(lastChunk: chunk, accepted: overflow ? .max : sum))
     }
 
-    /// Restores a channel's recorded progress.
-    mutating func restore(_ channel: TopicChannel, _ recorded: Progress?) {
-        progress[channel] = recorded
+    /// Applies a change of this tally: a walk's end (its first) or a channel's progress. Other
+    /// changes, and a walk end's tombstone, change nothing.
+    public mutating func apply(_ change: TopicChange) {
+        switch change {
+        case .walkEnded(_, let topic, let lastChunks?):
+            guard expected.indices.contains(topic), expected[topic] == nil else { return }
+            expected[topic] = lastChunks
+        case .tallyProgress(_, let channel, let recorded):
+            progress[channel] = recorded
+        case .walkEnded(_, _, nil), .member, .deviceTopic, .conditionCopies, .walk, .tally:
+            break
+        }
     }
 }
 

@@ -40,60 +40,26 @@ public struct TopicStates: Sendable, Equatable {
         }
     }
 
-    /// The device's side of a subscription: true when `topic` joined the device's set, false
-    /// when it was in it already, nil when the set holds `limit` topics (the subscription is
-    /// refused).
-    mutating func subscribe(_ token: String, to topic: String, in partition: Int32, limit: Int) -> Bool? {
-        let key = DeviceKey(token: token)
-        let topics = partitions[partition]?.deviceTopics[key] ?? []
-        if let id = names.id(of: topic), Self.place(of: id, in: topics).found { return false }
-        guard topics.count < limit else { return nil }
-        let id = names.hold(topic)
-        let place = Self.place(of: id, in: topics).index
-        partitions[partition, default: Partition()].deviceTopics[key, default: []].insert(id, at: place)
-        return true
+    /// Whether `topic` is in the device's own set.
+    func hasTopic(_ topic: String, token: String, in partition: Int32) -> Bool {
+        guard let id = names.id(of: topic), let topics = partitions[partition]?.deviceTopics[DeviceKey(token: token)]
+        else { return false }
+        return Self.place(of: id, in: topics).found
     }
 
-    /// The device's side of an unsubscription: whether `topic` left the device's set.
-    mutating func unsubscribe(_ token: String, from topic: String, in partition: Int32) -> Bool {
-        let key = DeviceKey(token: token)
-        guard let id = names.id(of: topic), let topics = partitions[partition]?.deviceTopics[key] else { return false }
-        let (index, found) = Self.place(of: id, in: topics)
-        guard found else { return false }
-        if topics.count == 1 {
-            partitions[partition, default: Partition()].deviceTopics[key] = nil
-        } else {
-            partitions[partition, default: Partition()].deviceTopics[key, default: []].remove(at: index)
-        }
-        names.release(id)
-        return true
+    /// Topics in the device's own set.
+    func topicCount(of token: String, in partition: Int32) -> Int {
+        partitions[partition]?.deviceTopics[DeviceKey(token: token)]?.count ?? 0
     }
 
-    /// The topic's side: `token` joins or leaves `topic`; whether that changed anything.
-    mutating func apply(
-        _ action: SubscriptionRequest.Action, topic: String, token: String, in partition: Int32
-    ) -> Bool {
-        switch action {
-        case .subscribe:
-            return partitions[partition, default: Partition()].members[topic, default: TopicMembers()].insert(token)
-        case .unsubscribe:
-            guard partitions[partition]?.members[topic]?.contains(token) == true else { return false }
-            partitions[partition, default: Partition()].members[topic, default: TopicMembers()].remove(token)
-            if partitions[partition, default: Partition()].members[topic, default: TopicMembers()].count == 0 {
-                partitions[partition, default: Partition()].members[topic] = nil
-            }
-            return true
-        }
+    /// Whether `token` is a member of `topic`, whose partition `partition` is.
+    func isMember(_ token: String, of topic: String, in partition: Int32) -> Bool {
+        partitions[partition]?.members[topic]?.contains(token) == true
     }
 
-    /// Forgets a device's own topics (the device is forgotten); returns them.
-    mutating func forget(_ token: String, in partition: Int32) -> [String] {
-        guard let ids = partitions[partition]?.deviceTopics.removeValue(forKey: DeviceKey(token: token)) else {
-            return []
-        }
-        let topics = ids.map(names.name(of:)).sorted()
-        for id in ids { names.release(id) }
-        return topics
+    /// The topics in the device's own set, sorted.
+    func topics(of token: String, in partition: Int32) -> [String] {
+        (partitions[partition]?.deviceTopics[DeviceKey(token: token)] ?? []).map(names.name(of:)).sorted()
     }
 
     /// The walk (the topic's place in the condition) `token`'s device took its copy of condition
@@ -102,26 +68,9 @@ public struct TopicStates: Sendable, Equatable {
         partitions[partition]?.conditionCopies[DeviceKey(token: token)]?.walk(for: sendID)
     }
 
-    /// Notes that `token`'s device took its copy of condition send `sendID`, sent at `sentAt`,
-    /// from walk `topicIndex`; returns what the device now remembers, to record.
-    mutating func noteCopy(
-        _ token: String, of sendID: String, sentAt: Int64, from topicIndex: Int, in partition: Int32
-    ) -> ConditionCopies {
-        let key = DeviceKey(token: token)
-        var copies = partitions[partition]?.conditionCopies[key] ?? ConditionCopies()
-        copies.note(sendID, walk: topicIndex, sentAt: sentAt)
-        partitions[partition, default: Partition()].conditionCopies[key] = copies
-        return copies
-    }
-
-    /// Forgets the condition sends a forgotten device took; whether it had any.
-    mutating func forgetConditionCopies(_ token: String, in partition: Int32) -> Bool {
-        partitions[partition]?.conditionCopies.removeValue(forKey: DeviceKey(token: token)) != nil
-    }
-
-    /// The topics in the device's own set.
-    func topics(of token: String, in partition: Int32) -> Set<String> {
-        Set((partitions[partition]?.deviceTopics[DeviceKey(token: token)] ?? []).map(names.name(of:)))
+    /// The condition sends `token`'s device took its copy of.
+    func conditionCopies(of token: String, in partition: Int32) -> ConditionCopies? {
+        partitions[partition]?.conditionCopies[DeviceKey(token: token)]
     }
 
     /// Whether the device is in each of `topics`, by its own set.
@@ -141,51 +90,80 @@ public struct TopicStates: Sendable, Equatable {
     /// The walks in progress of `partition`'s topics.
     func walks(in partition: Int32) -> [FanOutWalk.Key] { Array(partitions[partition]?.walks.keys ?? [:].keys) }
 
-    /// Records a walk's progress (nil: it ended).
-    mutating func setWalk(_ key: FanOutWalk.Key, _ walk: FanOutWalk?, in partition: Int32) {
-        partitions[partition, default: Partition()].walks[key] = walk
-    }
-
     /// The tally of send `sendID`, coordinated in `partition`, if it is in progress.
     func tally(_ sendID: String, in partition: Int32) -> FanOutTally? { partitions[partition]?.tallies[sendID] }
-
-    /// Records a tally (nil: it completed).
-    mutating func setTally(_ sendID: String, _ tally: FanOutTally?, in partition: Int32) {
-        partitions[partition, default: Partition()].tallies[sendID] = tally
-    }
 
     /// The members of `topic`, whose partition `partition` is.
     func members(of topic: String, in partition: Int32) -> TopicMembers? {
         partitions[partition]?.members[topic]
     }
 
-    /// Replays a changelog record's change (when restoring).
-    public mutating func restore(_ change: TopicChange, in partition: Int32) {
+    /// Applies `change` to `partition`'s topic state: the one way topic state changes, live
+    /// (``RecordProcessor`` records each change it applies) and when restoring the changelog.
+    public mutating func apply(_ change: TopicChange, in partition: Int32) {
         switch change {
-        case .member(let topic, let token, let isMember):
-            _ = apply(isMember ? .subscribe : .unsubscribe, topic: topic, token: token, in: partition)
+        case .member(let topic, let token, true):
+            partitions[partition, default: Partition()].members[topic, default: TopicMembers()].insert(token)
+        case .member(let topic, let token, false):
+            guard partitions[partition]?.members[topic]?.contains(token) == true else { return }
+            partitions[partition, default: Partition()].members[topic, default: TopicMembers()].remove(token)
+            if partitions[partition, default: Partition()].members[topic, default: TopicMembers()].count == 0 {
+                partitions[partition, default: Partition()].members[topic] = nil
+            }
         case .deviceTopic(let token, let topic, true):
-            _ = subscribe(token, to: topic, in: partition, limit: .max)
+            join(token, to: topic, in: partition)
         case .deviceTopic(let token, let topic, false):
-            _ = unsubscribe(token, from: topic, in: partition)
+            leave(token, from: topic, in: partition)
         case .conditionCopies(let token, let copies):
             partitions[partition, default: Partition()].conditionCopies[DeviceKey(token: token)] = copies
         case .walk(let key, let walk):
-            setWalk(key, walk, in: partition)
+            partitions[partition, default: Partition()].walks[key] = walk
         case .tally(let sendID, nil):
-            setTally(sendID, nil, in: partition)
+            partitions[partition, default: Partition()].tallies[sendID] = nil
         case .tally(let sendID, let subject?):
-            if self.tally(sendID, in: partition) == nil {
-                setTally(sendID, FanOutTally(message: subject), in: partition)
+            // Written once when the tally begins: a repeat leaves what it accounted for.
+            if tally(sendID, in: partition) == nil {
+                partitions[partition, default: Partition()].tallies[sendID] = FanOutTally(message: subject)
             }
-        case .walkEnded(let sendID, let index, let lastChunks):
-            guard var tally = self.tally(sendID, in: partition), let lastChunks else { return }
-            _ = tally.walkEnded(topic: index, lastChunks: lastChunks)
-            setTally(sendID, tally, in: partition)
-        case .tallyProgress(let sendID, let channel, let progress):
-            guard var tally = self.tally(sendID, in: partition) else { return }
-            tally.restore(channel, progress)
-            setTally(sendID, tally, in: partition)
+        case .walkEnded(let sendID, _, _), .tallyProgress(let sendID, _, _):
+            partitions[partition]?.tallies[sendID]?.apply(change)
+        }
+    }
+
+    /// Puts `topic` in the device's own set.
+    private mutating func join(_ token: String, to topic: String, in partition: Int32) {
+        let key = DeviceKey(token: token)
+        let topics = partitions[partition]?.deviceTopics[key] ?? []
+        if let id = names.id(of: topic), Self.place(of: id, in: topics).found { return }
+        let id = names.hold(topic)
+        let place = Self.place(of: id, in: topics).index
+        partitions[partition, default: Partition()].deviceTopics[key, default: []].insert(id, at: place)
+    }
+
+    /// Takes `topic` out of the device's own set.
+    private mutating func leave(_ token: String, from topic: String, in partition: Int32) {
+        let key = DeviceKey(token: token)
+        guard let id = names.id(of: topic), let topics = partitions[partition]?.deviceTopics[key] else { return }
+        let (index, found) = Self.place(of: id, in: topics)
+        guard found else { return }
+        if topics.count == 1 {
+            partitions[partition, default: Partition()].deviceTopics[key] = nil
+        } else {
+            partitions[partition, default: Partition()].deviceTopics[key, default: []].remove(at: index)
+        }
+        names.release(id)
+    }
+
+    /// Whether both hold the same topic state: device topic sets are compared by their names,
+    /// since the ids a worker gives names depend on the order they came and went in.
+    public static func == (lhs: TopicStates, rhs: TopicStates) -> Bool {
+        guard lhs.partitions.count == rhs.partitions.count else { return false }
+        return lhs.partitions.allSatisfy { number, left in
+            guard let right = rhs.partitions[number] else { return false }
+            return left.members == right.members && left.walks == right.walks && left.tallies == right.tallies
+                && left.conditionCopies == right.conditionCopies
+                && left.deviceTopics.mapValues { $0.map(lhs.names.name(of:)).sorted() }
+                    == right.deviceTopics.mapValues { $0.map(rhs.names.name(of:)).sorted() }
         }
     }
 

@@ -49,9 +49,10 @@ extension RecordProcessor {
                     applyToDevice(routed, in: partition, states: &states, outputs: &outputs)
                     // One walk, for a topic or a condition of one topic: no other to take it from.
                     if message.target.condition.topics.count > 1 {
-                        let copies = states.topics.noteCopy(
-                            token, of: message.sendID, sentAt: message.time, from: index, in: partition)
-                        changelog.record(.conditionCopies(token: token, copies), partition: partition, to: &outputs)
+                        var copies = states.topics.conditionCopies(of: token, in: partition) ?? ConditionCopies()
+                        copies.note(message.sendID, walk: index, sentAt: message.time)
+                        applyAndRecord(
+                            .conditionCopies(token: token, copies), in: partition, states: &states, outputs: &outputs)
                     }
                     accepted += 1
                 case .takenFromThisWalk:
@@ -69,21 +70,17 @@ extension RecordProcessor {
             repartition.record(
                 acknowledgement, partition: statePartition(ofTopic: message.target.firstTopic), to: &outputs)
         case .walkEnded(let sendID, let index, let lastChunks):
-            guard var tally = states.topics.tally(sendID, in: partition) else { return }  // completed: a repeat
-            if tally.walkEnded(topic: index, lastChunks: lastChunks) {
-                changelog.record(
-                    .walkEnded(sendID: sendID, topicIndex: index, lastChunks: lastChunks), partition: partition,
-                    to: &outputs)
+            guard let tally = states.topics.tally(sendID, in: partition) else { return }  // completed: a repeat
+            if let change = tally.walkEnd(topic: index, lastChunks: lastChunks) {
+                applyAndRecord(change, in: partition, states: &states, outputs: &outputs)
             }
-            settle(tally, in: partition, states: &states, outputs: &outputs)
+            settle(sendID, in: partition, states: &states, outputs: &outputs)
         case .acknowledged(let sendID, let index, let channel, let chunk, let accepted):
-            guard var tally = states.topics.tally(sendID, in: partition) else { return }  // completed: a repeat
-            if let progress = tally.acknowledged(topic: index, channel: channel, chunk: chunk, accepted: accepted) {
-                let topicChannel = FanOutTally.TopicChannel(topic: index, channel: channel)
-                changelog.record(
-                    .tallyProgress(sendID: sendID, topicChannel, progress), partition: partition, to: &outputs)
+            guard let tally = states.topics.tally(sendID, in: partition) else { return }  // completed: a repeat
+            if let change = tally.acknowledgement(topic: index, channel: channel, chunk: chunk, accepted: accepted) {
+                applyAndRecord(change, in: partition, states: &states, outputs: &outputs)
             }
-            settle(tally, in: partition, states: &states, outputs: &outputs)
+            settle(sendID, in: partition, states: &states, outputs: &outputs)
         }
     }
 
@@ -97,9 +94,7 @@ extension RecordProcessor {
         guard topics.indices.contains(index) else { return }
         if index == 0, states.topics.tally(message.sendID, in: partition) == nil {
             let subject = FanOutStatusSubject(sendID: message.sendID, target: message.target, time: message.time)
-            let tally = FanOutTally(message: subject)
-            states.topics.setTally(message.sendID, tally, in: partition)
-            changelog.record(.tally(sendID: message.sendID, subject), partition: partition, to: &outputs)
+            applyAndRecord(.tally(sendID: message.sendID, subject), in: partition, states: &states, outputs: &outputs)
         }
         let key = FanOutWalk.Key(sendID: message.sendID, topicIndex: index)
         var walk: FanOutWalk
@@ -112,8 +107,7 @@ extension RecordProcessor {
             let memberCount = states.topics.members(of: topics[index], in: partition)?.count ?? 0
             walk = FanOutWalk(
                 message: message, topicIndex: index, memberCount: memberCount, partitions: Int(statePartitions))
-            states.topics.setWalk(key, walk, in: partition)
-            changelog.record(.walk(key, walk), partition: partition, to: &outputs)
+            applyAndRecord(.walk(key, walk), in: partition, states: &states, outputs: &outputs)
         }
         // This input walks the first chunk of segment 0 (again, when processed again); the other
         // segments start by their own steps, but for those whose steps surely landed: they ended.
@@ -156,14 +150,12 @@ extension RecordProcessor {
             repartition.record(
                 .step(sendID: key.sendID, topicIndex: key.topicIndex, next), partition: partition, to: &outputs)
         } else if walk.isFinished {
-            states.topics.setWalk(key, nil, in: partition)
-            changelog.record(.walk(key, nil), partition: partition, to: &outputs)
+            applyAndRecord(.walk(key, nil), in: partition, states: &states, outputs: &outputs)
             repartition.record(
                 .walkEnded(sendID: key.sendID, topicIndex: key.topicIndex, lastChunks: walk.lastChunks),
                 partition: statePartition(ofTopic: walk.message.target.firstTopic), to: &outputs)
         } else {
-            states.topics.setWalk(key, walk, in: partition)
-            changelog.record(.walk(key, walk), partition: partition, to: &outputs)
+            applyAndRecord(.walk(key, walk), in: partition, states: &states, outputs: &outputs)
         }
     }
 
@@ -190,24 +182,20 @@ extension RecordProcessor {
         return condition.isSatisfied(by: { isMember.indices.contains($0) && isMember[$0] }) ? .take : .refuse
     }
 
-    /// Step 3 at the coordinator: keeps `tally`, or once it is complete, publishes `fanned_out`
-    /// and forgets it.
-    private func settle(
-        _ tally: FanOutTally, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
-    ) {
-        let sendID = tally.message.sendID
-        guard tally.isComplete else {
-            states.topics.setTally(sendID, tally, in: partition)
-            return
-        }
-        states.topics.setTally(sendID, nil, in: partition)
-        changelog.record(.tally(sendID: sendID, nil), partition: partition, to: &outputs)
+    /// Step 3 at the coordinator: once the tally of `sendID` is complete, publishes
+    /// `fanned_out` and forgets it.
+    private func settle(_ sendID: String, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords)
+    {
+        guard let tally = states.topics.tally(sendID, in: partition), tally.isComplete else { return }
+        applyAndRecord(.tally(sendID: sendID, nil), in: partition, states: &states, outputs: &outputs)
         for index in tally.expected.indices {
-            changelog.record(
-                .walkEnded(sendID: sendID, topicIndex: index, lastChunks: nil), partition: partition, to: &outputs)
+            applyAndRecord(
+                .walkEnded(sendID: sendID, topicIndex: index, lastChunks: nil), in: partition, states: &states,
+                outputs: &outputs)
         }
         for channel in tally.progress.keys {
-            changelog.record(.tallyProgress(sendID: sendID, channel, nil), partition: partition, to: &outputs)
+            applyAndRecord(
+                .tallyProgress(sendID: sendID, channel, nil), in: partition, states: &states, outputs: &outputs)
         }
         let subject = tally.message
         encoder.status(

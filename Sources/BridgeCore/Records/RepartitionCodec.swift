@@ -96,13 +96,22 @@ struct RepartitionCodec: Sendable {
     }
 
     /// What a repartition record carries.
+    /// A record whose `kind` this version does not know is ``MalformedRecord/isUnknownKind``.
     func carried(by record: some InputRecord) throws(MalformedRecord) -> Carried {
-        let kind = record.header("kind")
-        if let kind, FanOutRecord.kinds.contains(kind) { return .fanOut(try fanOut(record, kind: kind)) }
+        guard let kind = record.header("kind") else {
+            throw MalformedRecord(description: "repartition record at \(record.position) has no kind header")
+        }
+        if FanOutRecord.kinds.contains(kind) { return .fanOut(try fanOut(record, kind: kind)) }
+        guard Self.membershipKinds[kind] != nil || Self.deviceKinds.contains(kind) else {
+            throw MalformedRecord(
+                description:
+                    "repartition record at \(record.position) is of a kind this version does not know (\(kind))",
+                isUnknownKind: true)
+        }
         guard let token = RecordFields.text(record.key), let time = record.createTime else {
             throw MalformedRecord(description: "repartition record at \(record.position) has no key or timestamp")
         }
-        if let kind, let action = Self.membershipKinds[kind] {
+        if let action = Self.membershipKinds[kind] {
             // Tokens read back are checked as a request's are: they become keys and JSON.
             let value = RecordFields.bytes(record.value) ?? []
             // A record with no value names its one device by its key.
@@ -138,12 +147,14 @@ struct RepartitionCodec: Sendable {
                 throw MalformedRecord(description: "repartition ack at \(record.position) has no JSON array of ids")
             }
             input = .presence(.acknowledge(messageIDs: ids.compactMap(\.stringValue)))
-        case let kind:
-            throw MalformedRecord(
-                description: "repartition record at \(record.position) is of unknown kind \(kind ?? "nil")")
+        default:
+            throw MalformedRecord(description: "repartition record at \(record.position) is of no device kind")
         }
         return .device(RoutedInput(token: token, input: input, time: time), source: Self.forwardedSource(of: record))
     }
+
+    /// The kinds of a device's inputs.
+    private static let deviceKinds: Set<String> = ["message", "connect", "disconnect", "ack"]
 
     /// The kinds of subscription and membership records: the action, and whether the record goes
     /// to the topic's partition.

@@ -61,8 +61,12 @@ public struct RecordProcessor: Sendable {
             + (presenceIsColocated ? [(.presence, topics.presence)] : [])
     }
 
-    /// Handles one record, writing what to produce to `outputs`.
-    public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
+    /// Handles one record, writing what to produce to `outputs`. Throws for a repartition record
+    /// of a kind this version does not know (a newer version's, mid-upgrade), which must stop the
+    /// worker rather than be lost.
+    public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords)
+        throws(UnknownRecordKind)
+    {
         switch record.topic {
         case repartition.topic:
             outputs.input = ChangelogInput(.repartition, of: record)
@@ -70,6 +74,7 @@ public struct RecordProcessor: Sendable {
             do {
                 carried = try repartition.carried(by: record)
             } catch {
+                if error.isUnknownKind { throw UnknownRecordKind(record: error) }
                 outputs.tally.note(
                     OutputTally.Note(
                         source: record.position, reason: "undecodable forward",
@@ -197,6 +202,15 @@ public struct RecordProcessor: Sendable {
         }
     }
 
+    /// Applies `change` to `partition`'s topic state and records it in the changelog: the one
+    /// way the processor changes topic state, through the apply a restore uses too.
+    func applyAndRecord(
+        _ change: TopicChange, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
+    ) {
+        states.topics.apply(change, in: partition)
+        changelog.record(change, partition: partition, to: &outputs)
+    }
+
     /// Forgets idle devices of `partition`, as ``DeviceStates/forgetIdle(in:at:rules:)`` finds
     /// them: their changes, and the topics each leaves.
     func forgetIdle(
@@ -205,11 +219,12 @@ public struct RecordProcessor: Sendable {
         for (token, changes, topics, hadConditionCopies) in states.forgetIdle(in: partition, at: time, rules: rules) {
             for change in changes { changelog.record(change, token: token, partition: partition, to: &outputs) }
             if hadConditionCopies {
-                changelog.record(.conditionCopies(token: token, nil), partition: partition, to: &outputs)
+                applyAndRecord(.conditionCopies(token: token, nil), in: partition, states: &states, outputs: &outputs)
             }
             for topic in topics {
-                changelog.record(
-                    .deviceTopic(token: token, topic: topic, isSubscribed: false), partition: partition, to: &outputs)
+                applyAndRecord(
+                    .deviceTopic(token: token, topic: topic, isSubscribed: false), in: partition, states: &states,
+                    outputs: &outputs)
                 let leave = MembershipChange(
                     topic: topic, tokens: [token], action: .unsubscribe, time: time, isForgetting: true)
                 repartition.record(leave, toTopic: true, partition: statePartition(ofTopic: topic), to: &outputs)

@@ -65,8 +65,10 @@ extension RecordProcessor {
             if let created = states.ensureDevice(token, in: partition, at: time) {
                 changelog.record(created, token: token, partition: partition, to: &outputs)
             }
-            switch states.topics.subscribe(token, to: topic, in: partition, limit: rules.maxTopicsPerDevice) {
-            case nil:
+            if states.topics.hasTopic(topic, token: token, in: partition) {
+                break  // in the set already: the topic's owner is told again, and says so again
+            }
+            guard states.topics.topicCount(of: token, in: partition) < rules.maxTopicsPerDevice else {
                 var rejection = Rejection(
                     .tooManyTopics,
                     "topic \(topic): the device is subscribed to \(rules.maxTopicsPerDevice) topics, the most it may have"
@@ -75,16 +77,15 @@ extension RecordProcessor {
                 encoder.status(
                     AddressedStatus(token: token, status: .rejected(messageID: nil, rejection, at: time)), to: &outputs)
                 return false
-            case true?:
-                changelog.record(
-                    .deviceTopic(token: token, topic: topic, isSubscribed: true), partition: partition, to: &outputs)
-            case false?:
-                break  // in the set already: the topic's owner is told again, and says so again
             }
+            applyAndRecord(
+                .deviceTopic(token: token, topic: topic, isSubscribed: true), in: partition, states: &states,
+                outputs: &outputs)
         case .unsubscribe:
-            if states.topics.unsubscribe(token, from: topic, in: partition) {
-                changelog.record(
-                    .deviceTopic(token: token, topic: topic, isSubscribed: false), partition: partition, to: &outputs)
+            if states.topics.hasTopic(topic, token: token, in: partition) {
+                applyAndRecord(
+                    .deviceTopic(token: token, topic: topic, isSubscribed: false), in: partition, states: &states,
+                    outputs: &outputs)
             }
         }
         return true
@@ -94,12 +95,12 @@ extension RecordProcessor {
     func apply(
         _ change: MembershipChange, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
+        let isMember = change.action == .subscribe
         for token in change.tokens {
-            if states.topics.apply(change.action, topic: change.topic, token: token, in: partition) {
-                let isMember = change.action == .subscribe
-                changelog.record(
-                    .member(topic: change.topic, token: token, isMember: isMember), partition: partition,
-                    to: &outputs)
+            if states.topics.isMember(token, of: change.topic, in: partition) != isMember {
+                applyAndRecord(
+                    .member(topic: change.topic, token: token, isMember: isMember), in: partition, states: &states,
+                    outputs: &outputs)
             }
             guard !change.isForgetting else { continue }
             encoder.status(

@@ -45,7 +45,8 @@ public struct DeviceStates: Sendable, Equatable {
 
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some
     /// (see ``IdleSweep``); returns the changes to record, per forgotten device, the topics it
-    /// leaves with it, and whether it remembered condition sends.
+    /// is to leave with it, and whether it remembered condition sends (which the caller applies
+    /// as topic changes).
     mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(
         token: String, changes: [StateChange], topics: [String], hadConditionCopies: Bool
     )] {
@@ -68,8 +69,8 @@ public struct DeviceStates: Sendable, Equatable {
             guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges
             partitions[partition]?[key] = nil
-            let left = topics.forget(key.token, in: partition)
-            let hadConditionCopies = topics.forgetConditionCopies(key.token, in: partition)
+            let left = topics.topics(of: key.token, in: partition)
+            let hadConditionCopies = topics.conditionCopies(of: key.token, in: partition) != nil
             forgotten.append((key.token, changes, left, hadConditionCopies))
             // A tombstone and a leave per topic, and one for the condition sends it took.
             changeCount += changes.count + 2 * left.count + (hadConditionCopies ? 1 : 0)
@@ -117,9 +118,17 @@ public struct DeviceStates: Sendable, Equatable {
     /// Devices with an input on its way to `partition` through the repartition topic.
     public func forwardsInFlight(in partition: Int32) -> Int { forwards.count(in: partition) }
 
-    /// Replays a changelog record's topic change (when restoring).
-    public mutating func restoreTopic(_ change: TopicChange, in partition: Int32) {
-        topics.restore(change, in: partition)
+    /// Applies a topic change to `partition`'s topic state (``TopicStates/apply(_:in:)``).
+    public mutating func apply(_ change: TopicChange, in partition: Int32) {
+        topics.apply(change, in: partition)
+    }
+
+    /// Replays a changelog record's change (when restoring).
+    public mutating func restore(_ change: ChangelogChange, in partition: Int32) {
+        switch change {
+        case .device(let token, let change): restore(change, token: token, in: partition)
+        case .topic(let change): topics.apply(change, in: partition)
+        }
     }
 
     /// Replays a changelog record's change onto its device (when restoring). A removal for a

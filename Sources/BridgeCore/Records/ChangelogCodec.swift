@@ -12,6 +12,8 @@ import FCMTranslation
 /// - `a <message id> <token>`: a dispatched message awaiting `ack` (empty value), or a tombstone;
 /// - `s`, `t`, `c`, `j`, `k`, `e` and `q`: topic state and fan-outs (see ``TopicChange``).
 ///
+/// ``ChangelogKind`` declares the letters; ``decode(_:header:)`` reads any of them.
+///
 /// Each names the input it came from in its `input` header (``ChangelogInput``).
 ///
 /// Message ids have no spaces, so the token is everything after the second space.
@@ -36,60 +38,97 @@ public struct ChangelogCodec: Sendable {
         switch change {
         case .device(let status):
             begin(partition: partition, timestamp: nil, to: &outputs)
-            outputs.key { Self.writeKey("d", nil, token, to: &$0) }
+            outputs.key { Self.writeKey(.device, nil, token, to: &$0) }
             outputs.value { Self.write(status, to: &$0) }
         case .enqueued(let message):
             begin(partition: partition, timestamp: message.sentAt, to: &outputs)
-            outputs.key { Self.writeKey("m", message.id, token, to: &$0) }
+            outputs.key { Self.writeKey(.waitingMessage, message.id, token, to: &$0) }
             let collapseKey = message.collapseKey
             outputs.value { ChangelogMessageValue.write(message, collapseKey: collapseKey, to: &$0) }
             if let collapseKey { outputs.header("collapse-key", text: collapseKey) }
             if let expiresAt = message.expiresAt { outputs.header("expires-at", integer: expiresAt) }
         case .dequeued(let id):
             begin(partition: partition, timestamp: nil, to: &outputs)
-            outputs.key { Self.writeKey("m", id, token, to: &$0) }
+            outputs.key { Self.writeKey(.waitingMessage, id, token, to: &$0) }
         case .awaitingAcknowledgement(let id):
             begin(partition: partition, timestamp: nil, to: &outputs)
-            outputs.key { Self.writeKey("a", id, token, to: &$0) }
+            outputs.key { Self.writeKey(.awaitingAcknowledgement, id, token, to: &$0) }
             outputs.value { _ in }
         case .acknowledgementSettled(let id):
             begin(partition: partition, timestamp: nil, to: &outputs)
-            outputs.key { Self.writeKey("a", id, token, to: &$0) }
+            outputs.key { Self.writeKey(.awaitingAcknowledgement, id, token, to: &$0) }
         case .forgotten:
             begin(partition: partition, timestamp: nil, to: &outputs)
-            outputs.key { Self.writeKey("d", nil, token, to: &$0) }
+            outputs.key { Self.writeKey(.device, nil, token, to: &$0) }
         }
     }
 
-    /// The device and change a changelog record holds. The key is read as bytes (a token may
-    /// start with anything, a combining mark included); errors name the record's place, never
-    /// its token. `header` gives the value of the record's header of that name: it is asked
-    /// only for a waiting message whose value does not carry its fields (written by 0.10).
-    public func change(
-        of record: ChangelogRecordView, header: (_ name: String) -> UnsafeRawBufferPointer?
-    ) throws(MalformedRecord) -> (token: String, change: StateChange) {
-        let space = UInt8(ascii: " ")
-        guard let key = record.key, key.count > 2, key[1] == space else {
+    /// The change a changelog record holds. The key is read as bytes (a token may start with
+    /// anything, a combining mark included); errors name the record's place, never its token,
+    /// and a kind this version does not know is ``MalformedRecord/isUnknownKind``. `header`
+    /// gives the value of the record's header of that name: it is asked only for a waiting
+    /// message whose value does not carry its fields (written by 0.10).
+    public func decode(
+        _ record: ChangelogRecordView, header: (_ name: String) -> UnsafeRawBufferPointer?
+    ) throws(MalformedRecord) -> ChangelogChange {
+        guard let key = record.key, key.count > 2, key[1] == UInt8(ascii: " ") else {
             throw MalformedRecord(
                 description: "changelog record at \(record.position) has no key of the form \"<kind> ...\"")
         }
-        let rest = UnsafeRawBufferPointer(rebasing: key[2...])
-        if key[0] == UInt8(ascii: "d") {
-            guard let value = record.value else { return (String(decoding: rest, as: UTF8.self), .forgotten) }
-            return (String(decoding: rest, as: UTF8.self), .device(try status(in: value, at: record)))
-        }
-        guard key[0] == UInt8(ascii: "m") || key[0] == UInt8(ascii: "a") else {
+        guard let kind = ChangelogKind(rawValue: key[0]) else {
             throw MalformedRecord(
                 description:
                     "changelog record at \(record.position) is of a kind this version does not know (key byte \(key[0]))",
                 isUnknownKind: true)
         }
-        guard let idEnd = rest.firstIndex(of: space, from: 0) else {
+        let rest = UnsafeRawBufferPointer(rebasing: key[2...])
+        if kind.isTopicState { return .topic(try topicChange(kind, rest: rest, of: record)) }
+        let (token, change) = try deviceChange(kind, rest: rest, of: record, header: header)
+        return .device(token: token, change)
+    }
+
+    /// ``decode(_:header:)`` of a record held whole (tests, the fuzzer): its key, value and two
+    /// headers are copied into one buffer and lent from there.
+    public func decode(_ record: some InputRecord) throws(MalformedRecord) -> ChangelogChange {
+        let parts = [
+            record.key.map { Array($0.readableBytesView) }, record.value.map { Array($0.readableBytesView) },
+            record.header("collapse-key").map { Array($0.utf8) }, record.header("expires-at").map { Array($0.utf8) },
+        ]
+        return try parts.flatMap { $0 ?? [] }.withUnsafeBytes { bytes in
+            var start = 0
+            let lent = parts.map { part -> UnsafeRawBufferPointer? in
+                guard let part else { return nil }
+                defer { start += part.count }
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<start + part.count])
+            }
+            return Result { () throws(MalformedRecord) in
+                try decode(
+                    ChangelogRecordView(
+                        topic: record.topic, partition: record.partition, offset: record.offset, key: lent[0],
+                        value: lent[1],
+                        createTime: record.createTime
+                    ),
+                    header: { name in name == "collapse-key" ? lent[2] : name == "expires-at" ? lent[3] : nil }
+                )
+            }
+        }.get()
+    }
+
+    /// The device and change of a record of a device's queue, whose key after its kind is `rest`.
+    private func deviceChange(
+        _ kind: ChangelogKind, rest: UnsafeRawBufferPointer, of record: ChangelogRecordView,
+        header: (_ name: String) -> UnsafeRawBufferPointer?
+    ) throws(MalformedRecord) -> (token: String, change: StateChange) {
+        if kind == .device {
+            guard let value = record.value else { return (String(decoding: rest, as: UTF8.self), .forgotten) }
+            return (String(decoding: rest, as: UTF8.self), .device(try status(in: value, at: record)))
+        }
+        guard let idEnd = rest.firstIndex(of: UInt8(ascii: " "), from: 0) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no message id")
         }
         let id = String(decoding: rest[..<idEnd], as: UTF8.self)
         let token = String(decoding: rest[(idEnd + 1)...], as: UTF8.self)
-        if key[0] == UInt8(ascii: "a") {
+        if kind == .awaitingAcknowledgement {
             let change: StateChange =
                 record.value == nil ? .acknowledgementSettled(messageID: id) : .awaitingAcknowledgement(messageID: id)
             return (token, change)
@@ -109,33 +148,6 @@ public struct ChangelogCodec: Sendable {
             apns: UnsafeRawBufferPointer(rebasing: value[stored.apns])
         )
         return (token, .enqueued(message))
-    }
-
-    /// ``change(of:header:)`` of a record held whole (tests, the fuzzer): its key, value and two
-    /// headers are copied into one buffer and lent from there.
-    public func change(of record: some InputRecord) throws(MalformedRecord) -> (token: String, change: StateChange) {
-        let parts = [
-            record.key.map { Array($0.readableBytesView) }, record.value.map { Array($0.readableBytesView) },
-            record.header("collapse-key").map { Array($0.utf8) }, record.header("expires-at").map { Array($0.utf8) },
-        ]
-        return try parts.flatMap { $0 ?? [] }.withUnsafeBytes { bytes in
-            var start = 0
-            let lent = parts.map { part -> UnsafeRawBufferPointer? in
-                guard let part else { return nil }
-                defer { start += part.count }
-                return UnsafeRawBufferPointer(rebasing: bytes[start..<start + part.count])
-            }
-            return Result { () throws(MalformedRecord) in
-                try change(
-                    of: ChangelogRecordView(
-                        topic: record.topic, partition: record.partition, offset: record.offset, key: lent[0],
-                        value: lent[1],
-                        createTime: record.createTime
-                    ),
-                    header: { name in name == "collapse-key" ? lent[2] : name == "expires-at" ? lent[3] : nil }
-                )
-            }
-        }.get()
     }
 
     private func status(in value: UnsafeRawBufferPointer, at record: ChangelogRecordView) throws(MalformedRecord)
@@ -177,8 +189,8 @@ public struct ChangelogCodec: Sendable {
     }
 
     /// `<kind> <id> <token>`, or `<kind> <token>` without an id.
-    private static func writeKey(_ kind: StaticString, _ id: String?, _ token: String, to key: inout ByteWriter) {
-        key.append(kind)
+    private static func writeKey(_ kind: ChangelogKind, _ id: String?, _ token: String, to key: inout ByteWriter) {
+        key.append(kind.rawValue)
         key.append(UInt8(ascii: " "))
         if let id {
             key.append(utf8: id)
