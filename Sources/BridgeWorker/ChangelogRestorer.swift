@@ -162,6 +162,11 @@ import NIOCore
                 replayed.add(&batch, to: &states)
                 return replayed
             }
+            // Before the stall check: every attempt, stalled or not, calls back at least once.
+            if now - lastKeptAlive >= Self.keepAliveInterval {
+                lastKeptAlive = now
+                try await keepAlive()
+            }
             guard now - lastAdvance < stallTimeout else {
                 throw RestoreStall(
                     remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
@@ -174,10 +179,6 @@ import NIOCore
                         "changes": "\(replayed.changes)",
                         "remaining": "\(standing(of: progress.remaining, in: consumer))",
                     ])
-            }
-            if now - lastKeptAlive >= Self.keepAliveInterval {
-                lastKeptAlive = now
-                try await keepAlive()
             }
             // While these changes are applied, the next poll already runs and decodes on the consumer's thread.
             async let next = consumer.poll(reading: decode)
