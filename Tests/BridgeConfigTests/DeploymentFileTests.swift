@@ -30,7 +30,7 @@ struct DeploymentFileTests {
     func manifestsParse() throws {
         let kustomization = try Self.yaml("deploy/kubernetes/kustomization.yaml")
         let resources = try #require(kustomization["resources"] as? [String])
-        #expect(resources.contains("deployment.yaml") && resources.contains("configmap.yaml"))
+        #expect(resources.contains("statefulset.yaml") && resources.contains("configmap.yaml"))
         for file in resources + ["secret.example.yaml", "watch-secret.example.yaml"] {
             let manifest = try Self.yaml("deploy/kubernetes/\(file)")
             #expect(manifest["kind"] is String && manifest["apiVersion"] is String, "\(file)")
@@ -45,12 +45,13 @@ struct DeploymentFileTests {
     }
 
     @Test(
-        "the Deployment runs the image's command on the ConfigMap, probes the endpoints' port, and outlasts the shutdown deadline"
+        "the workers' StatefulSet runs the image's command on the ConfigMap, probes the endpoints' port, and outlasts the shutdown deadline"
     )
-    func deploymentAgrees() throws {
+    func statefulSetAgrees() throws {
         let production = try Self.production
         let port = try #require(production.http?.port)
-        let deployment = try Self.yaml("deploy/kubernetes/deployment.yaml")
+        let deployment = try Self.yaml("deploy/kubernetes/statefulset.yaml")
+        #expect(deployment["kind"] as? String == "StatefulSet")
         let pod = try #require(
             ((deployment["spec"] as? [String: Any])?["template"] as? [String: Any])?["spec"] as? [String: Any])
         let container = try #require((pod["containers"] as? [[String: Any]])?.first)
@@ -68,7 +69,8 @@ struct DeploymentFileTests {
         let grace = try #require(pod["terminationGracePeriodSeconds"] as? Int)
         #expect(grace * 1000 > production.shutdownTimeoutMilliseconds)
 
-        // Every variable it sets names a configuration field, and the transactional id is the pod's name.
+        // Every variable it sets names a configuration field, and the group instance id (which the
+        // transactional id follows) is the pod's name, which a StatefulSet keeps.
         let environment = try #require(container["env"] as? [[String: Any]])
         let names = environment.compactMap { $0["name"] as? String }
         #expect(throws: Never.self) {
@@ -76,17 +78,20 @@ struct DeploymentFileTests {
                 yaml: Self.text("config/production.yaml"),
                 environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
         }
-        let transactionalID = environment.first { $0["name"] as? String == "FCM_BRIDGE_KAFKA_TRANSACTIONAL_ID" }
+        let instanceID = environment.first { $0["name"] as? String == "FCM_BRIDGE_KAFKA_GROUP_INSTANCE_ID" }
         let fieldPath =
-            ((transactionalID?["valueFrom"] as? [String: Any])?["fieldRef"] as? [String: Any])?["fieldPath"] as? String
+            ((instanceID?["valueFrom"] as? [String: Any])?["fieldRef"] as? [String: Any])?["fieldPath"] as? String
         #expect(fieldPath == "metadata.name")
-
+        #expect(!names.contains("FCM_BRIDGE_KAFKA_TRANSACTIONAL_ID"), "the transactional id follows the instance id")
+        let spec = try #require(deployment["spec"] as? [String: Any])
         let service = try Self.yaml("deploy/kubernetes/service.yaml")
+        #expect(spec["serviceName"] as? String == (service["metadata"] as? [String: Any])?["name"] as? String)
+
         let servicePorts = try #require((service["spec"] as? [String: Any])?["ports"] as? [[String: Any]])
         #expect(servicePorts.contains { $0["port"] as? Int == port })
     }
 
-    /// The pod spec and first container of the Deployment in `path`.
+    /// The pod spec and first container of the Deployment or StatefulSet in `path`.
     static func container(of path: String) throws -> (
         pod: [String: Any], container: [String: Any], labels: [String: String]
     ) {
@@ -129,7 +134,7 @@ struct DeploymentFileTests {
                 yaml: Self.text("config/production.yaml"),
                 environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
         }
-        let workers = try Self.container(of: "deploy/kubernetes/deployment.yaml").labels
+        let workers = try Self.container(of: "deploy/kubernetes/statefulset.yaml").labels
         #expect(labels["app.kubernetes.io/name"] != workers["app.kubernetes.io/name"])
         let service = try Self.yaml("deploy/kubernetes/watch-service.yaml")
         let spec = try #require(service["spec"] as? [String: Any])
