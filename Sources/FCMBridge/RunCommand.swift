@@ -30,6 +30,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (configuration, logger) = try options.load(logging: logging, label: "fcm-bridge")
+        let signals = await ShutdownSignals.trap()
         let registry = PrometheusCollectorRegistry()
         let worker = BridgeWorker(
             configuration: configuration, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
@@ -46,7 +47,7 @@ struct RunCommand: AsyncParsableCommand {
         let deadline = Duration.milliseconds(configuration.shutdownTimeoutMilliseconds)
         do {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { await ShutdownSignals.watch(group, deadline: deadline, logger: logger) }
+                tasks.addTask { await ShutdownSignals.watch(signals, group, deadline: deadline, logger: logger) }
                 try await group.run()
                 tasks.cancelAll()
             }

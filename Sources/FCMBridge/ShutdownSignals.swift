@@ -8,9 +8,15 @@ import UnixSignals
 /// shutdown deadline passing, ends the process at once. Ending at once loses nothing: offsets are
 /// committed only with their outputs, so the partitions' next owner processes the rest again.
 enum ShutdownSignals {
-    /// Watches for the signals until the calling task is cancelled (when `group` has finished).
-    static func watch(_ group: ServiceGroup, deadline: Duration, logger: Logger) async {
-        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+    /// The signals it watches, trapped from now on: made before anything starts, so that no
+    /// signal finds the process with the default action (an exit that skips the shutdown).
+    static func trap() async -> UnixSignalsSequence {
+        await UnixSignalsSequence(trapping: .sigterm, .sigint)
+    }
+
+    /// Watches `signals` (from ``trap()``) until the calling task is cancelled (when `group`
+    /// has finished).
+    static func watch(_ signals: UnixSignalsSequence, _ group: ServiceGroup, deadline: Duration, logger: Logger) async {
         await withTaskGroup(of: Void.self) { deadlineTask in
             var shuttingDown = false
             for await signal in signals {
