@@ -89,7 +89,7 @@ public struct BridgeConfiguration: Sendable, Hashable {
     /// The most input records in one batch: it is committed early when it has as many.
     public var maxBatchRecords = 10_000
     /// The most output bytes (keys and values) in one batch: it is committed early when it has
-    /// as many, so a transaction always fits its timeout.
+    /// as many, so that a transaction stays short.
     public var maxBatchBytes = 16 * 1024 * 1024
 
     /// How much to log, unless a command's `--log-level` says.

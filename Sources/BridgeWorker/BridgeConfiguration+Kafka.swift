@@ -98,8 +98,9 @@ extension BridgeConfiguration {
             // per instance) fences a crashed predecessor's open transaction at once instead of
             // at its timeout.
             producer.transactionalID = kafka.stableTransactionalID ?? "\(kafka.groupID)-\(UUID().uuidString)"
-            // Kafka Streams' exactly-once default: how long a successor under another id waits.
-            producer.transactionTimeout = .seconds(10)
+            // Kafka Streams' exactly-once default (10 s, how long a successor under another id
+            // waits), beyond the commit interval for which a transaction stays open anyway.
+            producer.transactionTimeout = .seconds(10) + .milliseconds(commitIntervalMilliseconds)
             producer.linger = .milliseconds(min(commitIntervalMilliseconds, Self.longestTransactionalLinger))
             // Outputs are produced without a report of their own (the commit is their report):
             // librdkafka then hands successful records back to nobody.

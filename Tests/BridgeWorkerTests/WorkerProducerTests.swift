@@ -34,6 +34,15 @@ struct WorkerProducerTests {
         #expect(producer.librdkafkaProperties["linger.ms"] == expected)
     }
 
+    @Test(
+        "a transaction times out 10 s (Kafka Streams' exactly-once default) after the commit interval",
+        arguments: [(100, "10100"), (1, "10001"), (10_000, "20000")])
+    func transactionTimeout(commitInterval: Int, expected: String) {
+        let producer = configuration(.exactlyOnce, commitIntervalMilliseconds: commitInterval).workerProducer(
+            topicRecordLimit: nil)
+        #expect(producer.librdkafkaProperties["transaction.timeout.ms"] == expected)
+    }
+
     @Test("producer_properties win over the worker's settings")
     func propertiesWin() {
         let properties = ["linger.ms": "7", "delivery.report.only.error": "false"]
@@ -57,8 +66,7 @@ struct WorkerProducerTests {
         let exactlyOnce = configuration(.exactlyOnce).workerProducer(topicRecordLimit: nil).librdkafkaProperties
         #expect(exactlyOnce["transactional.id"]?.hasPrefix("g-") == true)
         #expect(exactlyOnce["delivery.report.only.error"] == "true")
-        // Kafka Streams' exactly-once default: a successor under another id waits no longer.
-        #expect(exactlyOnce["transaction.timeout.ms"] == "10000")
+
         let atLeastOnce = configuration(.atLeastOnce).workerProducer(topicRecordLimit: nil).librdkafkaProperties
         #expect(atLeastOnce["transactional.id"] == nil)
         #expect(atLeastOnce["delivery.report.only.error"] == nil)
