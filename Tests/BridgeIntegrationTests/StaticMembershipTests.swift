@@ -10,7 +10,8 @@ struct StaticMembershipTests {
     @Test("a static member restarted within the session timeout gets its partitions back; the other sees no rebalance")
     func restartMovesNothing() async throws {
         let fixture = try await BridgeFixture.make(partitions: 4) {
-            $0.kafka.consumerProperties["session.timeout.ms"] = "12000"
+            // Room for a loaded machine to stop a worker and start its successor.
+            $0.kafka.consumerProperties["session.timeout.ms"] = "20000"
         }
         func worker(_ id: String) throws -> WorkerProcess {
             var configuration = fixture.configuration
