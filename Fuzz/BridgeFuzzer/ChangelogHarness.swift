@@ -24,10 +24,18 @@ enum ChangelogHarness {
             value: control & 0x40 != 0 ? nil : ByteBuffer(bytes: part(1)),
             createTime: ProcessorHarness.timestamps[Int(control & 0b111)], headers: headers
         )
-        guard case .device(let token, let change)? = try? ProcessorHarness.codec.decode(record) else { return }
+        guard let change = try? ProcessorHarness.codec.decode(record) else { return }
         var states = DeviceStates()
         states.adopt(0)
-        states.restore(change, token: token, in: 0)
+        states.restore(change, in: 0)
+        // The device the change is about; a walk's or a tally's inputs go to some device.
+        let token =
+            switch change {
+            case .device(let token, _), .topic(.member(_, let token, _)), .topic(.deviceTopic(let token, _, _)),
+                .topic(.conditionCopies(let token, _)):
+                token
+            case .topic: "fuzz-device"
+            }
 
         let processor = Fuzzing.processor(statePartitions: 1)
         let quoted = String(decoding: ByteWriter.array { JSONOutput.writeString(token, to: &$0) }, as: UTF8.self)

@@ -57,6 +57,27 @@ struct IdleDeviceTests {
         #expect(states.deviceCount == 1)
     }
 
+    @Test("a forgotten device leaves its topics and the condition sends it took, as changes to record and applied")
+    func forgetsTopicState() {
+        var states = states(devices: 1)
+        for topic in ["sport", "news"] {
+            states.apply(.deviceTopic(token: "idle-0", topic: topic, isSubscribed: true), in: 0)
+        }
+        let copies = ConditionCopies(entries: [.init(sendID: "0:1:0", walk: 1, sentAt: Self.t0)])
+        states.apply(.conditionCopies(token: "idle-0", copies), in: 0)
+        let forgotten = states.forgetIdle(in: 0, at: Self.t0 + 31 * day, rules: rules)
+        #expect(
+            forgotten.map(\.topicChanges) == [
+                [
+                    .conditionCopies(token: "idle-0", nil),
+                    .deviceTopic(token: "idle-0", topic: "news", isSubscribed: false),
+                    .deviceTopic(token: "idle-0", topic: "sport", isSubscribed: false),
+                ]
+            ])
+        #expect(states.topics.topics(of: "idle-0", in: 0).isEmpty)
+        #expect(states.topics.conditionCopies(of: "idle-0", in: 0) == nil)
+    }
+
     @Test("nothing is forgotten within the inactivity limit")
     func keepsActive() {
         var states = states(devices: 10)
@@ -132,7 +153,7 @@ struct IdleDeviceTests {
             record(
                 live.handle(RoutedInput(token: token, input: .send(message), time: time), in: 0, rules: rules),
                 token: token)
-            for (forgottenToken, changes, _, _) in live.forgetIdle(in: 0, at: time, rules: rules) {
+            for (forgottenToken, changes, _) in live.forgetIdle(in: 0, at: time, rules: rules) {
                 for change in changes { replayed.restore(change, token: forgottenToken, in: 0) }
             }
         }

@@ -51,6 +51,16 @@ struct FanOutFlowTests {
                     value: ByteBuffer(string: #"{"token":"\#(token)","event":"\#(event)"}"#), createTime: time))
         }
 
+        /// Queues `token`'s ack of message `id`.
+        mutating func acknowledge(_ id: String, by token: String, at time: Int64) {
+            pending.append(
+                InMemoryRecord(
+                    topic: worker.processor.topics.presence, partition: 0, offset: worker.next(),
+                    key: ByteBuffer(string: token),
+                    value: ByteBuffer(string: #"{"token":"\#(token)","event":"ack","message_ids":["\#(id)"]}"#),
+                    createTime: time))
+        }
+
         /// Processes one waiting record; false when none waits.
         mutating func step() -> Bool {
             guard !pending.isEmpty else { return false }

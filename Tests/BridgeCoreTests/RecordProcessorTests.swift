@@ -165,8 +165,11 @@ struct RecordProcessorTests {
     }
 
     @Test(
-        "a forwarded record of a kind this version does not know stops the worker, named; one with no kind is a dead letter",
-        arguments: [("fanout-merge", true), ("Message", true), ("", true), (nil, false)] as [(String?, Bool)])
+        "a forwarded record of a kind a newer version could write stops the worker, named; a corrupt or missing kind is a dead letter",
+        arguments: [
+            ("fanout-merge", true), ("v2", true), ("Message", false), ("", false), ("fan out", false),
+            (String(repeating: "x", count: 33), false), (nil, false),
+        ] as [(String?, Bool)])
     func unknownForwardKind(kind: String?, refused: Bool) {
         let record = InMemoryRecord(
             topic: Self.configuration.repartitionTopic, partition: owner, offset: 9, key: ByteBuffer(string: token),

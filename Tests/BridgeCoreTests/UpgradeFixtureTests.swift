@@ -4,12 +4,12 @@ import Testing
 
 @testable import BridgeCore
 
-/// The changelog and repartition records an earlier version wrote restore into this one: each
-/// fixture in `Tests/Fixtures/upgrade` is a scenario's records as that version wrote them
-/// (devices with waiting messages, one awaiting an `ack`, memberships, and a fan-out in the middle
-/// of its walk, with its repartition records still to read), and replaying it must serve the
-/// scenario's devices as that version would have. A fixture is never rewritten: a format change
-/// adds one, written by the version before it (`FCM_BRIDGE_WRITE_FIXTURE=<file> swift test
+/// The changelog and repartition records an earlier build wrote restore into this one: each
+/// fixture in `Tests/Fixtures/upgrade` is a scenario's records as the build it is named after
+/// wrote them (devices with waiting messages, one awaiting an `ack`, memberships, and a fan-out in
+/// the middle of its walk, with its repartition records still to read), and replaying it must
+/// serve the scenario's devices as that build would have. A fixture is never rewritten: a format
+/// change adds one, written by the code before it (`FCM_BRIDGE_WRITE_FIXTURE=<file> swift test
 /// --filter UpgradeFixtureTests`).
 @Suite("Upgrades restore earlier versions' records")
 struct UpgradeFixtureTests {
@@ -38,7 +38,7 @@ struct UpgradeFixtureTests {
         return network
     }
 
-    @Test("writes the fixture of this version when asked", .enabled(if: Self.fixtureToWrite != nil))
+    @Test("writes the fixture of this build when asked", .enabled(if: Self.fixtureToWrite != nil))
     func writeFixture() throws {
         let network = Self.scenario()
         #expect(network.worker.states.topics.fanOutsInProgress == (1, 1))
@@ -120,42 +120,5 @@ struct UpgradeFixtureTests {
     /// Whether `key` is that of a message awaiting `token`'s ack: `a <id> <token>`.
     static func isAwaitedKey(_ key: Data, of token: String) -> Bool {
         key.starts(with: Array("a ".utf8)) && key.reversed().starts(with: Array((" " + token).utf8).reversed())
-    }
-}
-
-/// One record of a fixture, as a JSON line: bytes in base64.
-struct FixtureRecord: Codable {
-    var topic: String
-    var partition: Int32
-    var key: Data?
-    var value: Data?
-    var timestamp: Int64?
-    var headers: [String: String]
-
-    init(_ record: InMemoryRecord, topic: String) {
-        self.topic = topic
-        partition = record.partition
-        key = record.key.map { Data($0.readableBytesView) }
-        value = record.value.map { Data($0.readableBytesView) }
-        timestamp = record.createTime
-        headers = record.headers
-    }
-
-    func record(topic name: String) -> InMemoryRecord {
-        InMemoryRecord(
-            topic: name, partition: partition, key: key.map { ByteBuffer(bytes: $0) },
-            value: value.map { ByteBuffer(bytes: $0) }, createTime: timestamp, headers: headers)
-    }
-}
-
-extension FanOutFlowTests.Network {
-    /// Queues `token`'s ack of message `id`.
-    mutating func acknowledge(_ id: String, by token: String, at time: Int64) {
-        pending.append(
-            InMemoryRecord(
-                topic: worker.processor.topics.presence, partition: 0, offset: worker.next(),
-                key: ByteBuffer(string: token),
-                value: ByteBuffer(string: #"{"token":"\#(token)","event":"ack","message_ids":["\#(id)"]}"#),
-                createTime: time))
     }
 }

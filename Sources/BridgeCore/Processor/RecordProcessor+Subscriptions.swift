@@ -65,9 +65,8 @@ extension RecordProcessor {
             if let created = states.ensureDevice(token, in: partition, at: time) {
                 changelog.record(created, token: token, partition: partition, to: &outputs)
             }
-            if states.topics.hasTopic(topic, token: token, in: partition) {
-                break  // in the set already: the topic's owner is told again, and says so again
-            }
+            // In the set already: the topic's owner is told again, and says so again.
+            guard !states.topics.hasTopic(topic, token: token, in: partition) else { return true }
             guard states.topics.topicCount(of: token, in: partition) < rules.maxTopicsPerDevice else {
                 var rejection = Rejection(
                     .tooManyTopics,

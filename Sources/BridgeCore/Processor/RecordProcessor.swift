@@ -212,19 +212,15 @@ public struct RecordProcessor: Sendable {
     }
 
     /// Forgets idle devices of `partition`, as ``DeviceStates/forgetIdle(in:at:rules:)`` finds
-    /// them: their changes, and the topics each leaves.
+    /// them: records their changes, and tells the owner of each topic a device leaves.
     func forgetIdle(
         in partition: Int32, at time: Int64, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
-        for (token, changes, topics, hadConditionCopies) in states.forgetIdle(in: partition, at: time, rules: rules) {
+        for (token, changes, topicChanges) in states.forgetIdle(in: partition, at: time, rules: rules) {
             for change in changes { changelog.record(change, token: token, partition: partition, to: &outputs) }
-            if hadConditionCopies {
-                applyAndRecord(.conditionCopies(token: token, nil), in: partition, states: &states, outputs: &outputs)
-            }
-            for topic in topics {
-                applyAndRecord(
-                    .deviceTopic(token: token, topic: topic, isSubscribed: false), in: partition, states: &states,
-                    outputs: &outputs)
+            for change in topicChanges {
+                changelog.record(change, partition: partition, to: &outputs)
+                guard case .deviceTopic(_, let topic, false) = change else { continue }
                 let leave = MembershipChange(
                     topic: topic, tokens: [token], action: .unsubscribe, time: time, isForgetting: true)
                 repartition.record(leave, toTopic: true, partition: statePartition(ofTopic: topic), to: &outputs)

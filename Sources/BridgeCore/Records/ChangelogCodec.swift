@@ -76,10 +76,12 @@ public struct ChangelogCodec: Sendable {
                 description: "changelog record at \(record.position) has no key of the form \"<kind> ...\"")
         }
         guard let kind = ChangelogKind(rawValue: key[0]) else {
+            // A letter a newer version could have given a kind stops the restore; another byte is corrupt.
+            let isLetter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(key[0])
             throw MalformedRecord(
                 description:
                     "changelog record at \(record.position) is of a kind this version does not know (key byte \(key[0]))",
-                isUnknownKind: true)
+                isUnknownKind: isLetter)
         }
         let rest = UnsafeRawBufferPointer(rebasing: key[2...])
         if kind.isTopicState { return .topic(try topicChange(kind, rest: rest, of: record)) }

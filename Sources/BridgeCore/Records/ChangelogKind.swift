@@ -1,7 +1,7 @@
 /// The kinds of changelog record, named by the first byte of their key: the one place their
 /// wire letters are declared. A letter, once written, is never reused for another kind: a
 /// worker meets the records of every version before it (see ``ChangelogCodec``).
-public enum ChangelogKind: UInt8, CaseIterable, Sendable {
+enum ChangelogKind: UInt8, CaseIterable, Sendable {
     /// `d <token>`: a device's status, or its tombstone once it is forgotten.
     case device = 0x64  // d
     /// `m <message id> <token>`: a waiting message, or its tombstone once it left.

@@ -1,4 +1,4 @@
-/// A changelog record read in place, as ``ChangelogCodec/change(of:header:)`` reads it: the
+/// A changelog record read in place, as ``ChangelogCodec/decode(_:header:)`` reads it: the
 /// bytes are valid only during that call.
 public struct ChangelogRecordView {
     /// The record's topic, partition and offset, for errors.

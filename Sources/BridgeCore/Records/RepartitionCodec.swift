@@ -103,6 +103,11 @@ struct RepartitionCodec: Sendable {
         }
         if FanOutRecord.kinds.contains(kind) { return .fanOut(try fanOut(record, kind: kind)) }
         guard Self.membershipKinds[kind] != nil || Self.deviceKinds.contains(kind) else {
+            // A name a newer version could have given a kind stops the worker; anything else is corrupt.
+            guard Self.isKindName(kind) else {
+                throw MalformedRecord(
+                    description: "repartition record at \(record.position) has an unreadable kind header")
+            }
             throw MalformedRecord(
                 description:
                     "repartition record at \(record.position) is of a kind this version does not know (\(kind))",
@@ -151,6 +156,12 @@ struct RepartitionCodec: Sendable {
             throw MalformedRecord(description: "repartition record at \(record.position) is of no device kind")
         }
         return .device(RoutedInput(token: token, input: input, time: time), source: Self.forwardedSource(of: record))
+    }
+
+    /// Whether `kind` is a name as kinds have: 1 to 32 lowercase letters, digits and hyphens.
+    private static func isKindName(_ kind: String) -> Bool {
+        (1...32).contains(kind.utf8.count)
+            && kind.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 
     /// The kinds of a device's inputs.

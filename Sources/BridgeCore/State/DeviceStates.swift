@@ -15,7 +15,7 @@ public struct DeviceStates: Sendable, Equatable {
     public init() {}
 
     /// Whether this worker holds (has restored) the state of `partition`.
-    func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
+    public func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
 
     /// Devices held, over all partitions.
     public var deviceCount: Int { partitions.values.reduce(0) { $0 + $1.count } }
@@ -44,11 +44,10 @@ public struct DeviceStates: Sendable, Equatable {
     }
 
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some
-    /// (see ``IdleSweep``); returns the changes to record, per forgotten device, the topics it
-    /// is to leave with it, and whether it remembered condition sends (which the caller applies
-    /// as topic changes).
+    /// (see ``IdleSweep``); returns, per forgotten device, the changes to record: its queue's,
+    /// and its topic state's (the condition sends it took, and each topic it leaves), applied.
     mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(
-        token: String, changes: [StateChange], topics: [String], hadConditionCopies: Bool
+        token: String, changes: [StateChange], topicChanges: [TopicChange]
     )] {
         guard let deviceCount = partitions[partition]?.count else { return [] }
         // Inputs reach adopted partitions only (``adopt(_:)`` makes the sweep; the processor asks
@@ -60,7 +59,7 @@ public struct DeviceStates: Sendable, Equatable {
                 partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
             sweeps[partition, default: IdleSweep()].scanned(at: time, idle: idle)
         }
-        var forgotten: [(token: String, changes: [StateChange], topics: [String], hadConditionCopies: Bool)] = []
+        var forgotten: [(token: String, changes: [StateChange], topicChanges: [TopicChange])] = []
         var changeCount = 0
         while changeCount < IdleSweep.changesPerInput,
             let (key, sweptAt) = sweeps[partition, default: IdleSweep()].nextCandidate()
@@ -69,11 +68,16 @@ public struct DeviceStates: Sendable, Equatable {
             guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges
             partitions[partition]?[key] = nil
-            let left = topics.topics(of: key.token, in: partition)
-            let hadConditionCopies = topics.conditionCopies(of: key.token, in: partition) != nil
-            forgotten.append((key.token, changes, left, hadConditionCopies))
-            // A tombstone and a leave per topic, and one for the condition sends it took.
-            changeCount += changes.count + 2 * left.count + (hadConditionCopies ? 1 : 0)
+            let token = key.token
+            let topicChanges =
+                (topics.conditionCopies(of: token, in: partition) == nil ? [] : [.conditionCopies(token: token, nil)])
+                + topics.topics(of: token, in: partition).map {
+                    TopicChange.deviceTopic(token: token, topic: $0, isSubscribed: false)
+                }
+            for change in topicChanges { topics.apply(change, in: partition) }
+            forgotten.append((token, changes, topicChanges))
+            // Each topic change, and a leave sent to each topic's owner.
+            changeCount += changes.count + 2 * topicChanges.count
         }
         return forgotten
     }
