@@ -68,4 +68,12 @@ extension ConsumerEvent {
     var isRecord: Bool {
         if case .record = self { true } else { false }
     }
+
+    /// Whether it is an assignment or a revocation.
+    var isRebalance: Bool {
+        switch self {
+        case .partitionsAssigned, .partitionsRevoked: true
+        case .record, .endOfPartition: false
+        }
+    }
 }

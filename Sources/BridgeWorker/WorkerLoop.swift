@@ -205,7 +205,7 @@ struct WorkerLoop: ~Copyable {
     /// Restores the state partitions among `assigned`, however long it takes: the assignment is
     /// paused meanwhile and the consumer polled every second, which keeps this worker in its group
     /// (`max.poll.interval.ms`). A rebalance that arrives stops the restore; what arrived is
-    /// handled after it.
+    /// handled after it, and what it did not take away is restored again.
     private mutating func restore(assigned partitions: [TopicPartition]) async throws {
         let owned = partitions.filter { $0.topic == stateTopic }
         health.set(.restoring)
@@ -217,7 +217,7 @@ struct WorkerLoop: ~Copyable {
                 owned.map(\.partition), committed: committed, forwards: forwards, into: &states
             ) { [consumer] in
                 arrived += try await consumer.poll(maxRecords: Self.pollDuringRestore, timeout: .zero)
-                if arrived.contains(where: { !$0.isRecord }) { throw RestoreInterrupted() }
+                if arrived.contains(where: \.isRebalance) { throw RestoreInterrupted() }
             }
             health.set(owned.isEmpty ? .idle : .ready)
         } catch is RestoreInterrupted {
@@ -227,6 +227,14 @@ struct WorkerLoop: ~Copyable {
         try consumer.resume(partitions)
         stateGauges.refresh(states, now: .now, force: true)
         try await handle(arrived)
+        // A rebalance that took some of the partitions away (incremental) leaves the others.
+        let revoked = Set(
+            arrived.flatMap { event -> [TopicPartition] in
+                if case .partitionsRevoked(let partitions, _) = event { partitions } else { [] }
+            })
+        if owned.contains(where: { !revoked.contains($0) && !states.owns($0.partition) }) {
+            try await restore(assigned: partitions.filter { !revoked.contains($0) })
+        }
     }
 
     /// The group's committed offsets of every input that feeds the state partitions, read once

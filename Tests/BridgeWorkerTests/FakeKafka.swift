@@ -19,6 +19,8 @@ enum Step: Equatable {
     case failed
     case aborted
     case offsetsCommitted([Int64])
+    case paused([TopicPartition])
+    case resumed([TopicPartition])
 }
 
 /// A failure a scenario scripts.
@@ -54,18 +56,23 @@ final class FakeKafka: InputConsumer, OutputSink {
     var steps: [Step] { state.withLock { $0.steps } }
 
     /// Runs a loop over this Kafka until it ends or `done` holds of its steps; returns its error.
-    func runLoop(delivery: BridgeConfiguration.Delivery, until done: @escaping @Sendable ([Step]) -> Bool) async
-        -> (any Error)?
-    {
+    /// Its state partitions are those of `restorer`'s repartition topic, restored by it (none
+    /// named: a restorer of a broker nobody reaches, for loops assigned no state partition).
+    func runLoop(
+        delivery: BridgeConfiguration.Delivery, restorer: ChangelogRestorer? = nil,
+        until done: @escaping @Sendable ([Step]) -> Bool
+    ) async -> (any Error)? {
         var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
         configuration.bundleID = "com.example.app"
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let committer = BatchCommitter(
             delivery: delivery, outputs: self, interval: .zero, maxRecords: 100, maxBytes: 1 << 20, trimmer: nil,
             metrics: .none, logger: logger)
-        let restorer = ChangelogRestorer(
-            consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
-            repartitionTopic: configuration.repartitionTopic, logger: logger)
+        let restorer =
+            restorer
+            ?? ChangelogRestorer(
+                consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
+                repartitionTopic: configuration.repartitionTopic, logger: logger)
         let processor = RecordProcessor(
             configuration: configuration, statePartitions: 4, colocatedTopics: [],
             limits: OutputLimits(maxRecordBytes: 1_000_000),
@@ -73,7 +80,7 @@ final class FakeKafka: InputConsumer, OutputSink {
         let task = Task {
             var loop = WorkerLoop(
                 consumer: self, processor: processor, committer: committer, restorer: restorer,
-                stateTopic: configuration.repartitionTopic, maxBatchRecords: 100, health: WorkerHealth(),
+                stateTopic: restorer.repartitionTopic, maxBatchRecords: 100, health: WorkerHealth(),
                 logger: logger)
             defer { self.state.withLock { $0.loopEnded = true } }
             try await loop.run()
@@ -111,9 +118,9 @@ final class FakeKafka: InputConsumer, OutputSink {
         record(.offsetsCommitted(offsets.map(\.offset)))
     }
 
-    func pause(_ partitions: [TopicPartition]) throws {}
+    func pause(_ partitions: [TopicPartition]) throws { record(.paused(partitions)) }
 
-    func resume(_ partitions: [TopicPartition]) throws {}
+    func resume(_ partitions: [TopicPartition]) throws { record(.resumed(partitions)) }
 
     func groupMetadata() throws -> ConsumerGroupMetadata {
         guard let metadata = ConsumerGroupMetadata(groupID: "test") else { throw Refused.commit }
