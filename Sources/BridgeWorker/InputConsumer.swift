@@ -12,6 +12,8 @@ protocol InputConsumer: Sendable {
     func commit(_ offsets: [TopicPartitionOffset]) async throws
     /// The group generation a transaction's offsets belong to (exactly once).
     func groupMetadata() throws -> ConsumerGroupMetadata
+    /// The partitions assigned to this member.
+    func assignment() throws -> [TopicPartition]
     /// Stops fetching `partitions`: a poll returns none of their records until they resume.
     func pause(_ partitions: [TopicPartition]) throws
     /// Fetches `partitions` again, from where their records were last taken.

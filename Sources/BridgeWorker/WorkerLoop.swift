@@ -202,39 +202,56 @@ struct WorkerLoop: ~Copyable {
         stateGauges.refresh(states, now: now)
     }
 
-    /// Restores the state partitions among `assigned`, however long it takes: the assignment is
-    /// paused meanwhile and the consumer polled every second, which keeps this worker in its group
-    /// (`max.poll.interval.ms`). A rebalance that arrives stops the restore; what arrived is
-    /// handled after it, and what it did not take away is restored again.
-    private mutating func restore(assigned partitions: [TopicPartition]) async throws {
-        let owned = partitions.filter { $0.topic == stateTopic }
-        health.set(.restoring)
-        let (committed, forwards) = try await committedInputs(feeding: owned.map(\.partition))
-        try consumer.pause(partitions)
+    /// Restores the state partitions among `assigned`, however long it takes. The batch at hand
+    /// commits first (a restore may outlast a transaction's timeout). The whole assignment is
+    /// paused meanwhile and the consumer polled every second, which keeps this worker in its
+    /// group (`max.poll.interval.ms`). A rebalance that arrives stops the restore: a revocation
+    /// is handled and its partitions leave the restore, an assignment joins it, and the
+    /// restore starts again with what is still to restore. The assignment resumes once none is.
+    private mutating func restore(assigned: [TopicPartition]) async throws {
+        try await sendProduced()
+        try await committer.commit(&batch, consumer: consumer)
+        var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
+        try consumer.pause(paused)
+        var pending = assigned
         var arrived: [ConsumerEvent] = []
-        do {
-            try await restorer.restore(
-                owned.map(\.partition), committed: committed, forwards: forwards, into: &states
-            ) { [consumer] in
-                arrived += try await consumer.poll(maxRecords: Self.pollDuringRestore, timeout: .zero)
-                if arrived.contains(where: \.isRebalance) { throw RestoreInterrupted() }
+        while !pending.isEmpty {
+            health.set(.restoring)
+            let owned = pending.filter { $0.topic == stateTopic }.map(\.partition)
+            let (committed, forwards) = try await committedInputs(feeding: owned)
+            var rebalances: [ConsumerEvent] = []
+            do {
+                try await restorer.restore(owned, committed: committed, forwards: forwards, into: &states) {
+                    [consumer] in
+                    for event in try await consumer.poll(maxRecords: Self.pollDuringRestore, timeout: .zero) {
+                        if event.isRebalance { rebalances.append(event) } else { arrived.append(event) }
+                    }
+                    if !rebalances.isEmpty { throw RestoreInterrupted() }
+                }
+                pending = []
+            } catch is RestoreInterrupted {
+                logger.notice("a rebalance stopped the restore; it starts again", metadata: ["partitions": "\(owned)"])
             }
-            health.set(owned.isEmpty ? .idle : .ready)
-        } catch is RestoreInterrupted {
-            logger.notice("a rebalance stopped the restore", metadata: ["partitions": "\(owned)"])
-            health.set(.idle)
+            for event in rebalances {
+                switch event {
+                case .partitionsAssigned(let added):
+                    try consumer.pause(added)
+                    paused += added
+                    pending += added
+                case .partitionsRevoked(let revoked, _):
+                    try await handle([event])
+                    paused.removeAll { revoked.contains($0) }
+                    pending.removeAll { revoked.contains($0) }
+                    arrived.removeAll { $0.topicPartition.map { revoked.contains($0) } ?? false }
+                case .record, .endOfPartition:
+                    break
+                }
+            }
         }
-        try consumer.resume(partitions)
+        try consumer.resume(paused)
+        health.set(states.partitionCount == 0 ? .idle : .ready)
         stateGauges.refresh(states, now: .now, force: true)
         try await handle(arrived)
-        // A rebalance that took some of the partitions away (incremental) leaves the others.
-        let revoked = Set(
-            arrived.flatMap { event -> [TopicPartition] in
-                if case .partitionsRevoked(let partitions, _) = event { partitions } else { [] }
-            })
-        if owned.contains(where: { !revoked.contains($0) && !states.owns($0.partition) }) {
-            try await restore(assigned: partitions.filter { !revoked.contains($0) })
-        }
     }
 
     /// The group's committed offsets of every input that feeds the state partitions, read once

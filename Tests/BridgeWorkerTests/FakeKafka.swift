@@ -55,11 +55,13 @@ final class FakeKafka: InputConsumer, OutputSink {
 
     var steps: [Step] { state.withLock { $0.steps } }
 
-    /// Runs a loop over this Kafka until it ends or `done` holds of its steps; returns its error.
+    /// Runs a loop over this Kafka until it ends, `done` holds of its steps or `timeout` passes;
+    /// returns its error.
     /// Its state partitions are those of `restorer`'s repartition topic, restored by it (none
     /// named: a restorer of a broker nobody reaches, for loops assigned no state partition).
     func runLoop(
         delivery: BridgeConfiguration.Delivery, restorer: ChangelogRestorer? = nil,
+        within timeout: Duration = .seconds(10),
         until done: @escaping @Sendable ([Step]) -> Bool
     ) async -> (any Error)? {
         var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092"))
@@ -85,7 +87,7 @@ final class FakeKafka: InputConsumer, OutputSink {
             defer { self.state.withLock { $0.loopEnded = true } }
             try await loop.run()
         }
-        _ = await eventually(timeout: .seconds(10), every: .milliseconds(5)) {
+        _ = await eventually(timeout: timeout, every: .milliseconds(5)) {
             state.withLock { $0.loopEnded || done($0.steps) }
         }
         task.cancel()
@@ -117,6 +119,8 @@ final class FakeKafka: InputConsumer, OutputSink {
     func commit(_ offsets: [TopicPartitionOffset]) async throws {
         record(.offsetsCommitted(offsets.map(\.offset)))
     }
+
+    func assignment() throws -> [TopicPartition] { [] }
 
     func pause(_ partitions: [TopicPartition]) throws { record(.paused(partitions)) }
 

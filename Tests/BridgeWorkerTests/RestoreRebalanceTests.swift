@@ -12,10 +12,9 @@ import Testing
 /// that would run for its whole stall timeout.
 @Suite("A rebalance during a restore", .needsBroker, .timeLimit(.minutes(2)))
 struct RestoreRebalanceTests {
-    @Test(
-        "the assignment is paused while it restores; a revocation polled meanwhile stops the restore and the partitions resume"
-    )
-    func revocationStopsRestore() async throws {
+    /// A restorer of topics of one partition: the restore of any other partition runs until a
+    /// rebalance stops it.
+    static func stallingRestorer() async throws -> ChangelogRestorer {
         let id = UUID().uuidString.prefix(8)
         let (changelog, repartition) = ("rebalance-changelog.\(id)", "rebalance-repartition.\(id)")
         try await TestBroker.createTopics([
@@ -23,20 +22,49 @@ struct RestoreRebalanceTests {
         ])
         var restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
         restorer.stallTimeout = .seconds(90)
-        // State partition 3 does not exist: its restore reads nothing until the stall timeout.
-        let send = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092")).topics.send
-        let assignment = [TopicPartition(repartition, 3), TopicPartition(send, 3)]
+        return restorer
+    }
+
+    static let send = BridgeConfiguration(kafka: .init(bootstrapServers: "unused:9092")).topics.send
+
+    @Test("the assignment is paused while it restores; a revocation of all of it polled meanwhile ends the restore")
+    func revocationStopsRestore() async throws {
+        let restorer = try await Self.stallingRestorer()
+        let assignment = [TopicPartition(restorer.repartitionTopic, 3), TopicPartition(Self.send, 3)]
         let kafka = FakeKafka([
             .events([.partitionsAssigned(assignment)]),
             .events([.partitionsRevoked(assignment, lost: false)]),
         ])
 
         let outcome = await kafka.runLoop(delivery: .exactlyOnce, restorer: restorer) {
-            $0.contains(.resumed(assignment))
+            $0.contains(.resumed([]))
         }
 
-        // The loop runs for at most 10 s: a restore that was not stopped would stall for 90.
+        // A restore that was not stopped would stall for 90 s, past the loop's 10.
         #expect(outcome == nil, "\(String(describing: outcome))")
-        #expect(kafka.steps.prefix(2) == [.paused(assignment), .resumed(assignment)], "\(kafka.steps)")
+        #expect(kafka.steps.prefix(2) == [.paused(assignment), .resumed([])], "\(kafka.steps)")
+    }
+
+    @Test(
+        "an assignment during a restore joins it, a revocation of part of it leaves the rest restoring, and only what is held resumes"
+    )
+    func rebalancesJoinAndLeave() async throws {
+        let restorer = try await Self.stallingRestorer()
+        let first = [TopicPartition(restorer.repartitionTopic, 3)]
+        let second = [TopicPartition(restorer.repartitionTopic, 2)]
+        let kafka = FakeKafka([
+            .events([.partitionsAssigned(first)]),
+            .events([.partitionsAssigned(second)]),
+            .events([.partitionsRevoked(first, lost: false)]),
+            .events([.partitionsRevoked(second, lost: false)]),
+        ])
+
+        // Each rebalance restarts the restore, and the next is polled only by a restore running.
+        let outcome = await kafka.runLoop(delivery: .exactlyOnce, restorer: restorer, within: .seconds(60)) {
+            $0.contains(.resumed([]))
+        }
+
+        #expect(outcome == nil, "\(String(describing: outcome))")
+        #expect(kafka.steps.prefix(3) == [.paused(first), .paused(second), .resumed([])], "\(kafka.steps)")
     }
 }
