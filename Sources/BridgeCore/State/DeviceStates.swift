@@ -15,7 +15,7 @@ public struct DeviceStates: Sendable, Equatable {
     public init() {}
 
     /// Whether this worker holds (has restored) the state of `partition`.
-    public func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
+    func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
 
     /// Devices held, over all partitions.
     public var deviceCount: Int { partitions.values.reduce(0) { $0 + $1.count } }
