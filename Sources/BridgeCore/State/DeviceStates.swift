@@ -76,8 +76,9 @@ public struct DeviceStates: Sendable, Equatable {
                 }
             for change in topicChanges { topics.apply(change, in: partition) }
             forgotten.append((token, changes, topicChanges))
-            // Each topic change, and a leave sent to each topic's owner.
-            changeCount += changes.count + 2 * topicChanges.count
+            // Each change, and a leave sent to the owner of each topic it leaves.
+            let leaves = topicChanges.count { if case .deviceTopic = $0 { true } else { false } }
+            changeCount += changes.count + topicChanges.count + leaves
         }
         return forgotten
     }
