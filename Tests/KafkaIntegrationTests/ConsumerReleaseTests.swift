@@ -55,10 +55,6 @@ private final class ConsumerHolder: @unchecked Sendable {
     /// Polls until an event matches; false if none did within 30 s.
     func pollUntil(_ matches: (ConsumerEvent) -> Bool) async throws -> Bool {
         guard let consumer else { return false }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try await consumer.poll(timeout: .milliseconds(100)).contains(where: matches) { return true }
-        }
-        return false
+        return try await consumer.pollUntil(matches) != nil
     }
 }

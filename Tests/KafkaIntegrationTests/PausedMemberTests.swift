@@ -17,12 +17,10 @@ struct PausedMemberTests {
         configuration.reportsEndOfPartition = false
         let consumer = try KafkaConsumer(configuration: configuration, logger: TestBroker.logger)
         try consumer.subscribe([topic])
-        var assigned: [TopicPartition] = []
-        let deadline = ContinuousClock.now + .seconds(30)
-        while assigned.isEmpty, ContinuousClock.now < deadline {
-            for case .partitionsAssigned(let partitions) in try await consumer.poll(timeout: .milliseconds(100)) {
-                assigned = partitions
-            }
+        let assignment = try await consumer.pollUntil { if case .partitionsAssigned = $0 { true } else { false } }
+        guard case .partitionsAssigned(let assigned)? = assignment else {
+            Issue.record("no assignment within 30 s")
+            return
         }
         #expect(assigned.count == 2)
         try consumer.pause(assigned)
@@ -39,7 +37,8 @@ struct PausedMemberTests {
 
         try consumer.resume(assigned)
         var values: [String] = []
-        while values.isEmpty, ContinuousClock.now < deadline + .seconds(30) {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while values.isEmpty, ContinuousClock.now < deadline {
             for case .record(let record) in try await consumer.poll(timeout: .milliseconds(100)) {
                 values.append(String(buffer: record.value ?? ByteBuffer()))
             }

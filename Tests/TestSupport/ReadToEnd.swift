@@ -3,6 +3,17 @@ import Logging
 import Testing
 
 extension KafkaConsumer {
+    /// Polls until an event matches, and returns it; nil when `timeout` passes first.
+    public func pollUntil(timeout: Duration = .seconds(30), _ matches: (ConsumerEvent) -> Bool) async throws
+        -> ConsumerEvent?
+    {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let event = try await poll(timeout: .milliseconds(100)).first(where: matches) { return event }
+        }
+        return nil
+    }
+
     /// Polls until every partition in `partitions` reported its end, returning the records read;
     /// records an issue and returns what it has when `timeout` passes first.
     public func pollUntilEnd(of partitions: Set<TopicPartition>, timeout: Duration = .seconds(30)) async throws
