@@ -144,10 +144,16 @@ public struct DeviceQueue: Sendable, Hashable {
         case .device(let status):
             self.status = status
         case .enqueued(let message):
+            // Keyed as the changelog is: a message already waiting (its record replayed again)
+            // takes this record's place, as compaction keeps the latest record of a key.
+            if waiting.contains(idOf: message), let index = waiting.firstIndex(where: { $0.hasID(message.id) }) {
+                _ = waiting.remove(at: index)
+            }
             waiting.append(message)
         case .dequeued(let id):
             if let index = waiting.firstIndex(where: { $0.hasID(id) }) { _ = waiting.remove(at: index) }
         case .awaitingAcknowledgement(let id):
+            _ = unacknowledged.remove(id)
             unacknowledged.append(id)
         case .acknowledgementSettled(let id):
             _ = unacknowledged.remove(id)

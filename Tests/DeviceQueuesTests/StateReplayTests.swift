@@ -24,10 +24,14 @@ struct StateReplayTests {
         }
     }
 
-    @Test("replaying the recorded changes rebuilds the same state, whatever the inputs")
+    @Test(
+        "replaying the recorded changes rebuilds the same state, whatever the inputs; and so does replaying any tail of them again, as a record replayed twice"
+    )
     func replayRebuildsState() async {
-        await propertyCheck(count: 300, input: Self.input.array(of: 0...400), Gen.int(in: 1...30)) {
-            inputs, maxPending in
+        await propertyCheck(
+            count: 300, input: Self.input.array(of: 0...400), Gen.int(in: 1...30), Gen.int(in: 0...2_000)
+        ) {
+            inputs, maxPending, tailStart in
             var rules = QueueRules()
             rules.maxPending = maxPending
             rules.maxCollapseKeys = 2
@@ -36,6 +40,7 @@ struct StateReplayTests {
             var live = DeviceQueue(firstSeenAt: start)
             var replayed = DeviceQueue(status: live.status)
             var dispatched: [String] = []
+            var changes: [StateChange] = []
             for (index, input) in inputs.enumerated() {
                 // Hours apart, with a jump past the inactivity limit now and then.
                 let time = start + Int64(index) * 3_600_000 + (index % 97 == 96 ? rules.inactiveAfter : 0)
@@ -53,8 +58,11 @@ struct StateReplayTests {
                 }
                 dispatched += output.inbox.compactMap { if case .message(let message) = $0 { message.id } else { nil } }
                 for change in output.changes { replayed.apply(change) }
+                changes += output.changes
                 #expect(replayed == live)
             }
+            for change in changes[min(tailStart, changes.count)...] { replayed.apply(change) }
+            #expect(replayed == live, "the changes from \(tailStart) on, replayed again")
         }
     }
 
