@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The C module: librdkafka's API, found through pkg-config.
@@ -66,11 +67,22 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // The local state store: each state partition's changelog, compacted into SQLite with the
+        // offset it covers, so that a restart replays only the changelog's tail. No Kafka.
+        .target(
+            name: "BridgeStore",
+            dependencies: [
+                "BridgeCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The worker: the loop, commits, restore and topics, wiring Kafka to the pure half.
         .target(
             name: "BridgeWorker",
             dependencies: [
                 "BridgeCore",
+                "BridgeStore",
                 "Kafka",
                 "FCMTranslation",
                 "DeviceQueues",
@@ -185,7 +197,7 @@ let package = Package(
         .executableTarget(
             name: "RestoreBenchmark",
             dependencies: [
-                "BridgeWorker", "BridgeCore", "BridgeConfig", "Kafka",
+                "BridgeWorker", "BridgeCore", "BridgeConfig", "BridgeStore", "Kafka",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -214,7 +226,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Kafka", .product(name: "Logging", package: "swift-log"),
+                "Kafka", "BridgeCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/TestSupport"
@@ -226,6 +238,7 @@ let package = Package(
             name: "BridgeIntegrationTests",
             dependencies: [
                 "BridgeWorker",
+                "BridgeStore",
                 "BridgeCore",
                 "BridgeConfig",
                 "Kafka",
@@ -251,8 +264,16 @@ let package = Package(
         .testTarget(
             name: "BridgeWorkerTests",
             dependencies: [
-                "BridgeWorker", "BridgeHealth", "BridgeCore", "Kafka", "TestSupport",
+                "BridgeWorker", "BridgeHealth", "BridgeCore", "BridgeStore", "Kafka", "TestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "BridgeStoreTests",
+            dependencies: [
+                "BridgeStore", "BridgeCore", "DeviceQueues", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeConfig
 import BridgeCore
+import BridgeStore
 @_spi(Benchmarks) import BridgeWorker
 import Foundation
 import Kafka
@@ -34,6 +35,12 @@ struct RestoreBenchmark: AsyncParsableCommand {
 
     @Option(help: "Runs; the best of each side is reported.")
     var runs = 3
+
+    @Option(
+        help:
+            "A state directory (emptied first): also restore into its stores with no local state, then restart from them."
+    )
+    var stateDirectory: String?
 
     func run() async throws {
         var logger = Logger(label: "restore-benchmark")
@@ -108,6 +115,54 @@ struct RestoreBenchmark: AsyncParsableCommand {
         print(String(format: "| plain read of the changelog (baseline) | %.0f |", best.read))
         print(String(format: "| restore into device state (target >= 500,000) | %.0f |", best.restore))
         print(String(format: "| ratio restore / plain read | %.2f |", best.restore / best.read))
+        if let stateDirectory {
+            try await restoreThroughStores(
+                stateDirectory, topic: topic, restorer: restorer, committed: committed, records: records.count,
+                read: best.read)
+        }
+    }
+
+    /// A first restore with an empty state directory (a new machine: the whole changelog, written
+    /// to the stores), then restarts from the stores (nothing written since), each timed.
+    func restoreThroughStores(
+        _ path: String, topic: String, restorer: ChangelogRestorer, committed: CommittedInputs, records: Int,
+        read: Double
+    ) async throws {
+        try? FileManager.default.removeItem(atPath: path)
+        let open = {
+            try StateDirectory(
+                path: path, group: "restore-benchmark", topic: topic, cleanupDelay: .seconds(600))
+        }
+        var stores: StateDirectory? = try open()
+        var states = DeviceStates()
+        let started = ContinuousClock.now
+        try await restorer.restore(Array(0..<partitions), committed: committed, into: &states, stores: &stores)
+        let first = ContinuousClock.now - started
+        stores = nil
+        var restart = Duration.seconds(3600)
+        for _ in 1...runs {
+            var stores: StateDirectory? = try open()
+            var restored = DeviceStates()
+            let started = ContinuousClock.now
+            try await restorer.restore(Array(0..<partitions), committed: committed, into: &restored, stores: &stores)
+            restart = min(restart, ContinuousClock.now - started)
+            guard restored == states else {
+                throw ValidationError("the stores restored other state than the changelog")
+            }
+        }
+        let bytes = try FileManager.default.contentsOfDirectory(atPath: path).reduce(0) { sum, file in
+            sum + ((try? FileManager.default.attributesOfItem(atPath: path + "/" + file)[.size] as? Int) ?? 0)
+        }
+        print(
+            String(
+                format: "| restore with no local state, writing the stores (target >= 500,000) | %.0f |",
+                Double(records) / first.seconds))
+        print(
+            String(
+                format: "| ratio restore writing the stores / plain read | %.2f |",
+                Double(records) / first.seconds / read))
+        print(String(format: "| restart from the stores (best of %d): seconds | %.2f |", runs, restart.seconds))
+        print(String(format: "| stores on disk: bytes per changelog record | %.0f |", Double(bytes) / Double(records)))
     }
 
     /// The changelog records the worker writes for offline devices receiving messages.

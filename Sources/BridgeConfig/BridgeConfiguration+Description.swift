@@ -24,6 +24,8 @@ extension BridgeConfiguration: CustomStringConvertible {
             "queue.max_topics_per_device: \(queue.maxTopicsPerDevice)",
             "apns.bundle_id: \(bundleID ?? "none")", "apns.payload_limit: \(payloadLimit)",
             "delivery: \(delivery.rawValue)",
+            "state.directory: \(state.directory ?? "none (state in memory, restored from the whole changelog)")",
+            "state.cleanup_delay_ms: \(state.cleanupDelayMilliseconds)",
             "commit_interval_ms: \(commitIntervalMilliseconds)", "max_batch_records: \(maxBatchRecords)",
             "max_batch_bytes: \(maxBatchBytes)", "shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)",
             "log_level: \(logLevel.rawValue)",

@@ -68,6 +68,20 @@ public struct BridgeConfiguration: Sendable, Hashable {
         case atLeastOnce = "at_least_once"
     }
 
+    /// The local state store: each state partition's state on disk, so that a restart replays
+    /// only the changelog written since.
+    public struct State: Sendable, Hashable {
+        /// Where the stores are kept; nil keeps state in memory only, rebuilt from the whole
+        /// changelog at every assignment.
+        public var directory: String?
+        /// How long the store of a partition revoked and not given back is kept, in
+        /// milliseconds (Kafka Streams' `state.cleanup.delay.ms`).
+        public var cleanupDelayMilliseconds = 600_000
+
+        /// No state directory.
+        public init() {}
+    }
+
     /// How much to log: swift-log's level names, from `trace` to `critical`.
     public enum LogLevel: String, Sendable, Hashable, CaseIterable {
         case trace, debug, info, notice, warning, error, critical
@@ -91,6 +105,9 @@ public struct BridgeConfiguration: Sendable, Hashable {
     /// The most output bytes (keys and values) in one batch: it is committed early when it has
     /// as many, so that a transaction stays short.
     public var maxBatchBytes = 16 * 1024 * 1024
+
+    /// The local state store.
+    public var state = State()
 
     /// How much to log, unless a command's `--log-level` says.
     public var logLevel = LogLevel.info

@@ -58,7 +58,15 @@ public enum ConfigurationLoader {
 
         configuration.delivery =
             try root.choice("delivery", of: BridgeConfiguration.Delivery.self) ?? configuration.delivery
-        if configuration.delivery == .atLeastOnce { try refuseReportsOnlyOnError(configuration.kafka) }
+        var state = try root.section("state")
+        configuration.state.directory = try state.nonEmptyString("directory")
+        configuration.state.cleanupDelayMilliseconds =
+            try state.integer("cleanup_delay_ms", in: 0...604_800_000).map(Int.init)
+            ?? configuration.state.cleanupDelayMilliseconds
+        try state.finish()
+        if configuration.delivery == .atLeastOnce || configuration.state.directory != nil {
+            try refuseReportsOnlyOnError(configuration.kafka)
+        }
         configuration.commitIntervalMilliseconds =
             try root.integer("commit_interval_ms", in: 1...10_000).map(Int.init)
             ?? configuration.commitIntervalMilliseconds
@@ -119,8 +127,9 @@ public enum ConfigurationLoader {
         }
     }
 
-    /// At least once, every output's delivery report is awaited before its input is committed;
-    /// with `delivery.report.only.error` set, librdkafka never reports a success. Checked as the
+    /// At least once, every output's delivery report is awaited before its input is committed,
+    /// and with a state directory, the changelog's, whose offsets the store's checkpoint is; with
+    /// `delivery.report.only.error` set, librdkafka never reports a success. Checked as the
     /// producer gets it: `producer_properties` over `properties`.
     private static func refuseReportsOnlyOnError(_ kafka: BridgeConfiguration.Kafka) throws(ConfigurationError) {
         let property = "delivery.report.only.error"
@@ -131,7 +140,7 @@ public enum ConfigurationLoader {
         if ["true", "t", "1"].contains(value.lowercased()) {
             throw ConfigurationError(
                 field: "\(section).\(property)",
-                "at least once waits for every output's delivery report, which this setting turns off for successes; leave it out (exactly once sets it itself)"
+                "at least once and state.directory wait for delivery reports, which this setting turns off for successes; leave it out (exactly once without a state directory sets it itself)"
             )
         }
     }

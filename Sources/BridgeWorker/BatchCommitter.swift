@@ -1,5 +1,6 @@
 import BridgeConfig
 import BridgeCore
+import BridgeStore
 import Kafka
 import Logging
 
@@ -19,6 +20,9 @@ struct BatchCommitter: Sendable {
     let maxBytes: Int
     /// Told of every commit, to trim the repartition topic behind it.
     let trimmer: RepartitionTrimmer?
+    /// Whether the changelog records go to the local stores once committed, at the offsets
+    /// their delivery reports give (``StoreWrites``).
+    var keepsStores = false
     /// Counts what each commit covers.
     let metrics: WorkerMetrics
     let logger: Logger
@@ -48,6 +52,9 @@ struct BatchCommitter: Sendable {
         if delivery == .atLeastOnce { records.move(.changelog, to: &batch.changelog) }
         do {
             switch delivery {
+            case .exactlyOnce where keepsStores:
+                try beginTransaction(of: &batch)
+                batch.storeWrites.add(changelogOf: records, deliveries: try await outputs.enqueue(records))
             case .exactlyOnce:
                 try beginTransaction(of: &batch)
                 try await outputs.enqueueInTransaction(records)
@@ -67,14 +74,14 @@ struct BatchCommitter: Sendable {
     /// Throws ``BatchNotCommitted`` when the batch did not commit; its outputs are then aborted
     /// (exactly once) or may be repeated (at least once), and the worker must start over from
     /// the last commit.
-    func commit(_ batch: inout OpenBatch, consumer: any InputConsumer) async throws {
+    func commit(_ batch: inout OpenBatch, consumer: any InputConsumer, stores: inout StateDirectory?) async throws {
         guard let sealed = try await seal(&batch, consumer: consumer) else { return }
         do {
             try await settle(sealed.seal)
         } catch {
             throw await failed(sealed, cause: error)
         }
-        try await finish(sealed, consumer: consumer)
+        try await finish(sealed, consumer: consumer, stores: &stores)
     }
 
     /// The first step of a commit, once every output of the batch is with the producer: takes
@@ -119,18 +126,25 @@ struct BatchCommitter: Sendable {
     }
 
     /// The last step of a commit, after ``settle(_:)``: at least once, the changelog writes and
-    /// then the offsets. Counts the batch.
-    func finish(_ sealed: consuming SealedBatch, consumer: any InputConsumer) async throws {
+    /// then the offsets. Then the committed changelog records go to the local stores. Counts
+    /// the batch.
+    func finish(_ sealed: consuming SealedBatch, consumer: any InputConsumer, stores: inout StateDirectory?)
+        async throws
+    {
+        var storeWrites = sealed.batch.storeWrites
         if case .deliveries = sealed.seal.outcome {
             do {
                 if sealed.batch.changelog.count > 0 {
-                    try await outputs.enqueue(sealed.batch.changelog).reports().throwFirstError()
+                    let deliveries = try await outputs.enqueue(sealed.batch.changelog)
+                    try await deliveries.reports().throwFirstError()
+                    if keepsStores { storeWrites.add(changelogOf: sealed.batch.changelog, deliveries: deliveries) }
                 }
                 try await consumer.commit(sealed.seal.offsets)
             } catch {
                 throw await failed(sealed, cause: error)
             }
         }
+        if stores != nil { try await storeWrites.write(to: &stores!) }
         trimmer?.committed(sealed.seal.offsets)
         let now = ContinuousClock.now
         metrics.commitDuration.recordInterval(since: sealed.seal.sealed, now: now)

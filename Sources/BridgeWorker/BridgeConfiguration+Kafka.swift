@@ -103,9 +103,10 @@ extension BridgeConfiguration {
             producer.transactionTimeout = .seconds(10) + .milliseconds(commitIntervalMilliseconds)
             producer.linger = .milliseconds(min(commitIntervalMilliseconds, Self.longestTransactionalLinger))
             // Outputs are produced without a report of their own (the commit is their report):
-            // librdkafka then hands successful records back to nobody.
+            // librdkafka then hands successful records back to nobody. With a state directory,
+            // the reports give the offsets of the changelog records the store covers.
             producer.kafka.properties["delivery.report.only.error"] =
-                producer.kafka.properties["delivery.report.only.error"] ?? "true"
+                producer.kafka.properties["delivery.report.only.error"] ?? (state.directory == nil ? "true" : "false")
         }
         return producer
     }

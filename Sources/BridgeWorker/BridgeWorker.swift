@@ -1,6 +1,7 @@
 import BridgeConfig
 import BridgeCore
 import BridgeHealth
+import BridgeStore
 import CoreMetrics
 import Foundation
 import Kafka
@@ -92,18 +93,26 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         metrics: WorkerMetrics
     ) async throws {
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
-        let committer = BatchCommitter(
+        let stores = try configuration.state.directory.map { directory in
+            logger.info(
+                "keeping each state partition's state in a local store", metadata: ["directory": "\(directory)"])
+            return try StateDirectory(
+                path: directory, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
+                cleanupDelay: .milliseconds(configuration.state.cleanupDelayMilliseconds))
+        }
+        var committer = BatchCommitter(
             delivery: configuration.delivery,
             outputs: try OutputProducer(producer: producer, topicNames: processor.outputTopicNames),
             interval: .milliseconds(configuration.commitIntervalMilliseconds),
             maxRecords: configuration.maxBatchRecords, maxBytes: configuration.maxBatchBytes, trimmer: trimmer,
             metrics: metrics, logger: logger
         )
+        committer.keepsStores = stores != nil
         let restorer = ChangelogRestorer(
             consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
             repartitionTopic: configuration.repartitionTopic, health: health, metrics: metrics, logger: logger)
         var loop = WorkerLoop(
-            consumer: consumer, processor: processor, committer: committer, restorer: restorer,
+            consumer: consumer, processor: processor, committer: committer, restorer: restorer, stores: stores,
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health,
             logger: logger
         )

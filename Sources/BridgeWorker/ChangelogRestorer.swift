@@ -1,5 +1,6 @@
 import BridgeCore
 import BridgeHealth
+import BridgeStore
 import Kafka
 import Logging
 import NIOCore
@@ -52,6 +53,19 @@ import NIOCore
         _ partitions: [Int32], committed: CommittedInputs, forwards: [TopicPartitionOffset] = [],
         into states: inout DeviceStates, keepAlive: () async throws -> Void = {}
     ) async throws {
+        var stores: StateDirectory? = nil
+        try await restore(
+            partitions, committed: committed, forwards: forwards, into: &states, stores: &stores, keepAlive: keepAlive)
+    }
+
+    /// ``restore(_:committed:forwards:into:keepAlive:)`` through the local `stores`: a partition
+    /// whose store is valid replays it and then only the changelog after its checkpoint; one in
+    /// doubt is deleted, logged and restored from the whole changelog. What is read from the
+    /// changelog is written to the store, so that it ends covering the changelog to its end.
+    public func restore(
+        _ partitions: [Int32], committed: CommittedInputs, forwards: [TopicPartitionOffset] = [],
+        into states: inout DeviceStates, stores: inout StateDirectory?, keepAlive: () async throws -> Void = {}
+    ) async throws {
         guard !partitions.isEmpty else { return }
         let forwards = forwards.filter {
             $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition)
@@ -61,7 +75,8 @@ import NIOCore
         while true {
             do {
                 let replay = try await attempt(
-                    partitions, inputs: committed, forwards: forwards, into: &states, keepAlive: keepAlive)
+                    partitions, inputs: committed, forwards: forwards, into: &states, stores: &stores,
+                    keepAlive: keepAlive)
                 metrics.restoreDuration.recordInterval(since: started, now: ContinuousClock.now)
                 metrics.restoredChanges.increment(by: replay.changes)
                 replay.skipped.log(to: logger)
@@ -69,6 +84,7 @@ import NIOCore
                     "restored device state",
                     metadata: [
                         "partitions": "\(partitions)", "changes": "\(replay.changes)",
+                        "from_local_stores": "\(replay.fromStores)",
                         "uncommitted_changes_dropped": "\(replay.skipped.uncommittedCount)",
                         "devices": "\(states.deviceCount)",
                         "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
@@ -99,16 +115,19 @@ import NIOCore
     /// ``RestoreStall`` when it stalls.
     private func attempt(
         _ partitions: [Int32], inputs: CommittedInputs, forwards: [TopicPartitionOffset],
-        into states: inout DeviceStates, keepAlive: () async throws -> Void
+        into states: inout DeviceStates, stores: inout StateDirectory?, keepAlive: () async throws -> Void
     ) async throws -> ReplayCount {
         var configuration = consumerConfiguration
         configuration.groupID = nil
         configuration.reportsEndOfPartition = true
+        // A checkpoint the changelog does not reach is a store to drop, not a position to reset.
+        configuration.autoOffsetReset = .error
         // The reader empties the consumer queue faster than librdkafka's 1 s recheck of a full one.
         configuration.fetchQueueBackoff = .milliseconds(10)
         return try await withKafkaConsumer(configuration: configuration, logger: logger) { consumer in
             try await replay(
-                partitions, inputs: inputs, forwards: forwards, with: consumer, into: &states, keepAlive: keepAlive)
+                partitions, inputs: inputs, forwards: forwards, with: consumer, into: &states, stores: &stores,
+                keepAlive: keepAlive)
         }
     }
 
@@ -117,30 +136,40 @@ import NIOCore
     /// changes of committed `inputs`; returns what it replayed and dropped.
     private func replay(
         _ partitions: [Int32], inputs: CommittedInputs, forwards: [TopicPartitionOffset], with consumer: KafkaConsumer,
-        into states: inout DeviceStates, keepAlive: () async throws -> Void
+        into states: inout DeviceStates, stores: inout StateDirectory?, keepAlive: () async throws -> Void
     ) async throws -> ReplayCount {
         let forwards = forwards.map {
             $0.offset >= 0 ? $0 : TopicPartitionOffset($0.topicPartition, offset: KafkaOffset.beginning)
         }
-        try await consumer.assign(
-            partitions.map { TopicPartitionOffset(TopicPartition(codec.topic, $0), offset: KafkaOffset.beginning) }
-                + forwards)
+        var replayed = ReplayCount()
         for partition in partitions { states.adopt(partition) }
+        var starts = StoreStarts()
+        if stores != nil { starts = try load(partitions, into: &states, from: &stores!) }
+        try await consumer.assign(
+            partitions.map {
+                TopicPartitionOffset(
+                    TopicPartition(codec.topic, $0), offset: starts.offsets[$0] ?? KafkaOffset.beginning)
+            } + forwards)
         // Every worker forwards to the repartition topic: what it holds past its stable end is
         // other workers' open transactions, which their own order covers; read what is committed.
         var progress = RestoreProgress(
             partitions: partitions.map { TopicPartition(codec.topic, $0) } + forwards.map(\.topicPartition),
             readableEndOnly: forwards.map(\.topicPartition))
-        var replayed = ReplayCount()
         var lastReport = ContinuousClock.now
         var lastAdvance = lastReport
         var lastKeptAlive = lastReport
         // Records are decoded on the consumer's thread as they are taken, and applied here.
-        let decode: @Sendable (ConsumedBatch) -> DecodedChanges = { self.decode($0, inputs: inputs) }
+        let keepsRecords = stores != nil
+        let decode: @Sendable (ConsumedBatch) -> DecodedChanges = {
+            self.decode($0, inputs: inputs, keepingRecords: keepsRecords)
+        }
         var batch = try await consumer.poll(reading: decode)
         while true {
             health?.turned()
             if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
+            try await confirm(
+                &starts, outOfRange: batch.offsetsOutOfRange, with: consumer, progress: &progress, states: &states,
+                stores: &stores)
             let remaining = progress.remaining.count
             for end in batch.endsOfPartition {
                 progress.reachedEnd(
@@ -159,7 +188,9 @@ import NIOCore
                 lastAdvance = now
             }
             if progress.isComplete {
+                try store(&batch, in: &stores)
                 replayed.add(&batch, to: &states)
+                replayed.fromStores = starts.recordCount
                 return replayed
             }
             // Before the stall check: every attempt, stalled or not, calls back at least once.
@@ -182,6 +213,7 @@ import NIOCore
             }
             // While these changes are applied, the next poll already runs and decodes on the consumer's thread.
             async let next = consumer.poll(reading: decode)
+            try store(&batch, in: &stores)
             replayed.add(&batch, to: &states)
             batch = try await next
         }
@@ -191,14 +223,17 @@ import NIOCore
     /// `inputs`, with their devices' keys (hashed here, off the thread that applies them), and
     /// the repartition topic's forwards. An unreadable changelog record is logged and skipped.
     /// (The restore's consumer is in no group, so no poll returns a rebalance.)
-    private func decode(_ batch: ConsumedBatch, inputs: CommittedInputs) -> DecodedChanges {
-        var decoded = DecodedChanges(endsOfPartition: batch.endsOfPartition, recordCount: batch.recordCount)
+    private func decode(_ batch: ConsumedBatch, inputs: CommittedInputs, keepingRecords: Bool) -> DecodedChanges {
+        var decoded = DecodedChanges(
+            endsOfPartition: batch.endsOfPartition, offsetsOutOfRange: batch.offsetsOutOfRange,
+            recordCount: batch.recordCount)
         decoded.changes.reserveCapacity(batch.recordCount)
         batch.readRecords { record in
             if record.topic == repartitionTopic {
                 decoded.forwards.append(Self.forward(record))
                 return
             }
+            if keepingRecords { decoded.readThrough[record.partition] = record.offset + 1 }
             switch inputs.verdict(header: record.header(ChangelogInput.headerNameText)) {
             case .committed, .unattributed: break
             case .uncommitted(let input, let offset):
@@ -216,7 +251,9 @@ import NIOCore
                 let view = ChangelogRecordView(
                     topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
                     value: record.value, createTime: record.createTime)
-                switch try codec.decode(view, header: { record.header($0) }) {
+                let change = try codec.decode(view, header: { record.header($0) })
+                if keepingRecords { decoded.keep(record) }
+                switch change {
                 case .device(let token, let change):
                     decoded.changes.append((DeviceKey(token: token), change, record.partition))
                 case .topic(let change):

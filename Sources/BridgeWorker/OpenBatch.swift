@@ -35,6 +35,8 @@ struct OpenBatch: ~Copyable {
     /// At least once: its changelog writes, held back until the outputs they describe are
     /// acknowledged, so that a crash can never leave the changelog ahead of the outputs.
     var changelog = OutputRecords()
+    /// Its changelog records, for the local stores once it commits.
+    var storeWrites = StoreWrites()
     /// What its outputs are, for the metrics.
     var tally = OutputTally()
     /// The CreateTime of each input that has one, for the latency metric.

@@ -2,8 +2,10 @@ import BridgeCore
 
 /// What a restore replayed, and what it did not.
 struct ReplayCount: Sendable {
-    /// Changes replayed.
+    /// Changes replayed from the changelog.
     var changes = 0
+    /// Records replayed from the local stores.
+    var fromStores = 0
     /// Records not replayed as they came.
     var skipped = SkippedChanges()
 

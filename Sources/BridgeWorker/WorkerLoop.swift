@@ -1,5 +1,6 @@
 import BridgeCore
 import BridgeHealth
+import BridgeStore
 import Kafka
 import Logging
 
@@ -20,6 +21,8 @@ struct WorkerLoop: ~Copyable {
     let logger: Logger
 
     private var states = DeviceStates()
+    /// The local stores of the state partitions held; nil keeps state in memory only.
+    private var stores: StateDirectory?
     private var batch = OpenBatch()
     private var produced = OutputRecords()
     private var progress: ProgressLog
@@ -28,8 +31,10 @@ struct WorkerLoop: ~Copyable {
 
     init(
         consumer: any InputConsumer, processor: RecordProcessor, committer: BatchCommitter,
-        restorer: ChangelogRestorer, stateTopic: String, maxBatchRecords: Int, health: WorkerHealth, logger: Logger
+        restorer: ChangelogRestorer, stores: StateDirectory? = nil, stateTopic: String, maxBatchRecords: Int,
+        health: WorkerHealth, logger: Logger
     ) {
+        self.stores = stores
         self.consumer = consumer
         self.processor = processor
         self.committer = committer
@@ -64,13 +69,15 @@ struct WorkerLoop: ~Copyable {
                     events = committer.isDue(batch, now: .now) ? try await commitTaking(polled) : polled
                 } else {
                     try await handle(events)
-                    if committer.isDue(batch, now: .now) { try await committer.commit(&batch, consumer: consumer) }
+                    if committer.isDue(batch, now: .now) {
+                        try await committer.commit(&batch, consumer: consumer, stores: &stores)
+                    }
                     events = try await poll()
                 }
             }
             health.set(.stopping)
             try await handle(events)
-            try await committer.commit(&batch, consumer: consumer)
+            try await committer.commit(&batch, consumer: consumer, stores: &stores)
         } catch {
             await committer.abandon(&batch)
             throw error
@@ -130,7 +137,7 @@ struct WorkerLoop: ~Copyable {
         case .commitFailed(let error):
             throw await committer.failed(sealed, cause: error)
         case .finish(let pollFailure, let held):
-            try await committer.finish(sealed, consumer: consumer)
+            try await committer.finish(sealed, consumer: consumer, stores: &stores)
             if let pollFailure { throw pollFailure }
             return held
         }
@@ -170,16 +177,18 @@ struct WorkerLoop: ~Copyable {
                     try await sendProduced()
                 }
                 if committer.isFull(batch) {
-                    try await committer.commit(&batch, consumer: consumer)
+                    try await committer.commit(&batch, consumer: consumer, stores: &stores)
                 }
             case .partitionsAssigned(let partitions):
                 try await restore(assigned: partitions)
             case .partitionsRevoked(let partitions, lost: false):
                 try await sendProduced()
-                try await committer.commit(&batch, consumer: consumer)
+                try await committer.commit(&batch, consumer: consumer, stores: &stores)
                 for partition in partitions where partition.topic == stateTopic {
                     states.drop(partition.partition)
+                    stores?.release(partition.partition)
                 }
+                try removeExpiredStores()
                 health.set(.idle)
             case .partitionsRevoked(let partitions, lost: true):
                 // Taken already: the batch cannot commit. Its changes to any partition's state
@@ -190,6 +199,7 @@ struct WorkerLoop: ~Copyable {
                 produced.removeAll()
                 await committer.abandon(&batch)
                 states = DeviceStates()
+                stores?.releaseAll()
                 health.set(.idle)
             case .endOfPartition:
                 break
@@ -210,7 +220,7 @@ struct WorkerLoop: ~Copyable {
     /// restore starts again with what is still to restore. The assignment resumes once none is.
     private mutating func restore(assigned: [TopicPartition]) async throws {
         try await sendProduced()
-        try await committer.commit(&batch, consumer: consumer)
+        try await committer.commit(&batch, consumer: consumer, stores: &stores)
         var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
         try consumer.pause(paused)
         var pending = assigned
@@ -221,7 +231,9 @@ struct WorkerLoop: ~Copyable {
             let (committed, forwards) = try await committedInputs(feeding: owned)
             var rebalances: [ConsumerEvent] = []
             do {
-                try await restorer.restore(owned, committed: committed, forwards: forwards, into: &states) {
+                try await restorer.restore(
+                    owned, committed: committed, forwards: forwards, into: &states, stores: &stores
+                ) {
                     [consumer] in
                     for event in try await consumer.poll(maxRecords: Self.pollDuringRestore, timeout: .zero) {
                         if event.isRebalance { rebalances.append(event) } else { arrived.append(event) }
@@ -249,31 +261,27 @@ struct WorkerLoop: ~Copyable {
             }
         }
         try consumer.resume(paused)
+        try removeExpiredStores()
         health.set(states.partitionCount == 0 ? .idle : .ready)
         stateGauges.refresh(states, now: .now, force: true)
         try await handle(arrived)
     }
 
-    /// The group's committed offsets of every input that feeds the state partitions, read once
-    /// per restore; with the repartition partitions' among them, which say where the forwards on
-    /// their way start.
+    /// Deletes the local stores of partitions released longer ago than the cleanup delay.
+    private mutating func removeExpiredStores() throws {
+        guard let removed = try stores?.removeExpired(), !removed.isEmpty else { return }
+        logger.info(
+            "deleted the local stores of partitions not owned for the cleanup delay",
+            metadata: ["partitions": "\(removed)"])
+    }
+
+    /// The group's committed offsets of every input that feeds `partitions` (``CommittedInputs/read(feeding:inputs:stateTopic:from:timeout:)``).
     private func committedInputs(feeding partitions: [Int32]) async throws -> (
         CommittedInputs, forwards: [TopicPartitionOffset]
     ) {
-        guard !partitions.isEmpty else { return (CommittedInputs([:]), []) }
-        let inputs = partitions.flatMap { partition in
-            processor.stateInputs.map { (input: CommittedInputs.Input($0.topic, partition: partition), name: $0.name) }
-        }
-        let offsets = try await consumer.committed(
-            inputs.map { TopicPartition($0.name, $0.input.partition) }, timeout: Self.offsetsTimeout)
-        let committed = Dictionary(offsets.map { ($0.topicPartition, $0.offset) }) { first, _ in first }
-        return (
-            CommittedInputs(
-                Dictionary(
-                    inputs.map { ($0.input, committed[TopicPartition($0.name, $0.input.partition)] ?? -1) }
-                ) { first, _ in first }),
-            offsets.filter { $0.topicPartition.topic == stateTopic }
-        )
+        try await CommittedInputs.read(
+            feeding: partitions, inputs: processor.stateInputs, stateTopic: stateTopic, from: consumer,
+            timeout: Self.offsetsTimeout)
     }
 
     /// Processes one input record into the open batch.

@@ -36,6 +36,7 @@ struct ConfigurationLoaderTests {
             queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600, max_topics_per_device: 7}
             apns: {bundle_id: com.example.app, payload_limit: 5120}
             delivery: at_least_once
+            state: {directory: /var/lib/push, cleanup_delay_ms: 5000}
             commit_interval_ms: 250
             max_batch_records: 50
             max_batch_bytes: 1048576
@@ -63,6 +64,8 @@ struct ConfigurationLoaderTests {
         #expect(configuration.delivery == .atLeastOnce && configuration.maxBatchRecords == 50)
         #expect(configuration.commitIntervalMilliseconds == 250 && configuration.maxBatchBytes == 1_048_576)
         #expect(configuration.logLevel == .notice)
+        #expect(
+            configuration.state.directory == "/var/lib/push" && configuration.state.cleanupDelayMilliseconds == 5000)
     }
 
     @Test("environment variables override the file, including librdkafka properties")
@@ -80,8 +83,10 @@ struct ConfigurationLoaderTests {
                 "FCM_BRIDGE_HTTP_LISTEN": "off",
                 "FCM_BRIDGE_LOG_LEVEL": "trace",
                 "FCM_BRIDGE_KAFKA_GROUP_INSTANCE_ID": "pod-0",
+                "FCM_BRIDGE_STATE_DIRECTORY": "/data/state",
                 "HOME": "/root",
             ])
+        #expect(configuration.state.directory == "/data/state")
         #expect(configuration.logLevel == .trace)
         #expect(configuration.kafka.groupInstanceID == "pod-0")
         #expect(configuration.kafka.stableTransactionalID == "fcm-bridge-pod-0", "the identity the producer follows")
@@ -107,6 +112,15 @@ struct ConfigurationLoaderTests {
             ("kafka: {bootstrap_servers: ''}", [:], "kafka.bootstrap_servers", "must not be empty"),
             ("kafka: {bootstrap_servers: b:1, grup_id: x}", [:], "kafka.grup_id", "unknown key"),
             ("kafka: {bootstrap_servers: b:1}\nqueues: {}", [:], "queues", "unknown key"),
+            ("kafka: {bootstrap_servers: b:1}\nstate: {directory: ''}", [:], "state.directory", "must not be empty"),
+            (
+                "kafka: {bootstrap_servers: b:1}\nstate: {cleanup_delay_ms: -1}", [:], "state.cleanup_delay_ms",
+                "between"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'true'}}\nstate: {directory: /s}",
+                [:], "kafka.producer_properties.delivery.report.only.error", "delivery reports"
+            ),
             ("kafka: {bootstrap_servers: b:1}\nqueue: {max_pending: lots}", [:], "queue.max_pending", "whole number"),
             ("kafka: {bootstrap_servers: b:1}\nqueue: {max_pending: 0}", [:], "queue.max_pending", "between 1 and"),
             (
@@ -165,12 +179,13 @@ struct ConfigurationLoaderTests {
                 "kafka: {bootstrap_servers: b:1, producer_properties: {delivery.report.only.error: 'true'}}\ndelivery: at_least_once",
                 [:],
                 "kafka.producer_properties.delivery.report.only.error",
-                "at least once waits for every output's delivery report"
+                "at least once and state.directory wait for delivery reports"
             ),
             (
                 "kafka: {bootstrap_servers: b:1, properties: {delivery.report.only.error: 'T'}}\ndelivery: at_least_once",
                 [:],
-                "kafka.properties.delivery.report.only.error", "at least once waits for every output's delivery report"
+                "kafka.properties.delivery.report.only.error",
+                "at least once and state.directory wait for delivery reports"
             ),
         ] as [(String, [String: String], String, String)])
     func badConfigurations(yaml: String, environment: [String: String], field: String, problem: String) {

@@ -45,7 +45,7 @@ struct DeploymentFileTests {
     }
 
     @Test(
-        "the workers' StatefulSet runs the image's command on the ConfigMap, probes the endpoints' port, and outlasts the shutdown deadline"
+        "the workers' StatefulSet runs the image's command on the ConfigMap, probes the endpoints' port, keeps a volume for its state, and outlasts the shutdown deadline"
     )
     func statefulSetAgrees() throws {
         let production = try Self.production
@@ -66,6 +66,12 @@ struct DeploymentFileTests {
             let get = try #require((container[probe] as? [String: Any])?["httpGet"] as? [String: Any], "\(probe)")
             #expect(get["path"] as? String == path && get["port"] as? String == "metrics", "\(probe)")
         }
+        // state.directory is a volume of the pod's own, which outlives the pod's restarts.
+        let state = try #require(
+            (container["volumeMounts"] as? [[String: Any]])?.first { $0["name"] as? String == "state" })
+        #expect(state["mountPath"] as? String == production.state.directory)
+        let claims = try #require((deployment["spec"] as? [String: Any])?["volumeClaimTemplates"] as? [[String: Any]])
+        #expect(claims.contains { ($0["metadata"] as? [String: Any])?["name"] as? String == "state" })
         let grace = try #require(pod["terminationGracePeriodSeconds"] as? Int)
         #expect(grace * 1000 > production.shutdownTimeoutMilliseconds)
 
@@ -176,6 +182,8 @@ struct DeploymentFileTests {
         let instructions = dockerfile.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(!instructions.contains { $0.contains(".deps") }, "the image must not depend on the local .deps/")
         #expect(dockerfile.contains("USER 10001"))
+        let state = try #require(try Self.production.state.directory)
+        #expect(dockerfile.contains("VOLUME \(state)") && dockerfile.contains("-o 10001 -g 10001 -m 0700 \(state)"))
         let ignored = try Self.text(".dockerignore").split(separator: "\n").map {
             $0.trimmingCharacters(in: .whitespaces)
         }
@@ -195,6 +203,9 @@ struct DeploymentFileTests {
         let unitVariables = unit.split(separator: "\n").filter { $0.hasPrefix("Environment=") }
             .map { String($0.dropFirst("Environment=".count).split(separator: "=")[0]) }
         #expect(unitVariables.contains("FCM_BRIDGE_KAFKA_GROUP_INSTANCE_ID"), "each host keeps its place in the group")
+        let stateDirectory = try #require(unit.firstMatch(of: /\nStateDirectory=(\S+)/).map { String($0.1) })
+        #expect(
+            "/var/lib/\(stateDirectory)" == (try Self.production.state.directory), "state.directory outlives restarts")
         let variables = try Self.text("deploy/systemd/fcm-bridge.env.example").split(separator: "\n")
             .filter { !$0.hasPrefix("#") && $0.contains("=") }.map { String($0.split(separator: "=")[0]) }
         #expect(!variables.isEmpty)

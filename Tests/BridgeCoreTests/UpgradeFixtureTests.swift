@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import BridgeCore
@@ -15,8 +16,7 @@ import Testing
 struct UpgradeFixtureTests {
     typealias Network = FanOutFlowTests.Network
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/upgrade")
+    static let fixtures = FixtureRecord.upgradeFixtures
     static let bigTopic = (0..<1500).map { "m\($0)" }
 
     /// The scenario, stopped with the fan-out to `big` in the middle of its walk.
@@ -69,10 +69,7 @@ struct UpgradeFixtureTests {
         "a fixture restores: waiting messages, the ack awaited, memberships, and the walk finishes",
         arguments: fixtureNames)
     func restoresFixture(name: String) throws {
-        let text = try String(contentsOf: Self.fixtures.appendingPathComponent(name), encoding: .utf8)
-        let records = try text.split(separator: "\n").map {
-            try JSONDecoder().decode(FixtureRecord.self, from: Data($0.utf8))
-        }
+        let records = try FixtureRecord.read(Self.fixtures.appendingPathComponent(name))
         var network = Network(subscriptions: [])
         let codec = network.worker.processor.changelog
         var restored = DeviceStates()

@@ -13,7 +13,7 @@ struct FaultTests {
     static let messagesPerDevice = 10
 
     /// Sends round `round` (one message per device), returning each message's id by device.
-    private func sendRound(_ round: Int, tokens: [String], fixture: BridgeFixture) async throws -> [String] {
+    func sendRound(_ round: Int, tokens: [String], fixture: BridgeFixture) async throws -> [String] {
         let records = tokens.map { token in
             ProducerRecord(
                 topic: fixture.configuration.topics.send, key: ByteBuffer(string: token),
@@ -25,7 +25,7 @@ struct FaultTests {
 
     /// Connects every device and checks that each got every message, in send order, and that
     /// any repeat is the same record with the same message id.
-    private func expectEverythingDelivered(_ expected: [String: [String]], fixture: BridgeFixture, exactlyOnce: Bool)
+    func expectEverythingDelivered(_ expected: [String: [String]], fixture: BridgeFixture, exactlyOnce: Bool)
         async throws
     {
         for token in expected.keys { try await fixture.presence(token, "connect", at: testEpoch + day) }

@@ -1,4 +1,5 @@
 import BridgeConfig
+import BridgeStore
 import Foundation
 import Kafka
 import Logging
@@ -124,5 +125,13 @@ struct BatchCommitterTests {
         batch.offsets[TopicPartition(input, 0)] = OpenBatch.Taken(next: 1, records: 1)
         batch.records = 1
         return batch
+    }
+}
+
+extension BatchCommitter {
+    /// A commit with no local stores.
+    fileprivate func commit(_ batch: inout OpenBatch, consumer: any InputConsumer) async throws {
+        var stores: StateDirectory?
+        try await commit(&batch, consumer: consumer, stores: &stores)
     }
 }

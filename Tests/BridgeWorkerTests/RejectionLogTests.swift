@@ -1,33 +1,11 @@
 import BridgeConfig
 import Logging
 import NIOCore
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import BridgeCore
 @testable import BridgeWorker
-
-/// Log lines kept in memory.
-private final class LogLines: Sendable {
-    let lines = Mutex<[String]>([])
-
-    var handler: some LogHandler { Handler(lines: self) }
-
-    private struct Handler: LogHandler {
-        let lines: LogLines
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
-                separator: " ")
-            lines.lines.withLock { $0.append("\(event.message) \(fields)") }
-        }
-    }
-}
 
 /// A flood of bad input cannot flood the log: each window logs a bounded number of rejections,
 /// then says how many it held back.

@@ -1,10 +1,11 @@
 @_spi(Benchmarks) import BridgeWorker
 import Kafka
+import Logging
 import TestSupport
 
 extension TestBroker {
     /// A restorer of `changelog` and `repartition` on the test cluster, with short fetch waits.
-    static func restorer(changelog: String, repartition: String) -> ChangelogRestorer {
+    static func restorer(changelog: String, repartition: String, logger: Logger = logger) -> ChangelogRestorer {
         var configuration = KafkaConsumerConfiguration(kafka: kafka(), groupID: nil)
         configuration.fetchWaitMax = .milliseconds(10)
         return ChangelogRestorer(

@@ -1,18 +1,17 @@
+import BridgeCore
 import Foundation
 import NIOCore
 
-@testable import BridgeCore
-
 /// One record of a fixture, as a JSON line: bytes in base64.
-struct FixtureRecord: Codable {
-    var topic: String
-    var partition: Int32
-    var key: Data?
-    var value: Data?
-    var timestamp: Int64?
-    var headers: [String: String]
+public struct FixtureRecord: Codable, Sendable {
+    public var topic: String
+    public var partition: Int32
+    public var key: Data?
+    public var value: Data?
+    public var timestamp: Int64?
+    public var headers: [String: String]
 
-    init(_ record: InMemoryRecord, topic: String) {
+    public init(_ record: InMemoryRecord, topic: String) {
         self.topic = topic
         partition = record.partition
         key = record.key.map { Data($0.readableBytesView) }
@@ -21,9 +20,21 @@ struct FixtureRecord: Codable {
         headers = record.headers
     }
 
-    func record(topic name: String) -> InMemoryRecord {
+    public func record(topic name: String) -> InMemoryRecord {
         InMemoryRecord(
             topic: name, partition: partition, key: key.map { ByteBuffer(bytes: $0) },
             value: value.map { ByteBuffer(bytes: $0) }, createTime: timestamp, headers: headers)
+    }
+}
+
+extension FixtureRecord {
+    /// The upgrade fixtures' folder, `Tests/Fixtures/upgrade`.
+    public static let upgradeFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/upgrade")
+
+    /// The records of a fixture file, one JSON line each.
+    public static func read(_ url: URL) throws -> [FixtureRecord] {
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return try text.split(separator: "\n").map { try JSONDecoder().decode(FixtureRecord.self, from: Data($0.utf8)) }
     }
 }

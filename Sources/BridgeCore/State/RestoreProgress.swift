@@ -46,4 +46,10 @@ public struct RestoreProgress<Partition: Hashable & Sendable>: Sendable, Hashabl
             waiting[partition] = nil
         }
     }
+
+    /// `partition` is to be read again from its start (the local state it began from was dropped).
+    public mutating func readAgain(_ partition: Partition) {
+        remaining.insert(partition)
+        waiting[partition] = nil
+    }
 }

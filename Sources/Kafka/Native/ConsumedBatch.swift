@@ -18,6 +18,9 @@ public final class ConsumedBatch: @unchecked Sendable {
     /// The partitions read to their end by this poll, each with its next offset (only with
     /// ``KafkaConsumerConfiguration/reportsEndOfPartition``).
     public let endsOfPartition: [TopicPartitionOffset]
+    /// The partitions whose position the broker answered out of range, with nothing to reset it
+    /// to (``AutoOffsetReset/error``): their fetching stops until they are sought.
+    public let offsetsOutOfRange: [TopicPartition]
     /// The rebalance this poll returned instead of records (see ``ConsumerEvent``); nil for a
     /// batch of records.
     public let rebalance: ConsumerEvent?
@@ -32,6 +35,7 @@ public final class ConsumedBatch: @unchecked Sendable {
     init(rebalance: ConsumerEvent) {
         self.messages = UnsafeMutableBufferPointer(start: nil, count: 0)
         self.endsOfPartition = []
+        self.offsetsOutOfRange = []
         self.client = nil
         self.rebalance = rebalance
         self.recordCount = 0
@@ -68,6 +72,7 @@ public final class ConsumedBatch: @unchecked Sendable {
         self.client = client
         rebalance = nil
         var ends: [TopicPartitionOffset] = []
+        var outOfRange: [TopicPartition] = []
         var names: [(handle: OpaquePointer, name: String)] = []
         var records = 0
         var fatal: KafkaError?
@@ -83,6 +88,8 @@ public final class ConsumedBatch: @unchecked Sendable {
                 ends.append(
                     TopicPartitionOffset(TopicPartition(Self.name(of: m.rkt, in: names), m.partition), offset: m.offset)
                 )
+            case RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET:
+                outOfRange.append(TopicPartition(Self.name(of: m.rkt, in: names), m.partition))
             default:
                 let partition = TopicPartition(Self.name(of: m.rkt, in: names), m.partition)
                 let text =
@@ -93,6 +100,7 @@ public final class ConsumedBatch: @unchecked Sendable {
             }
         }
         endsOfPartition = ends
+        offsetsOutOfRange = outOfRange
         recordCount = records
         topicNames = names
         fatalError = fatal.map { fatal in

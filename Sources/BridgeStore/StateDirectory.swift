@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+
+/// The worker's state directory: one ``PartitionStore`` per state partition, in a file named
+/// after its changelog partition. Holds the stores of the partitions the worker owns open, and
+/// deletes the store of a partition released and not taken back within the cleanup delay.
+public struct StateDirectory: Sendable {
+    /// The directory.
+    public let path: String
+    /// The consumer group whose state it holds.
+    public let group: String
+    /// The changelog topic.
+    public let topic: String
+    /// How long the store of a released partition is kept.
+    public let cleanupDelay: Duration
+    private var open: [Int32: PartitionStore] = [:]
+    /// Stores on disk that are not open, by when they were released.
+    private var released: [Int32: ContinuousClock.Instant] = [:]
+
+    /// The state directory at `path`, created when missing. Stores already there count as
+    /// released now. Throws ``StateDirectoryError`` when it cannot be created or read.
+    public init(path: String, group: String, topic: String, cleanupDelay: Duration) throws(StateDirectoryError) {
+        self.path = path
+        self.group = group
+        self.topic = topic
+        self.cleanupDelay = cleanupDelay
+        let files: [String]
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            files = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw StateDirectoryError(path: path, "cannot be created or read: \(error)")
+        }
+        let now = ContinuousClock.now
+        for file in files {
+            if let partition = partition(ofFile: file) { released[partition] = now }
+        }
+    }
+
+    /// The store of `partition`, which the worker now owns: the one on disk when it is a valid
+    /// store of this group's changelog partition, else a new empty one (the doubt is logged in
+    /// one line and the old file deleted).
+    public mutating func open(_ partition: Int32, logger: Logger) throws(StateDirectoryError) -> PartitionStore {
+        if let store = open[partition] { return store }
+        released[partition] = nil
+        let identity = StoreIdentity(group: group, topic: topic, partition: partition)
+        let file = self.file(of: partition)
+        do {
+            let store = try PartitionStore.open(at: file, identity: identity)
+            open[partition] = store
+            return store
+        } catch {
+            logger.warning("\(error); it is deleted, and the partition restored from its changelog")
+        }
+        return try recreate(partition)
+    }
+
+    /// Deletes `partition`'s store, which is in doubt (``StoreDoubt``), and opens a new empty one.
+    public mutating func recreate(_ partition: Int32) throws(StateDirectoryError) -> PartitionStore {
+        open[partition] = nil
+        try delete(partition)
+        do {
+            let store = try PartitionStore.open(
+                at: file(of: partition), identity: StoreIdentity(group: group, topic: topic, partition: partition))
+            open[partition] = store
+            return store
+        } catch {
+            throw StateDirectoryError(path: path, "cannot create a store for partition \(partition): \(error)")
+        }
+    }
+
+    /// Deletes the store of a partition the worker owns and keeps none for it until it is opened
+    /// again: for a store that cannot be kept in step with the changelog.
+    public mutating func discard(_ partition: Int32) throws(StateDirectoryError) {
+        guard open.removeValue(forKey: partition) != nil else { return }
+        try delete(partition)
+    }
+
+    /// The open store of `partition`; nil when the worker does not own it.
+    public subscript(partition: Int32) -> PartitionStore? { open[partition] }
+
+    /// Closes the store of a partition the worker no longer owns; it is kept on disk for the
+    /// cleanup delay, in case the partition comes back.
+    public mutating func release(_ partition: Int32) {
+        guard open.removeValue(forKey: partition) != nil else { return }
+        released[partition] = .now
+    }
+
+    /// Closes every open store, as ``release(_:)`` does.
+    public mutating func releaseAll() {
+        for partition in Array(open.keys) { release(partition) }
+    }
+
+    /// Deletes the stores released longer than the cleanup delay ago; returns their partitions.
+    public mutating func removeExpired(now: ContinuousClock.Instant = .now) throws(StateDirectoryError) -> [Int32] {
+        let expired = released.filter { now - $0.value >= cleanupDelay }.keys.sorted()
+        for partition in expired {
+            try delete(partition)
+            released[partition] = nil
+        }
+        return expired
+    }
+
+    /// The store's file of `partition`: `<changelog topic>-<partition>.sqlite`.
+    public func file(of partition: Int32) -> String { "\(path)/\(topic)-\(partition).sqlite" }
+
+    /// The partition a file of this directory is the store of; nil for another file.
+    private func partition(ofFile name: String) -> Int32? {
+        let prefix = "\(topic)-"
+        guard name.hasPrefix(prefix), name.hasSuffix(".sqlite") else { return nil }
+        return Int32(name.dropFirst(prefix.count).dropLast(".sqlite".count))
+    }
+
+    /// Deletes `partition`'s store and SQLite's files beside it.
+    private func delete(_ partition: Int32) throws(StateDirectoryError) {
+        let file = self.file(of: partition)
+        for path in [file, file + "-wal", file + "-shm"] where FileManager.default.fileExists(atPath: path) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw StateDirectoryError(path: self.path, "cannot delete \(path): \(error)")
+            }
+        }
+    }
+}
+
+/// The state directory cannot be used: the worker stops, naming it.
+public struct StateDirectoryError: Error, CustomStringConvertible {
+    /// The directory.
+    public var path: String
+    public var reason: String
+
+    public init(path: String, _ reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "state.directory \(path) \(reason)" }
+}

@@ -1,0 +1,110 @@
+import BridgeConfig
+import BridgeCore
+import BridgeStore
+import Foundation
+import Kafka
+import TestSupport
+import Testing
+
+@_spi(Benchmarks) @testable import BridgeWorker
+
+/// A worker with a state directory, SIGKILLed at random moments and restarted on the same
+/// directory: after each kill its stores restore exactly what a restore of the whole changelog
+/// does, and nothing sent is lost.
+@Suite("Workers with a state directory, killed", .needsBroker, .timeLimit(.minutes(6)))
+struct StoreKillTests {
+    static let kills = 10
+    static let devices = 12
+    static let rounds = 90
+
+    @Test(
+        "killed 10 times at random moments: the stores always restore what the whole changelog does, and nothing is lost",
+        arguments: [BridgeConfiguration.Delivery.exactlyOnce, .atLeastOnce])
+    func killedAtRandom(delivery: BridgeConfiguration.Delivery) async throws {
+        let transactionalID = "store-kill-\(UUID().uuidString.prefix(8))"
+        let fixture = try await BridgeFixture.make(partitions: 2, delivery: delivery) {
+            $0.kafka.transactionalID = transactionalID
+        }
+        let directory = TemporaryDirectory()
+        let environment = ["FCM_BRIDGE_STATE_DIRECTORY": directory.path]
+        let tokens = (0..<Self.devices).map { uniqueToken("store-kill\($0)") }
+        let faults = FaultTests()
+        // Sends only, to devices that stay offline: each device's inputs come from one input
+        // partition in one order, so work done again after a kill writes the same keys. Fewer
+        // rounds than a device may have messages waiting.
+        let stream = Task {
+            var expected: [String: [String]] = [:]
+            for round in 0..<Self.rounds where !Task.isCancelled {
+                for (token, id) in zip(tokens, try await faults.sendRound(round, tokens: tokens, fixture: fixture)) {
+                    expected[token, default: []].append(id)
+                }
+                try? await Task.sleep(for: .milliseconds(700))
+            }
+            return expected
+        }
+        var worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
+        var storeUsed = false
+        for _ in 0..<Self.kills {
+            #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...1_500)))
+            worker.kill()
+            if delivery == .exactlyOnce { try await Self.fence(transactionalID) }
+            storeUsed = try await expectStoresRestoreTheChangelog(directory.path, fixture: fixture) || storeUsed
+            worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
+        }
+        stream.cancel()
+        let expected = try await stream.value
+        #expect(storeUsed, "no restore read a store")
+        try await faults.expectEverythingDelivered(expected, fixture: fixture, exactlyOnce: false)
+        worker.terminate()
+    }
+
+    /// Aborts the open transaction a killed worker left, as its successor's start does.
+    static func fence(_ transactionalID: String) async throws {
+        try await withKafkaProducer(
+            configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka(), transactionalID: transactionalID),
+            logger: TestBroker.logger
+        ) { try await $0.initTransactions() }
+    }
+
+    /// Restores every state partition twice, as the next worker would: once through a copy of
+    /// the stores in `path`, once from the whole changelog; expects the same state. Returns
+    /// whether the stores held anything.
+    func expectStoresRestoreTheChangelog(_ path: String, fixture: BridgeFixture) async throws -> Bool {
+        let configuration = fixture.configuration
+        let copy = TemporaryDirectory()
+        if FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.copyItem(atPath: path, toPath: copy.path)
+        }
+        let partitions: [Int32] = [0, 1]
+        let (committed, forwards) = try await withKafkaConsumer(
+            configuration: TestBroker.consumerConfiguration(group: configuration.kafka.groupID),
+            logger: TestBroker.logger
+        ) { consumer in
+            try await CommittedInputs.read(
+                feeding: partitions,
+                inputs: [
+                    (.repartition, configuration.repartitionTopic), (.send, configuration.topics.send),
+                    (.presence, configuration.topics.presence),
+                ], stateTopic: configuration.repartitionTopic, from: consumer, timeout: .seconds(10))
+        }
+        var consumerConfiguration = TestBroker.consumerConfiguration(group: nil)
+        consumerConfiguration.fetchWaitMax = .milliseconds(10)
+        let lines = LogLines()
+        let restorer = ChangelogRestorer(
+            consumerConfiguration: consumerConfiguration, changelogTopic: configuration.changelogTopic,
+            repartitionTopic: configuration.repartitionTopic, logger: lines.logger)
+        var whole = DeviceStates()
+        try await restorer.restore(partitions, committed: committed, forwards: forwards, into: &whole)
+        var stores: StateDirectory? = try StateDirectory(
+            path: copy.path, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
+            cleanupDelay: .seconds(600))
+        var restored = DeviceStates()
+        try await restorer.restore(
+            partitions, committed: committed, forwards: forwards, into: &restored, stores: &stores)
+        let same = restored == whole
+        #expect(same, "the stores and the changelog's tail restore what the whole changelog does")
+        #expect(lines.containing("is not used").isEmpty, "\(lines.containing("is not used"))")
+        return lines.containing("from_local_stores=0 ").count < 2
+    }
+}

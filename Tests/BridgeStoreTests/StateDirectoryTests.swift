@@ -1,0 +1,39 @@
+import BridgeStore
+import Foundation
+import Logging
+import Testing
+
+/// The stores of partitions the worker no longer owns stay for the cleanup delay, then go.
+@Suite("The state directory's cleanup")
+struct StateDirectoryTests {
+    static let logger = Logger(label: "test")
+
+    @Test("a released store is deleted after the delay, not before; one taken back is kept")
+    func cleanupDelay() throws {
+        let files = StoreFiles()
+        var directory = try files.directory(cleanupDelay: .seconds(60))
+        for partition: Int32 in [0, 1] { _ = try directory.open(partition, logger: Self.logger) }
+        let released = ContinuousClock.now
+        directory.release(0)
+        directory.release(1)
+        _ = try directory.open(1, logger: Self.logger)
+        #expect(try directory.removeExpired(now: released + .seconds(59)) == [])
+        #expect(FileManager.default.fileExists(atPath: directory.file(of: 0)))
+        #expect(try directory.removeExpired(now: released + .seconds(61)) == [0])
+        #expect(!FileManager.default.fileExists(atPath: directory.file(of: 0)))
+        #expect(FileManager.default.fileExists(atPath: directory.file(of: 1)))
+    }
+
+    @Test("stores found at start count as released then; other files are left alone")
+    func foundAtStart() throws {
+        let files = StoreFiles()
+        do {
+            var directory = try files.directory()
+            _ = try directory.open(3, logger: Self.logger)
+        }
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: files.path + "/notes.txt"))
+        var directory = try files.directory(cleanupDelay: .zero)
+        #expect(try directory.removeExpired() == [3])
+        #expect(FileManager.default.fileExists(atPath: files.path + "/notes.txt"))
+    }
+}

@@ -1,0 +1,93 @@
+import BridgeCore
+import BridgeStore
+import Foundation
+import Logging
+import Testing
+
+/// A store that cannot be trusted is never used: it is deleted and the partition starts empty,
+/// to be restored from its changelog.
+@Suite("Stores in doubt")
+struct StoreDoubtTests {
+    static let logger = Logger(label: "test")
+
+    /// A store of partition 0 holding two records, checkpointed at 2, closed.
+    static func writeStore(_ files: borrowing StoreFiles, group: String = "group") throws {
+        var directory = try files.directory(group: group)
+        _ = try directory.open(0, logger: logger)
+        try directory.write(
+            [
+                StoredRecord(partition: 0, key: Array("d a".utf8), value: Array("{}".utf8), time: nil),
+                StoredRecord(partition: 0, key: Array("d b".utf8), value: Array("{}".utf8), time: nil),
+            ], checkpoints: [0: 2])
+    }
+
+    /// Opens partition 0's store again as group `group`; returns its checkpoint, its record
+    /// count, and why `PartitionStore.open` doubts it (nil when it does not).
+    static func reopen(_ files: borrowing StoreFiles, group: String = "group") throws -> (
+        checkpoint: Int64, records: Int, doubt: String?
+    ) {
+        var doubt: String?
+        do {
+            _ = try PartitionStore.open(
+                at: try files.directory(group: group).file(of: 0),
+                identity: StoreIdentity(group: group, topic: "changelog", partition: 0))
+        } catch {
+            doubt = error.reason
+        }
+        var directory = try files.directory(group: group)
+        let store = try directory.open(0, logger: logger)
+        return (try store.checkpoint(), try store.recordCount(), doubt)
+    }
+
+    @Test("a valid store is kept")
+    func validKept() throws {
+        let files = StoreFiles()
+        try Self.writeStore(files)
+        let reopened = try Self.reopen(files)
+        #expect(reopened.doubt == nil)
+        #expect(reopened.checkpoint == 2 && reopened.records == 2)
+    }
+
+    @Test("another group's store is rebuilt")
+    func foreignGroup() throws {
+        let files = StoreFiles()
+        try Self.writeStore(files, group: "other")
+        let reopened = try Self.reopen(files)
+        #expect(reopened.doubt?.contains(#"group "other""#) == true)
+        #expect(reopened.checkpoint == 0 && reopened.records == 0)
+    }
+
+    /// Ways a store's file is damaged.
+    enum Damage: CaseIterable, Sendable {
+        case truncated, headerOverwritten, pagesOverwritten, notADatabase
+
+        func apply(to data: inout Data) {
+            switch self {
+            case .truncated: data = data.prefix(data.count / 2)
+            case .headerOverwritten: data.replaceSubrange(0..<100, with: Data(repeating: 7, count: 100))
+            case .pagesOverwritten:
+                let start = data.count / 4
+                data.replaceSubrange(start..<data.count, with: Data(repeating: 0xA5, count: data.count - start))
+            case .notADatabase: data = Data("not a database".utf8)
+            }
+        }
+    }
+
+    @Test("a damaged file is rebuilt", arguments: Damage.allCases)
+    func damaged(damage: Damage) throws {
+        let files = StoreFiles()
+        try Self.writeStore(files)
+        let file = URL(fileURLWithPath: try files.directory().file(of: 0))
+        var data = try Data(contentsOf: file)
+        damage.apply(to: &data)
+        try data.write(to: file)
+        let reopened = try Self.reopen(files)
+        #expect(reopened.doubt != nil)
+        #expect(reopened.checkpoint == 0 && reopened.records == 0)
+    }
+}
+
+extension Error {
+    /// A ``StoreDoubt``'s reason, or the error's description.
+    fileprivate var reason: String { (self as? StoreDoubt)?.reason ?? "\(self)" }
+}

@@ -1,0 +1,88 @@
+import BridgeCore
+import BridgeStore
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+/// A partition's store, replayed, and then the changelog after its checkpoint, give the state a
+/// replay of the whole changelog gives: for the upgrade fixture's changelog (devices with
+/// waiting messages, an `ack` awaited, memberships, a fan-out in the middle of its walk), cut
+/// anywhere.
+@Suite("A store and the changelog's tail restore the whole changelog")
+struct StoreReplayTests {
+    static let codec = ChangelogCodec(topic: "changelog")
+    static let logger = Logger(label: "test")
+
+    static func changelog() throws -> [FixtureRecord] {
+        let name = try #require(
+            (try FileManager.default.contentsOfDirectory(atPath: FixtureRecord.upgradeFixtures.path)).sorted().first {
+                $0.hasSuffix(".jsonl")
+            })
+        return try FixtureRecord.read(FixtureRecord.upgradeFixtures.appendingPathComponent(name)).filter {
+            $0.topic == "changelog"
+        }
+    }
+
+    /// Replays `records` onto `states`, which holds every partition among them.
+    static func replay(_ records: some Sequence<FixtureRecord>, onto states: inout DeviceStates) throws {
+        for record in records {
+            states.restore(try codec.decode(record.record(topic: codec.topic)), in: record.partition)
+        }
+    }
+
+    @Test("stored in several writes, reopened, and the rest replayed", arguments: [0.0, 0.01, 0.25, 0.5, 0.9, 1.0])
+    func cutAnywhere(fraction: Double) throws {
+        let records = try Self.changelog()
+        let partitions = Set(records.map(\.partition)).sorted()
+        let cut = Int(Double(records.count) * fraction)
+        var whole = DeviceStates()
+        for partition in partitions { whole.adopt(partition) }
+        try Self.replay(records, onto: &whole)
+
+        let files = StoreFiles()
+        do {
+            var directory = try files.directory()
+            for partition in partitions { _ = try directory.open(partition, logger: Self.logger) }
+            for start in stride(from: 0, to: cut, by: 97) {
+                let end = min(start + 97, cut)
+                try directory.write(
+                    records[start..<end].map(StoredRecord.init),
+                    checkpoints: Dictionary(uniqueKeysWithValues: partitions.map { ($0, Int64(end)) }))
+            }
+        }
+        var directory = try files.directory()
+        var restored = DeviceStates()
+        for partition in partitions {
+            restored.adopt(partition)
+            let store = try directory.open(partition, logger: Self.logger)
+            #expect(try store.checkpoint() == (cut == 0 ? 0 : Int64(cut)))
+            _ = try store.load(into: &restored, codec: Self.codec)
+        }
+        try Self.replay(records[cut...], onto: &restored)
+        let same = restored == whole
+        #expect(same, "the store and the tail restore what the whole changelog restores")
+        #expect(restored.topics.fanOutsInProgress == (1, 1))
+    }
+
+    @Test("a key written again moves behind the others, as compaction keeps it; a tombstone removes it")
+    func latestOfEachKeyInOrder() throws {
+        let files = StoreFiles()
+        var directory = try files.directory()
+        let store = try directory.open(0, logger: Self.logger)
+        func record(_ key: String, _ value: String?) -> StoredRecord {
+            StoredRecord(partition: 0, key: Array(key.utf8), value: value.map { Array($0.utf8) }, time: nil)
+        }
+        try directory.write(
+            [record("a", "1"), record("b", "1"), record("c", "1"), record("a", "2"), record("b", nil)],
+            checkpoints: [0: 5])
+        var stored: [String] = []
+        try store.forEachRecord { record, _ in
+            stored.append(
+                String(decoding: record.key ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self) + "="
+                    + String(decoding: record.value ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self))
+        }
+        #expect(stored == ["c=1", "a=2"])
+        #expect(try store.checkpoint() == 5)
+    }
+}

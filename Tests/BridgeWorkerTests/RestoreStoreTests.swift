@@ -1,0 +1,112 @@
+import BridgeStore
+import Foundation
+import Kafka
+import Logging
+import NIOCore
+import TestSupport
+import Testing
+
+@testable import BridgeCore
+@_spi(Benchmarks) @testable import BridgeWorker
+
+/// A restore through the local stores reads each store and then only the changelog after its
+/// checkpoint, from a real broker, and gives what a restore of the whole changelog gives; a
+/// store the changelog does not reach is rebuilt.
+@Suite("Restoring through local stores", .needsBroker, .timeLimit(.minutes(2)))
+struct RestoreStoreTests {
+    /// The upgrade fixture's changelog, by partition, in order.
+    static func fixtureChangelog() throws -> [FixtureRecord] {
+        let name = try #require(
+            (try FileManager.default.contentsOfDirectory(atPath: FixtureRecord.upgradeFixtures.path)).sorted().first {
+                $0.hasSuffix(".jsonl")
+            })
+        return try FixtureRecord.read(FixtureRecord.upgradeFixtures.appendingPathComponent(name)).filter {
+            $0.topic == "changelog"
+        }
+    }
+
+    static func produce(_ records: some Sequence<FixtureRecord>, to changelog: String) async throws {
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
+        try
+            (try await producer.send(
+                records.map { record in
+                    ProducerRecord(
+                        topic: changelog, partition: .explicit(record.partition),
+                        key: record.key.map { ByteBuffer(bytes: $0) },
+                        value: record.value.map { ByteBuffer(bytes: $0) },
+                        headers: record.headers.map { KafkaHeader(key: $0.key, value: ByteBuffer(string: $0.value)) },
+                        timestamp: record.timestamp)
+                })).throwFirstError()
+        try await producer.close()
+    }
+
+    /// Restores `partitions` of `changelog` into new state, through `stores` when given.
+    static func restore(
+        _ partitions: [Int32], of changelog: String, stores: inout StateDirectory?, logger: Logger = TestBroker.logger
+    ) async throws -> DeviceStates {
+        var states = DeviceStates()
+        try await TestBroker.restorer(changelog: changelog, repartition: "\(changelog).none", logger: logger).restore(
+            partitions, committed: CommittedInputs([:]), into: &states, stores: &stores)
+        return states
+    }
+
+    @Test("a restart reads its store and the changelog written since, and restores what the whole changelog does")
+    func storeAndTail() async throws {
+        let records = try Self.fixtureChangelog()
+        let partitions = Set(records.map(\.partition)).sorted()
+        let changelog = TestBroker.uniqueName("store-changelog")
+        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: Int32(partitions.count))])
+        let cut = records.count / 2
+        try await Self.produce(records[..<cut], to: changelog)
+
+        let files = TemporaryDirectory()
+        var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
+        _ = try await Self.restore(partitions, of: changelog, stores: &stores)
+        stores?.releaseAll()
+        try await Self.produce(records[cut...], to: changelog)
+
+        var none: StateDirectory?
+        let whole = try await Self.restore(partitions, of: changelog, stores: &none)
+        let lines = LogLines()
+        var restarted: StateDirectory? = try files.stateDirectory(topic: changelog)
+        let restored = try await Self.restore(partitions, of: changelog, stores: &restarted, logger: lines.logger)
+        let same = restored == whole
+        #expect(same, "the store and the changelog's tail restore what the whole changelog does")
+        let summary = try #require(lines.containing("restored device state").first)
+        #expect(summary.contains("changes=\(records.count - cut) "), "\(summary)")
+        #expect(summary.contains("from_local_stores=") && !summary.contains("from_local_stores=0 "), "\(summary)")
+        #expect(lines.containing("is not used").isEmpty)
+    }
+
+    @Test("a store whose checkpoint is past the changelog's end (a changelog recreated) is rebuilt, saying why")
+    func aheadOfChangelog() async throws {
+        let records = try Self.fixtureChangelog().filter { $0.partition == 0 }.prefix(50)
+        let changelog = TestBroker.uniqueName("store-changelog")
+        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 1)])
+        try await Self.produce(records, to: changelog)
+        let files = TemporaryDirectory()
+        do {
+            var stores = try files.stateDirectory(topic: changelog)
+            _ = try stores.open(0, logger: TestBroker.logger)
+            try stores.write([], checkpoints: [0: 10_000])
+        }
+
+        var none: StateDirectory?
+        let whole = try await Self.restore([0], of: changelog, stores: &none)
+        let lines = LogLines()
+        var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
+        let restored = try await Self.restore([0], of: changelog, stores: &stores, logger: lines.logger)
+        let same = restored == whole
+        #expect(same)
+        #expect(lines.containing("past its end").count == 1, "\(lines.lines.withLock { $0 })")
+        #expect(try stores?[0]?.checkpoint() ?? 0 >= Int64(records.count))
+    }
+}
+
+extension TemporaryDirectory {
+    /// The directory as a state directory of group `group`, for the changelog `topic`.
+    func stateDirectory(topic: String, group: String = "group") throws -> StateDirectory {
+        try StateDirectory(path: path, group: group, topic: topic, cleanupDelay: .seconds(600))
+    }
+}
