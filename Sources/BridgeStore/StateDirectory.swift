@@ -13,7 +13,8 @@ public struct StateDirectory: Sendable {
     public let topic: String
     /// How long the store of a released partition is kept.
     public let cleanupDelay: Duration
-    private var open: [Int32: PartitionStore] = [:]
+    /// The open stores, by partition.
+    public private(set) var open: [Int32: PartitionStore] = [:]
     /// Stores on disk that are not open, by when they were released.
     private var released: [Int32: ContinuousClock.Instant] = [:]
 

@@ -34,7 +34,10 @@ extension ChangelogRestorer {
                 starts.offsets[partition] = checkpoint
                 starts.unconfirmed.insert(partition)
             } catch {
-                try drop(partition, doubt: error, states: &states, stores: &stores)
+                logger.warning("\(error); it is deleted, and the partition restored from its changelog")
+                states.drop(partition)
+                states.adopt(partition)
+                _ = try stores.recreate(partition)
             }
         }
         return starts
@@ -73,37 +76,33 @@ extension ChangelogRestorer {
         try await consumer.seek(restart.map { TopicPartitionOffset($0, offset: KafkaOffset.beginning) })
     }
 
-    /// Drops a partition's store and the state replayed from it, saying why.
+    /// Drops a partition's store and the state replayed from it, saying why. The partition has
+    /// no store until it is assigned again: the restore under way writes to the stores it began
+    /// with, and a store missing what the restore read before cannot be checkpointed.
     private func drop(
         _ partition: Int32, starts: inout StoreStarts, doubt: String, states: inout DeviceStates,
         stores: inout StateDirectory?
     ) throws {
-        guard var directory = stores else { return }
+        guard stores != nil else { return }
         starts.offsets[partition] = nil
         starts.records[partition] = nil
         starts.unconfirmed.remove(partition)
-        try drop(
-            partition, doubt: StoreDoubt(path: directory.file(of: partition), reason: doubt), states: &states,
-            stores: &directory)
-        stores = directory
-    }
-
-    private func drop(_ partition: Int32, doubt: any Error, states: inout DeviceStates, stores: inout StateDirectory)
-        throws
-    {
-        logger.warning("\(doubt); it is deleted, and the partition restored from its changelog")
+        logger.warning(
+            "\(StoreDoubt(path: stores!.file(of: partition), reason: doubt)); it is deleted, and the partition restored from its changelog"
+        )
         states.drop(partition)
         states.adopt(partition)
-        _ = try stores.recreate(partition)
+        try stores!.discard(partition)
     }
+}
 
-    /// Writes the changelog records `batch` kept to their stores, each store's checkpoint moved
-    /// past the last record read of its partition (kept or not), and empties them. Exactly past
-    /// it: a transaction's marker after it is read again, and returns nothing.
-    func store(_ batch: inout DecodedChanges, in stores: inout StateDirectory?) throws {
-        guard let stores, !batch.readThrough.isEmpty else { return }
-        try stores.write(batch.kept, checkpoints: batch.readThrough)
-        batch.kept = []
-        batch.readThrough = [:]
+extension StoreBatch {
+    /// Adds a changelog record read from Kafka, with the headers a store keeps.
+    mutating func append(_ record: borrowing ConsumerRecordView) {
+        append(
+            partition: record.partition, key: record.key ?? UnsafeRawBufferPointer(start: nil, count: 0),
+            value: record.value, time: record.createTime,
+            collapseKey: record.header(StoredHeaders.collapseKeyHeader),
+            expiresAt: record.header(StoredHeaders.expiresAtHeader))
     }
 }

@@ -159,14 +159,16 @@ import NIOCore
         var lastAdvance = lastReport
         var lastKeptAlive = lastReport
         // Records are decoded on the consumer's thread as they are taken, and applied here.
-        let keepsRecords = stores != nil
+        // With stores, the records kept are written to them there too, beside the apply.
+        let target = stores.map { (stores: $0.open, directory: $0.path) }
         let decode: @Sendable (ConsumedBatch) -> DecodedChanges = {
-            self.decode($0, inputs: inputs, keepingRecords: keepsRecords)
+            self.decode($0, inputs: inputs, storingIn: target)
         }
         var batch = try await consumer.poll(reading: decode)
         while true {
             health?.turned()
             if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
+            if let failure = batch.storeFailure { throw failure }
             try await confirm(
                 &starts, outOfRange: batch.offsetsOutOfRange, with: consumer, progress: &progress, states: &states,
                 stores: &stores)
@@ -188,7 +190,6 @@ import NIOCore
                 lastAdvance = now
             }
             if progress.isComplete {
-                try store(&batch, in: &stores)
                 replayed.add(&batch, to: &states)
                 replayed.fromStores = starts.recordCount
                 return replayed
@@ -213,7 +214,6 @@ import NIOCore
             }
             // While these changes are applied, the next poll already runs and decodes on the consumer's thread.
             async let next = consumer.poll(reading: decode)
-            try store(&batch, in: &stores)
             replayed.add(&batch, to: &states)
             batch = try await next
         }
@@ -222,18 +222,25 @@ import NIOCore
     /// Decodes the records of `batch`, read in place: the changelog's changes of committed
     /// `inputs`, with their devices' keys (hashed here, off the thread that applies them), and
     /// the repartition topic's forwards. An unreadable changelog record is logged and skipped.
+    /// With a `target`, the changelog records kept are written to its stores, each store's
+    /// checkpoint moved past the last record read of its partition, kept or not (exactly past
+    /// it: a transaction's marker after it is read again, and returns nothing).
     /// (The restore's consumer is in no group, so no poll returns a rebalance.)
-    private func decode(_ batch: ConsumedBatch, inputs: CommittedInputs, keepingRecords: Bool) -> DecodedChanges {
+    private func decode(
+        _ batch: ConsumedBatch, inputs: CommittedInputs,
+        storingIn target: (stores: [Int32: PartitionStore], directory: String)?
+    ) -> DecodedChanges {
         var decoded = DecodedChanges(
             endsOfPartition: batch.endsOfPartition, offsetsOutOfRange: batch.offsetsOutOfRange,
             recordCount: batch.recordCount)
         decoded.changes.reserveCapacity(batch.recordCount)
+        var stored = StoreBatch()
         batch.readRecords { record in
             if record.topic == repartitionTopic {
                 decoded.forwards.append(Self.forward(record))
                 return
             }
-            if keepingRecords { decoded.readThrough[record.partition] = record.offset + 1 }
+            if target != nil { stored.checkpoints[record.partition] = record.offset + 1 }
             switch inputs.verdict(header: record.header(ChangelogInput.headerNameText)) {
             case .committed, .unattributed: break
             case .uncommitted(let input, let offset):
@@ -252,7 +259,7 @@ import NIOCore
                     topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
                     value: record.value, createTime: record.createTime)
                 let change = try codec.decode(view, header: { record.header($0) })
-                if keepingRecords { decoded.keep(record) }
+                if target != nil { stored.append(record) }
                 switch change {
                 case .device(let token, let change):
                     decoded.changes.append((DeviceKey(token: token), change, record.partition))
@@ -263,6 +270,13 @@ import NIOCore
                 decoded.unknownKind = decoded.unknownKind ?? error
             } catch {
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
+            }
+        }
+        if let target {
+            do {
+                try StateDirectory.write(stored, to: target.stores, directory: target.directory)
+            } catch {
+                decoded.storeFailure = error
             }
         }
         return decoded

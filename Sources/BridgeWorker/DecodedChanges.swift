@@ -15,24 +15,13 @@ struct DecodedChanges: Sendable {
     var skipped = SkippedChanges()
     /// The first changelog record of a kind this version does not know, which stops the restore.
     var unknownKind: MalformedRecord?
-    /// With local stores: the changelog records kept, copied, to write to their stores.
-    var kept: [StoredRecord] = []
-    /// With local stores: each changelog partition's offset after the last record read.
-    var readThrough: [Int32: Int64] = [:]
+    /// With local stores: why writing the records kept to them failed.
+    var storeFailure: StateDirectoryError?
     var endsOfPartition: [TopicPartitionOffset]
     /// Partitions the broker answered out of range (``ConsumedBatch/offsetsOutOfRange``).
     var offsetsOutOfRange: [TopicPartition] = []
     /// Records the poll took, readable or not.
     var recordCount: Int
-
-    /// Keeps a changelog record for its store.
-    mutating func keep(_ record: borrowing ConsumerRecordView) {
-        kept.append(
-            StoredRecord(
-                partition: record.partition, key: record.key.map(Array.init) ?? [], value: record.value.map(Array.init),
-                time: record.createTime, collapseKey: record.header(StoredRecord.collapseKeyHeader).map(Array.init),
-                expiresAt: record.header(StoredRecord.expiresAtHeader).map(Array.init)))
-    }
 
     /// Applies the forwards, then the topic changes and the device changes, each in the order
     /// read (the two are independent), to `states`, and empties the changes; returns their count.

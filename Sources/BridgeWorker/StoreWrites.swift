@@ -7,9 +7,9 @@ import Kafka
 /// reports gave: a store holds committed records only.
 struct StoreWrites: Sendable {
     private struct Run: Sendable {
-        var records: [StoredRecord]
-        /// Each record's place among the reports.
-        var reportIndices: [Int]
+        var records = StoreBatch()
+        /// Each record's partition, and its place among the reports.
+        var places: [(partition: Int32, report: Int)] = []
         var deliveries: PendingDeliveries
     }
 
@@ -17,43 +17,39 @@ struct StoreWrites: Sendable {
 
     /// Keeps the changelog records of `outputs`, whose reports `deliveries` gives.
     mutating func add(changelogOf outputs: borrowing OutputRecords, deliveries: PendingDeliveries) {
-        var run = Run(records: [], reportIndices: [], deliveries: deliveries)
+        var run = Run(deliveries: deliveries)
         outputs.withUnsafeBytes { bytes in
             for (index, record) in outputs.records.enumerated() where record.topic == .changelog {
                 guard let partition = record.partition, let key = record.key else { continue }
                 run.records.append(
-                    StoredRecord(
-                        partition: partition, key: Array(bytes[key]), value: record.value.map { Array(bytes[$0]) },
-                        time: record.timestamp))
-                run.reportIndices.append(index)
+                    partition: partition, key: UnsafeRawBufferPointer(rebasing: bytes[key]),
+                    value: record.value.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, time: record.timestamp)
+                run.places.append((partition, index))
             }
         }
-        if !run.records.isEmpty { runs.append(run) }
+        if !run.places.isEmpty { runs.append(run) }
     }
 
     /// Writes the records to their stores once the batch committed. A partition for which a
     /// report lacks an offset cannot be checkpointed: its store is deleted, so that no restore
-    /// trusts it, and the partition's next restore reads the whole changelog.
+    /// trusts it, and the partition has none until it is assigned again.
     func write(to stores: inout StateDirectory) async throws {
-        var records: [StoredRecord] = []
-        var checkpoints: [Int32: Int64] = [:]
-        var unknown: Set<Int32> = []
-        for run in runs {
+        for var run in runs {
             let reports = await run.deliveries.reports()
-            for (record, index) in zip(run.records, run.reportIndices) {
+            var unknown: Set<Int32> = []
+            for (partition, index) in run.places {
                 let offset = reports[index].offset
                 guard reports[index].error == nil, offset >= 0 else {
-                    unknown.insert(record.partition)
+                    unknown.insert(partition)
                     continue
                 }
-                checkpoints[record.partition] = max(checkpoints[record.partition] ?? 0, offset + 1)
-                records.append(record)
+                run.records.checkpoints[partition] = max(run.records.checkpoints[partition] ?? 0, offset + 1)
             }
+            for partition in unknown {
+                run.records.checkpoints[partition] = nil
+                try stores.discard(partition)
+            }
+            try stores.write(run.records)
         }
-        for partition in unknown {
-            checkpoints[partition] = nil
-            try stores.discard(partition)
-        }
-        try stores.write(records.filter { !unknown.contains($0.partition) }, checkpoints: checkpoints)
     }
 }

@@ -14,11 +14,11 @@ struct StoreDoubtTests {
     static func writeStore(_ files: borrowing StoreFiles, group: String = "group") throws {
         var directory = try files.directory(group: group)
         _ = try directory.open(0, logger: logger)
-        try directory.write(
-            [
-                StoredRecord(partition: 0, key: Array("d a".utf8), value: Array("{}".utf8), time: nil),
-                StoredRecord(partition: 0, key: Array("d b".utf8), value: Array("{}".utf8), time: nil),
-            ], checkpoints: [0: 2])
+        var batch = StoreBatch()
+        batch.append("d a", "{}")
+        batch.append("d b", "{}")
+        batch.checkpoints = [0: 2]
+        try directory.write(batch)
     }
 
     /// Opens partition 0's store again as group `group`; returns its checkpoint, its record
@@ -46,6 +46,16 @@ struct StoreDoubtTests {
         let reopened = try Self.reopen(files)
         #expect(reopened.doubt == nil)
         #expect(reopened.checkpoint == 2 && reopened.records == 2)
+    }
+
+    @Test("a new store has the page size and journal it is tuned for")
+    func tuning() throws {
+        let files = StoreFiles()
+        try Self.writeStore(files)
+        let file = try files.directory().file(of: 0)
+        let header = try Data(contentsOf: URL(fileURLWithPath: file)).prefix(20)
+        // The header's page size (big-endian, bytes 16-17) and its write version (18: 2 is WAL).
+        #expect(header.count == 20 && Int(header[16]) << 8 | Int(header[17]) == 16_384 && header[18] == 2)
     }
 
     @Test("another group's store is rebuilt")

@@ -46,9 +46,10 @@ struct StoreReplayTests {
             for partition in partitions { _ = try directory.open(partition, logger: Self.logger) }
             for start in stride(from: 0, to: cut, by: 97) {
                 let end = min(start + 97, cut)
-                try directory.write(
-                    records[start..<end].map(StoredRecord.init),
-                    checkpoints: Dictionary(uniqueKeysWithValues: partitions.map { ($0, Int64(end)) }))
+                var batch = StoreBatch()
+                for record in records[start..<end] { batch.append(record) }
+                batch.checkpoints = Dictionary(uniqueKeysWithValues: partitions.map { ($0, Int64(end)) })
+                try directory.write(batch)
             }
         }
         var directory = try files.directory()
@@ -70,12 +71,10 @@ struct StoreReplayTests {
         let files = StoreFiles()
         var directory = try files.directory()
         let store = try directory.open(0, logger: Self.logger)
-        func record(_ key: String, _ value: String?) -> StoredRecord {
-            StoredRecord(partition: 0, key: Array(key.utf8), value: value.map { Array($0.utf8) }, time: nil)
-        }
-        try directory.write(
-            [record("a", "1"), record("b", "1"), record("c", "1"), record("a", "2"), record("b", nil)],
-            checkpoints: [0: 5])
+        var batch = StoreBatch()
+        for (key, value) in [("a", "1"), ("b", "1"), ("c", "1"), ("a", "2"), ("b", nil)] { batch.append(key, value) }
+        batch.checkpoints = [0: 5]
+        try directory.write(batch)
         var stored: [String] = []
         try store.forEachRecord { record, _ in
             stored.append(

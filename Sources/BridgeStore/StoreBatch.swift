@@ -1,0 +1,66 @@
+/// Changelog records to write to their partitions' stores, copied back to back into one buffer,
+/// with the checkpoint each partition's store moves to once they are written.
+public struct StoreBatch: Sendable {
+    private struct Entry: Sendable {
+        var partition: Int32
+        var key: Range<Int>
+        /// Nil for a tombstone.
+        var value: Range<Int>?
+        var time: Int64?
+        var collapseKey: Range<Int>?
+        var expiresAt: Range<Int>?
+    }
+
+    private var bytes: [UInt8] = []
+    private var entries: [Entry] = []
+    /// The offset each partition's changelog is covered to once the records are written.
+    public var checkpoints: [Int32: Int64] = [:]
+
+    /// No records, no checkpoints.
+    public init() {}
+
+    /// Whether there is nothing to write: no checkpoint to move.
+    public var isEmpty: Bool { checkpoints.isEmpty }
+
+    /// Records held.
+    public var count: Int { entries.count }
+
+    /// Adds a changelog record of `partition`: its key, value (nil for a tombstone), CreateTime,
+    /// and the two headers a waiting message of 0.10 needs.
+    public mutating func append(
+        partition: Int32, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, time: Int64?,
+        collapseKey: UnsafeRawBufferPointer? = nil, expiresAt: UnsafeRawBufferPointer? = nil
+    ) {
+        entries.append(
+            Entry(
+                partition: partition, key: copy(key), value: value.map { copy($0) }, time: time,
+                collapseKey: collapseKey.map { copy($0) }, expiresAt: expiresAt.map { copy($0) }))
+    }
+
+    /// Forgets every record and checkpoint, keeping the memory.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+        checkpoints.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func copy(_ part: UnsafeRawBufferPointer) -> Range<Int> {
+        let start = bytes.count
+        bytes.append(contentsOf: part)
+        return start..<bytes.count
+    }
+
+    /// Puts the records of `partition`, in order, through `writer`.
+    func put(_ partition: Int32, to writer: inout StoreWriter) throws {
+        try bytes.withUnsafeBytes { bytes in
+            func view(_ range: Range<Int>?) -> UnsafeRawBufferPointer? {
+                range.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
+            }
+            for entry in entries where entry.partition == partition {
+                try writer.put(
+                    key: UnsafeRawBufferPointer(rebasing: bytes[entry.key]), value: view(entry.value), time: entry.time,
+                    collapseKey: view(entry.collapseKey), expiresAt: view(entry.expiresAt))
+            }
+        }
+    }
+}
