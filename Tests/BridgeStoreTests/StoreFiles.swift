@@ -26,7 +26,8 @@ extension StoreBatch {
                     parts[3].withUnsafeBytes { expiresAt in
                         append(
                             partition: fixture.partition, key: key, value: fixture.value == nil ? nil : value,
-                            time: fixture.timestamp, collapseKey: fixture.headers["collapse-key"] == nil ? nil : collapseKey,
+                            time: fixture.timestamp,
+                            collapseKey: fixture.headers["collapse-key"] == nil ? nil : collapseKey,
                             expiresAt: fixture.headers["expires-at"] == nil ? nil : expiresAt)
                     }
                 }

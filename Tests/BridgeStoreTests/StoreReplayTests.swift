@@ -14,16 +14,6 @@ struct StoreReplayTests {
     static let codec = ChangelogCodec(topic: "changelog")
     static let logger = Logger(label: "test")
 
-    static func changelog() throws -> [FixtureRecord] {
-        let name = try #require(
-            (try FileManager.default.contentsOfDirectory(atPath: FixtureRecord.upgradeFixtures.path)).sorted().first {
-                $0.hasSuffix(".jsonl")
-            })
-        return try FixtureRecord.read(FixtureRecord.upgradeFixtures.appendingPathComponent(name)).filter {
-            $0.topic == "changelog"
-        }
-    }
-
     /// Replays `records` onto `states`, which holds every partition among them.
     static func replay(_ records: some Sequence<FixtureRecord>, onto states: inout DeviceStates) throws {
         for record in records {
@@ -33,7 +23,7 @@ struct StoreReplayTests {
 
     @Test("stored in several writes, reopened, and the rest replayed", arguments: [0.0, 0.01, 0.25, 0.5, 0.9, 1.0])
     func cutAnywhere(fraction: Double) throws {
-        let records = try Self.changelog()
+        let records = try FixtureRecord.upgradeChangelog()
         let partitions = Set(records.map(\.partition)).sorted()
         let cut = Int(Double(records.count) * fraction)
         var whole = DeviceStates()

@@ -14,17 +14,6 @@ import Testing
 /// store the changelog does not reach is rebuilt.
 @Suite("Restoring through local stores", .needsBroker, .timeLimit(.minutes(2)))
 struct RestoreStoreTests {
-    /// The upgrade fixture's changelog, by partition, in order.
-    static func fixtureChangelog() throws -> [FixtureRecord] {
-        let name = try #require(
-            (try FileManager.default.contentsOfDirectory(atPath: FixtureRecord.upgradeFixtures.path)).sorted().first {
-                $0.hasSuffix(".jsonl")
-            })
-        return try FixtureRecord.read(FixtureRecord.upgradeFixtures.appendingPathComponent(name)).filter {
-            $0.topic == "changelog"
-        }
-    }
-
     static func produce(_ records: some Sequence<FixtureRecord>, to changelog: String) async throws {
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
@@ -53,7 +42,7 @@ struct RestoreStoreTests {
 
     @Test("a restart reads its store and the changelog written since, and restores what the whole changelog does")
     func storeAndTail() async throws {
-        let records = try Self.fixtureChangelog()
+        let records = try FixtureRecord.upgradeChangelog()
         let partitions = Set(records.map(\.partition)).sorted()
         let changelog = TestBroker.uniqueName("store-changelog")
         try await TestBroker.createTopics([NewTopic(name: changelog, partitions: Int32(partitions.count))])
@@ -81,7 +70,7 @@ struct RestoreStoreTests {
 
     @Test("a store whose checkpoint is past the changelog's end (a changelog recreated) is rebuilt, saying why")
     func aheadOfChangelog() async throws {
-        let records = try Self.fixtureChangelog().filter { $0.partition == 0 }.prefix(50)
+        let records = try FixtureRecord.upgradeChangelog().filter { $0.partition == 0 }.prefix(50)
         let changelog = TestBroker.uniqueName("store-changelog")
         try await TestBroker.createTopics([NewTopic(name: changelog, partitions: 1)])
         try await Self.produce(records, to: changelog)

@@ -32,6 +32,15 @@ extension FixtureRecord {
     public static let upgradeFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/upgrade")
 
+    /// The changelog records of the oldest upgrade fixture, in the order they were written.
+    public static func upgradeChangelog() throws -> [FixtureRecord] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: upgradeFixtures.path)
+        guard let name = names.filter({ $0.hasSuffix(".jsonl") }).sorted().first else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return try read(upgradeFixtures.appendingPathComponent(name)).filter { $0.topic == "changelog" }
+    }
+
     /// The records of a fixture file, one JSON line each.
     public static func read(_ url: URL) throws -> [FixtureRecord] {
         let text = try String(contentsOf: url, encoding: .utf8)
