@@ -66,9 +66,11 @@ public struct PartitionStore: Sendable {
                     arguments: [Self.format, identity.group, identity.topic, identity.partition])
                 return
             }
+            // Decoded with errors, never traps: a damaged or foreign file is a store to doubt.
             let found = StoreIdentity(
-                group: row["group"] ?? "", topic: row["topic"] ?? "", partition: row["partition"] ?? -1)
-            let format: Int = row["format"] ?? 0
+                group: try row.decode(String.self, atIndex: 1), topic: try row.decode(String.self, atIndex: 2),
+                partition: try row.decode(Int32.self, atIndex: 3))
+            let format = try row.decode(Int.self, atIndex: 0)
             guard format == Self.format else {
                 throw StoreDoubt(path: path, reason: "it is of format \(format), not \(Self.format)")
             }
@@ -79,10 +81,18 @@ public struct PartitionStore: Sendable {
     }
 
     /// The changelog offset the stored records cover: a restore reads the changelog from here.
+    /// Throws ``StoreDoubt`` for a checkpoint that cannot be: negative, or none with records.
     public func checkpoint() throws(StoreDoubt) -> Int64 {
         do {
-            guard let checkpoint = try database.read({ try Int64.fetchOne($0, sql: "SELECT checkpoint FROM identity") })
-            else { throw StoreDoubt(path: path, reason: "it has no checkpoint") }
+            let (checkpoint, hasRecords) = try database.read { database in
+                let row = try Row.fetchOne(
+                    database, sql: "SELECT checkpoint, EXISTS (SELECT 1 FROM record) FROM identity")
+                return (try row?.decode(Int64.self, atIndex: 0), try row?.decode(Bool.self, atIndex: 1) ?? false)
+            }
+            guard let checkpoint else { throw StoreDoubt(path: path, reason: "it has no checkpoint") }
+            guard checkpoint > 0 || (checkpoint == 0 && !hasRecords) else {
+                throw StoreDoubt(path: path, reason: "its checkpoint \(checkpoint) does not cover its records")
+            }
             return checkpoint
         } catch let doubt as StoreDoubt {
             throw doubt
@@ -148,7 +158,9 @@ public struct PartitionStore: Sendable {
 /// The headers a store keeps of a record, lent for one call of
 /// ``PartitionStore/forEachRecord(_:)``.
 public struct StoredHeaders {
+    /// The `collapse-key` header's value, if the record had one.
     public var collapseKey: UnsafeRawBufferPointer?
+    /// The `expires-at` header's value, if the record had one.
     public var expiresAt: UnsafeRawBufferPointer?
 
     /// The names of the headers a store keeps.

@@ -17,9 +17,12 @@ public struct StateDirectory: Sendable {
     public private(set) var open: [Int32: PartitionStore] = [:]
     /// Stores on disk that are not open, by when they were released.
     private var released: [Int32: ContinuousClock.Instant] = [:]
+    /// This process's hold on the directory.
+    private let lock: DirectoryLock
 
-    /// The state directory at `path`, created when missing. Stores already there count as
-    /// released now. Throws ``StateDirectoryError`` when it cannot be created or read.
+    /// The state directory at `path`, created when missing, and locked for this process until
+    /// the value (and every copy of it) goes. Stores already there count as released now. Throws
+    /// ``StateDirectoryError`` when it cannot be created or read, or another process holds it.
     public init(path: String, group: String, topic: String, cleanupDelay: Duration) throws(StateDirectoryError) {
         self.path = path
         self.group = group
@@ -32,6 +35,7 @@ public struct StateDirectory: Sendable {
         } catch {
             throw StateDirectoryError(path: path, "cannot be created or read: \(error)")
         }
+        lock = try DirectoryLock(directory: path)
         let now = ContinuousClock.now
         for file in files {
             if let partition = partition(ofFile: file) { released[partition] = now }
@@ -129,8 +133,10 @@ public struct StateDirectory: Sendable {
 public struct StateDirectoryError: Error, CustomStringConvertible {
     /// The directory.
     public var path: String
+    /// What is wrong, after the directory's name.
     public var reason: String
 
+    /// The state directory `path` cannot be used, for `reason`.
     public init(path: String, _ reason: String) {
         self.path = path
         self.reason = reason

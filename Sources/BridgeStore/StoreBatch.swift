@@ -19,12 +19,6 @@ public struct StoreBatch: Sendable {
     /// No records, no checkpoints.
     public init() {}
 
-    /// Whether there is nothing to write: no checkpoint to move.
-    public var isEmpty: Bool { checkpoints.isEmpty }
-
-    /// Records held.
-    public var count: Int { entries.count }
-
     /// Adds a changelog record of `partition`: its key, value (nil for a tombstone), CreateTime,
     /// and the two headers a waiting message of 0.10 needs.
     public mutating func append(
@@ -35,13 +29,6 @@ public struct StoreBatch: Sendable {
             Entry(
                 partition: partition, key: copy(key), value: value.map { copy($0) }, time: time,
                 collapseKey: collapseKey.map { copy($0) }, expiresAt: expiresAt.map { copy($0) }))
-    }
-
-    /// Forgets every record and checkpoint, keeping the memory.
-    public mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-        entries.removeAll(keepingCapacity: true)
-        checkpoints.removeAll(keepingCapacity: true)
     }
 
     private mutating func copy(_ part: UnsafeRawBufferPointer) -> Range<Int> {

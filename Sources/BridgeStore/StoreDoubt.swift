@@ -6,6 +6,7 @@ public struct StoreDoubt: Error, CustomStringConvertible {
     /// What is wrong with it.
     public var reason: String
 
+    /// The store at `path` cannot be trusted, for `reason`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason

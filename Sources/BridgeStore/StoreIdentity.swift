@@ -7,6 +7,7 @@ public struct StoreIdentity: Sendable, Hashable, CustomStringConvertible {
     /// The changelog partition (the state partition).
     public var partition: Int32
 
+    /// The state of `group`'s changelog partition `topic`[`partition`].
     public init(group: String, topic: String, partition: Int32) {
         self.group = group
         self.topic = topic

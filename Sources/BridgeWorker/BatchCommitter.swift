@@ -10,7 +10,7 @@ import Logging
 ///
 /// A commit is three steps, whose order the types keep: ``seal(_:consumer:)`` turns the open
 /// batch into a ``SealedBatch``; ``settle(_:)`` waits for its outputs (and may run while the
-/// loop takes the next records); ``finish(_:consumer:)`` or, on any error,
+/// loop takes the next records); ``finish(_:consumer:stores:)`` or, on any error,
 /// ``failed(_:cause:)`` consumes the sealed batch.
 struct BatchCommitter: Sendable {
     let delivery: BridgeConfiguration.Delivery
@@ -87,7 +87,7 @@ struct BatchCommitter: Sendable {
     /// The first step of a commit, once every output of the batch is with the producer: takes
     /// the batch, leaving an empty one, and seals it (nil for an empty batch). The loop may take
     /// the next records while ``settle(_:)`` waits, as long as it hands no output to the
-    /// producer until ``finish(_:consumer:)``.
+    /// producer until ``finish(_:consumer:stores:)``.
     func seal(_ batch: inout OpenBatch, consumer: any InputConsumer) async throws -> SealedBatch? {
         guard !batch.isEmpty else { return nil }
         do {

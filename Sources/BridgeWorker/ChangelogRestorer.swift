@@ -1,6 +1,7 @@
 import BridgeCore
 import BridgeHealth
 import BridgeStore
+import DeviceQueues
 import Kafka
 import Logging
 import NIOCore
@@ -72,6 +73,7 @@ import NIOCore
         }
         let started = ContinuousClock.now
         var attempts = 1
+        var startsOver = 0
         while true {
             do {
                 let replay = try await attempt(
@@ -91,6 +93,13 @@ import NIOCore
                         "took": "\(ContinuousClock.now - started)", "attempts": "\(attempts)",
                     ])
                 return
+            } catch let startOver as RestoreStartsOver {
+                // Not a stall: the stores in doubt are gone, and the next attempt reads their
+                // partitions from the beginning. Each store is dropped once; more is a changelog
+                // that keeps moving.
+                for partition in partitions { states.drop(partition) }
+                startsOver += 1
+                guard startsOver <= partitions.count + stallLimit else { throw startOver }
             } catch let stall as RestoreStall {
                 for partition in partitions { states.drop(partition) }
                 guard attempts < stallLimit else {
@@ -170,8 +179,7 @@ import NIOCore
             if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
             if let failure = batch.storeFailure { throw failure }
             try await confirm(
-                &starts, outOfRange: batch.offsetsOutOfRange, with: consumer, progress: &progress, states: &states,
-                stores: &stores)
+                &starts, outOfRange: batch.offsetsOutOfRange, with: consumer, progress: &progress, stores: &stores)
             let remaining = progress.remaining.count
             for end in batch.endsOfPartition {
                 progress.reachedEnd(
@@ -240,7 +248,7 @@ import NIOCore
                 decoded.forwards.append(Self.forward(record))
                 return
             }
-            if target != nil { stored.checkpoints[record.partition] = record.offset + 1 }
+            if target != nil { stored.checkpoints[record.partition] = record.offset.saturatingAdd(1) }
             switch inputs.verdict(header: record.header(ChangelogInput.headerNameText)) {
             case .committed, .unattributed: break
             case .uncommitted(let input, let offset):
@@ -272,7 +280,8 @@ import NIOCore
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
             }
         }
-        if let target {
+        // A kind this version does not know stops the restore before anything past it is stored.
+        if let target, decoded.unknownKind == nil {
             do {
                 try StateDirectory.write(stored, to: target.stores, directory: target.directory)
             } catch {

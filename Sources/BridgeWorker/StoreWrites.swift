@@ -1,5 +1,6 @@
 import BridgeCore
 import BridgeStore
+import DeviceQueues
 import Kafka
 
 /// A batch's changelog records, held until the batch commits and then written to the local
@@ -19,6 +20,7 @@ struct StoreWrites: Sendable {
     mutating func add(changelogOf outputs: borrowing OutputRecords, deliveries: PendingDeliveries) {
         var run = Run(deliveries: deliveries)
         outputs.withUnsafeBytes { bytes in
+            // Changelog records always name their partition and have a key (ChangelogCodec).
             for (index, record) in outputs.records.enumerated() where record.topic == .changelog {
                 guard let partition = record.partition, let key = record.key else { continue }
                 run.records.append(
@@ -43,7 +45,8 @@ struct StoreWrites: Sendable {
                     unknown.insert(partition)
                     continue
                 }
-                run.records.checkpoints[partition] = max(run.records.checkpoints[partition] ?? 0, offset + 1)
+                run.records.checkpoints[partition] = max(
+                    run.records.checkpoints[partition] ?? 0, offset.saturatingAdd(1))
             }
             for partition in unknown {
                 run.records.checkpoints[partition] = nil

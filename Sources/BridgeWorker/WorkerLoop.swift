@@ -188,7 +188,6 @@ struct WorkerLoop: ~Copyable {
                     states.drop(partition.partition)
                     stores?.release(partition.partition)
                 }
-                try removeExpiredStores()
                 health.set(.idle)
             case .partitionsRevoked(let partitions, lost: true):
                 // Taken already: the batch cannot commit. Its changes to any partition's state
@@ -210,6 +209,7 @@ struct WorkerLoop: ~Copyable {
         let now = ContinuousClock.now
         rejections.endWindowIfDue(now: now)
         stateGauges.refresh(states, now: now)
+        try removeExpiredStores(now: now)
     }
 
     /// Restores the state partitions among `assigned`, however long it takes. The batch at hand
@@ -261,15 +261,14 @@ struct WorkerLoop: ~Copyable {
             }
         }
         try consumer.resume(paused)
-        try removeExpiredStores()
         health.set(states.partitionCount == 0 ? .idle : .ready)
         stateGauges.refresh(states, now: .now, force: true)
         try await handle(arrived)
     }
 
     /// Deletes the local stores of partitions released longer ago than the cleanup delay.
-    private mutating func removeExpiredStores() throws {
-        guard let removed = try stores?.removeExpired(), !removed.isEmpty else { return }
+    private mutating func removeExpiredStores(now: ContinuousClock.Instant) throws {
+        guard let removed = try stores?.removeExpired(now: now), !removed.isEmpty else { return }
         logger.info(
             "deleted the local stores of partitions not owned for the cleanup delay",
             metadata: ["partitions": "\(removed)"])

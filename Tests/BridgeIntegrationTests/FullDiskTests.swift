@@ -12,19 +12,20 @@ import Testing
     "A full state directory", .needsBroker, .timeLimit(.minutes(3)),
     .enabled(if: SmallFileSystem.canMount, "mounting a tmpfs needs CAP_SYS_ADMIN"))
 struct FullDiskTests {
-    @Test("the worker stops naming state.directory, before committing what it could not store; nothing is lost")
+    @Test("the worker stops naming state.directory; its successor delivers every message exactly once")
     func fullDisk() async throws {
-        let fileSystem = try SmallFileSystem(kilobytes: 256)
+        let fileSystem = try SmallFileSystem(kilobytes: 1_024)
         defer { fileSystem.unmount() }
         let fixture = try await BridgeFixture.make(partitions: 2)
         let worker = try WorkerProcess(
             fixture.configuration, extraEnvironment: ["FCM_BRIDGE_STATE_DIRECTORY": fileSystem.path])
         #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
-        // About 1 KiB a message, to devices that stay offline: more than the file system holds.
-        let tokens = (0..<8).map { uniqueToken("full\($0)") }
+        // About 1 KiB a message, to devices that stay offline (fewer rounds than a device may have
+        // waiting): more than the file system holds, with the stores' pages and write-ahead log.
+        let tokens = (0..<24).map { uniqueToken("full\($0)") }
         let title = String(repeating: "x", count: 1_000)
         var expected: [String: [String]] = [:]
-        for round in 0..<40 {
+        for round in 0..<90 {
             let records = tokens.map { token in
                 ProducerRecord(
                     topic: fixture.configuration.topics.send, key: ByteBuffer(string: token),

@@ -37,3 +37,21 @@ struct StateDirectoryTests {
         #expect(FileManager.default.fileExists(atPath: files.path + "/notes.txt"))
     }
 }
+
+/// One worker at a time: a second process (or value) cannot take a directory in use.
+@Suite("The state directory's lock")
+struct StateDirectoryLockTests {
+    @Test("a directory in use is refused, naming it; once let go it can be taken")
+    func inUse() throws {
+        let files = StoreFiles()
+        var first: StateDirectory? = try files.directory()
+        #expect(first != nil)
+        #expect {
+            _ = try files.directory()
+        } throws: { error in
+            (error as? StateDirectoryError).map { "\($0)".contains("state.directory \(files.path) is in use") } ?? false
+        }
+        first = nil
+        #expect(throws: Never.self) { _ = try files.directory() }
+    }
+}

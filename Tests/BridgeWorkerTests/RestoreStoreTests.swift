@@ -1,4 +1,5 @@
 import BridgeStore
+import DeviceQueues
 import Foundation
 import Kafka
 import Logging
@@ -52,7 +53,7 @@ struct RestoreStoreTests {
         let files = TemporaryDirectory()
         var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
         _ = try await Self.restore(partitions, of: changelog, stores: &stores)
-        stores?.releaseAll()
+        stores = nil  // the worker stops, and lets its directory go
         try await Self.produce(records[cut...], to: changelog)
 
         var none: StateDirectory?
@@ -66,6 +67,32 @@ struct RestoreStoreTests {
         #expect(summary.contains("changes=\(records.count - cut) "), "\(summary)")
         #expect(summary.contains("from_local_stores=") && !summary.contains("from_local_stores=0 "), "\(summary)")
         #expect(lines.containing("is not used").isEmpty)
+    }
+
+    @Test("a record of a kind this version does not know stops the restore before its store moves past it")
+    func unknownKindNotStoredPast() async throws {
+        let (changelog, repartition) = try await RestoreChangelogTests.createTopics()
+        var copies = [
+            OutputRecords.Copy(
+                topic: .changelog, partition: 0, key: Array("x device".utf8), value: Array("{}".utf8), headers: [],
+                timestamp: nil)
+        ]
+        let codec = ChangelogCodec(topic: changelog)
+        var outputs = OutputRecords()
+        let offline = DeviceStatus(isOnline: false, lastActivity: 1_700_000_000_000, pendingNotice: nil)
+        for token in ["a", "b", "c"] { codec.record(.device(offline), token: token, partition: 0, to: &outputs) }
+        copies += outputs.copies
+        try await RestoreChangelogTests.produce(copies, to: changelog)
+
+        let files = TemporaryDirectory()
+        var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
+        var states = DeviceStates()
+        await #expect(throws: UnknownRecordKind.self) {
+            try await TestBroker.restorer(changelog: changelog, repartition: repartition).restore(
+                [0], committed: CommittedInputs([:]), into: &states, stores: &stores)
+        }
+        #expect(try stores?[0]?.checkpoint() == 0, "the unknown record at offset 0 is read again by the next restore")
+        #expect(try stores?[0]?.recordCount() == 0)
     }
 
     @Test("a store whose checkpoint is past the changelog's end (a changelog recreated) is rebuilt, saying why")
@@ -90,13 +117,14 @@ struct RestoreStoreTests {
         let restored = try await Self.restore([0], of: changelog, stores: &stores, logger: lines.logger)
         let same = restored == whole
         #expect(same)
-        #expect(lines.containing("past its end").count == 1, "\(lines.lines.withLock { $0 })")
-        #expect(stores?[0] == nil ? true : false, "no store until the partition is assigned again")
+        #expect(lines.containing("is not used").count == 1, "\(lines.lines.withLock { $0 })")
+        #expect(try stores?[0]?.checkpoint() ?? 0 >= Int64(records.count), "a new store, read from the beginning")
+        stores = nil
         var next: StateDirectory? = try files.stateDirectory(topic: changelog)
         let again = try await Self.restore([0], of: changelog, stores: &next)
         let rebuilt = again == whole
         #expect(rebuilt)
-        #expect(try next?[0]?.checkpoint() ?? 0 >= Int64(records.count), "the next assignment builds a new store")
+        #expect(try next?[0]?.checkpoint() ?? 0 >= Int64(records.count), "the next start keeps it")
     }
 }
 
