@@ -98,6 +98,8 @@ public struct StateDirectory: Sendable {
 
     /// Deletes the stores released longer than the cleanup delay ago; returns their partitions.
     public mutating func removeExpired(now: ContinuousClock.Instant = .now) throws(StateDirectoryError) -> [Int32] {
+        // Called at every turn of the worker's loop: nothing is allocated until a store expires.
+        guard released.values.contains(where: { now - $0 >= cleanupDelay }) else { return [] }
         let expired = released.filter { now - $0.value >= cleanupDelay }.keys.sorted()
         for partition in expired {
             try delete(partition)

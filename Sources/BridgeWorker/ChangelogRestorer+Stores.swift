@@ -16,7 +16,7 @@ extension ChangelogRestorer {
             do {
                 let checkpoint = try store.checkpoint()
                 guard checkpoint > 0 else { continue }
-                starts.records[partition] = try store.load(into: &states, codec: codec)
+                starts.records += try store.load(into: &states, codec: codec)
                 starts.offsets[partition] = checkpoint
                 starts.unconfirmed.insert(partition)
             } catch {

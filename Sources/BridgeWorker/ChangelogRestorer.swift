@@ -199,7 +199,7 @@ import NIOCore
             }
             if progress.isComplete {
                 replayed.add(&batch, to: &states)
-                replayed.fromStores = starts.recordCount
+                replayed.fromStores = starts.records
                 return replayed
             }
             // Before the stall check: every attempt, stalled or not, calls back at least once.

@@ -119,7 +119,8 @@ struct RestoreChangelogTests {
         return topics
     }
 
-    /// Produces `copies` to partition 0 of `changelog`, headers included.
+    /// Produces `copies` to `changelog`, each to its partition (0 where it names none), headers
+    /// included.
     static func produce(_ copies: [OutputRecords.Copy], to changelog: String) async throws {
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
@@ -127,7 +128,8 @@ struct RestoreChangelogTests {
             (try await producer.send(
                 copies.map { copy in
                     ProducerRecord(
-                        topic: changelog, partition: .explicit(0), key: copy.key.map { ByteBuffer(bytes: $0) },
+                        topic: changelog, partition: .explicit(copy.partition ?? 0),
+                        key: copy.key.map { ByteBuffer(bytes: $0) },
                         value: copy.value.map { ByteBuffer(bytes: $0) },
                         headers: copy.headers.map { KafkaHeader(key: $0.name, value: ByteBuffer(bytes: $0.value)) },
                         timestamp: copy.timestamp)

@@ -15,20 +15,16 @@ import Testing
 /// store the changelog does not reach is rebuilt.
 @Suite("Restoring through local stores", .needsBroker, .timeLimit(.minutes(2)))
 struct RestoreStoreTests {
+    /// Produces fixture records to `changelog`, each to its partition.
     static func produce(_ records: some Sequence<FixtureRecord>, to changelog: String) async throws {
-        let producer = try KafkaProducer(
-            configuration: KafkaProducerConfiguration(kafka: TestBroker.kafka()), logger: TestBroker.logger)
-        try
-            (try await producer.send(
-                records.map { record in
-                    ProducerRecord(
-                        topic: changelog, partition: .explicit(record.partition),
-                        key: record.key.map { ByteBuffer(bytes: $0) },
-                        value: record.value.map { ByteBuffer(bytes: $0) },
-                        headers: record.headers.map { KafkaHeader(key: $0.key, value: ByteBuffer(string: $0.value)) },
-                        timestamp: record.timestamp)
-                })).throwFirstError()
-        try await producer.close()
+        try await RestoreChangelogTests.produce(
+            records.map { record in
+                OutputRecords.Copy(
+                    topic: .changelog, partition: record.partition, key: record.key.map(Array.init),
+                    value: record.value.map(Array.init),
+                    headers: record.headers.map { (name: $0.key, value: Array($0.value.utf8)) },
+                    timestamp: record.timestamp)
+            }, to: changelog)
     }
 
     /// Restores `partitions` of `changelog` into new state, through `stores` when given.

@@ -47,7 +47,7 @@ public struct RestoreProgress<Partition: Hashable & Sendable>: Sendable, Hashabl
         }
     }
 
-    /// `partition` is to be read again from its start (the local state it began from was dropped).
+    /// `partition` is to be read again from its start (its position was out of range).
     public mutating func readAgain(_ partition: Partition) {
         remaining.insert(partition)
         waiting[partition] = nil
