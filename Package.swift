@@ -17,12 +17,14 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
     targets: [
         // The C module: librdkafka's API, found through pkg-config.
@@ -136,6 +138,28 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // `fcm-bridge gateway`: FCM's HTTP server API and Google's token endpoint, over the topics.
+        .target(
+            name: "BridgeGateway",
+            dependencies: [
+                "BridgeCore",
+                "BridgeConfig",
+                "BridgeHealth",
+                "FCMTranslation",
+                "Kafka",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // `fcm-bridge demo`: simulated devices and an app server against a running bridge.
         .target(
             name: "BridgeDemo",
@@ -157,6 +181,9 @@ let package = Package(
                 "FCMBridgeClient",
                 "BridgeDemo",
                 "BridgeWatch",
+                "BridgeGateway",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -284,6 +311,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMBridgeClientTests", dependencies: ["FCMBridgeClient"]),
+        .testTarget(
+            name: "BridgeGatewayTests",
+            dependencies: [
+                "BridgeGateway", .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "BridgeWatchTests", dependencies: ["BridgeWatch"]),
         .testTarget(
             name: "KafkaTests",

@@ -20,7 +20,10 @@ status=0
 ensure pytest 'pytest>=7' || status=$?
 [ "$status" -ne 3 ] || { log "SKIPPED: the outside tests: pytest is not installed and PyPI cannot be reached"; exit 0; }
 [ "$status" -eq 0 ] || exit "$status"
-ensure firebase_admin 'firebase-admin>=7.7' || status=$?
-[ "$status" -ne 3 ] || { log "the Admin SDK's tests are skipped: firebase-admin is not installed and PyPI cannot be reached"; export FCM_BRIDGE_PYPI_UNREACHABLE=1; }
-[ "$status" -eq 0 ] || [ "$status" -eq 3 ] || exit "$status"
+for requirement in "firebase_admin firebase-admin>=7.7" "confluent_kafka confluent-kafka>=2.2"; do
+  status=0
+  ensure $requirement || status=$?
+  [ "$status" -ne 3 ] || { log "tests needing ${requirement#* } are skipped: it is not installed and PyPI cannot be reached"; export FCM_BRIDGE_PYPI_UNREACHABLE=1; }
+  [ "$status" -eq 0 ] || [ "$status" -eq 3 ] || exit "$status"
+done
 PYTHONPATH="$pythonpath${PYTHONPATH:+:$PYTHONPATH}" python3 -m pytest -p no:cacheprovider -ra -q Tests/OutsideTests "$@"

@@ -17,9 +17,6 @@ find Fuzz/corpus Fuzz/regressions -type f ! -name README.md -print0 | xargs -0 "
 # The fault tests run the worker as a process of its own, to kill it; the outside tests run its commands.
 FCM_BRIDGE_BINARY="$(swift build --show-bin-path)/fcm-bridge"
 export FCM_BRIDGE_BINARY
-# Clients that know nothing of the Swift code: Firebase's Admin SDK through `fcm-bridge
-# translate`, and the scripts the docs name.
-bash scripts/outside-tests.sh
 
 # The alert rules: valid, and their unit tests pass (promtool, from Debian's prometheus package).
 promtool="$(bash scripts/ensure-promtool.sh)"
@@ -38,6 +35,9 @@ export FCM_BRIDGE_TEST_PYTHONPATH="${FCM_BRIDGE_TEST_PYTHONPATH:-/nonexistent}"
 
 use_local_broker_unless_given test
 log "testing against $KAFKA_BOOTSTRAP_SERVERS"
+# Clients that know nothing of the Swift code: Firebase's Admin SDK through `fcm-bridge
+# translate` and through `fcm-bridge gateway` to a worker, and the scripts the docs name.
+bash scripts/outside-tests.sh
 # Each integration suite has its own time limit, which ends a test that awaits; this bounds the
 # whole run (in seconds), so that a test stuck in a blocking call fails fast instead of eating
 # CI's time. Past the limit, every thread's stack of the test process is printed (with gdb, where

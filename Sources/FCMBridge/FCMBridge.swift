@@ -13,7 +13,7 @@ struct FCMBridge: AsyncParsableCommand {
         abstract: "FCM send requests in, APNs-ready messages out, on your own Kafka.",
         version: "fcm-bridge \(version) (librdkafka \(Librdkafka.version))",
         subcommands: [
-            RunCommand.self, ValidateConfigCommand.self, TopicsCommand.self, WatchCommand.self,
+            RunCommand.self, ValidateConfigCommand.self, TopicsCommand.self, WatchCommand.self, GatewayCommand.self,
             DemoCommand.self, TranslateCommand.self, SmokeCommand.self,
         ]
     )

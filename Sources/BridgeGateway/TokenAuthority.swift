@@ -1,0 +1,189 @@
+import Foundation
+import JWTKit
+
+/// Google's OAuth 2.0 service-account flow, at home: trades a service account's signed
+/// assertion (the JWT bearer grant, RFC 7523) for a short-lived access token, and checks the
+/// access token on each API request. Access tokens are JWTs signed with the gateway's HMAC
+/// secret, so every gateway sharing the secret accepts them and none keeps a session.
+public struct TokenAuthority: Sendable {
+    /// The scopes that allow sending: FCM's own and Cloud Platform's.
+    public static let sendingScopes: Set<String> = [
+        "https://www.googleapis.com/auth/firebase.messaging", "https://www.googleapis.com/auth/cloud-platform",
+    ]
+    /// How long an access token lives, as Google's do.
+    public static let accessTokenLifetime: TimeInterval = 3600
+    /// The longest assertion Google accepts: an hour from `iat` to `exp`.
+    static let longestAssertion: TimeInterval = 3600
+    /// Clock skew allowed between an app server and the gateway.
+    static let allowedSkew: TimeInterval = 60
+    /// The issuer and key id of the gateway's access tokens.
+    static let issuer = "fcm-bridge-gateway"
+    static let accessKeyID = "fcm-bridge-gateway-access"
+
+    let accounts: ServiceAccounts
+    /// The audiences an assertion may name: the `token_uri`s of the accounts' files.
+    let audiences: Set<String>
+    /// One collection per account key, so that an unknown key id never falls back to another key.
+    let assertionKeys: [String: [String: JWTKeyCollection]]
+    let accessKeys: JWTKeyCollection
+
+    /// An authority for `accounts`, accepting assertions addressed to one of `audiences`, signing
+    /// access tokens with `secret`.
+    public init(accounts: ServiceAccounts, audiences: Set<String>, secret: [UInt8]) async {
+        self.accounts = accounts
+        self.audiences = audiences
+        var assertionKeys: [String: [String: JWTKeyCollection]] = [:]
+        for (email, account) in accounts.accounts {
+            for (id, key) in account.keys {
+                assertionKeys[email, default: [:]][id] = await JWTKeyCollection().add(
+                    rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: id))
+            }
+        }
+        self.assertionKeys = assertionKeys
+        accessKeys = await JWTKeyCollection().add(
+            hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.accessKeyID))
+    }
+
+    /// An access token for the account that signed `assertion`, or why not.
+    public func grant(assertion: String, now: Date) async -> Result<AccessToken, GrantRefusal> {
+        guard let header = TokenHeader(of: assertion) else { return .failure(.invalidGrant("Invalid JWT: no header.")) }
+        guard header.alg == "RS256" else {
+            return .failure(.invalidGrant("Invalid JWT: alg \(header.alg ?? "(none)") is not RS256."))
+        }
+        guard let unverified = try? await accessKeys.unverified(assertion, as: AssertionClaims.self) else {
+            return .failure(.invalidGrant("Invalid JWT: the claims cannot be read."))
+        }
+        let email = unverified.iss.value
+        guard let account = accounts.accounts[email], let keys = assertionKeys[email] else {
+            return .failure(.invalidGrant("Invalid JWT: iss \(email) is not a configured service account."))
+        }
+        guard let id = header.kid, let key = keys[id] else {
+            return .failure(
+                .invalidGrant("Invalid JWT Signature: kid \(header.kid ?? "(none)") is not a key of \(email)."))
+        }
+        let claims: AssertionClaims
+        do {
+            claims = try await key.verify(assertion, as: AssertionClaims.self)
+        } catch {
+            return .failure(.invalidGrant("Invalid JWT Signature."))
+        }
+        if let refusal = timeProblem(claims, now: now) { return .failure(.invalidGrant(refusal)) }
+        guard let audience = claims.aud, audience.value.contains(where: audiences.contains) else {
+            return .failure(.invalidGrant("Invalid JWT: aud must be one of \(audiences.sorted())."))
+        }
+        let scope = claims.scope ?? ""
+        guard !scope.isEmpty else { return .failure(.invalidScope("Invalid JWT: no scope.")) }
+        let expires = now.addingTimeInterval(Self.accessTokenLifetime)
+        let access = AccessClaims(
+            iss: IssuerClaim(value: Self.issuer), sub: SubjectClaim(value: account.email), scope: scope,
+            iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: expires))
+        do {
+            let token = try await accessKeys.sign(access, kid: JWKIdentifier(string: Self.accessKeyID))
+            return .success(AccessToken(token: token, expiresIn: Int(Self.accessTokenLifetime) - 1))
+        } catch {
+            return .failure(.invalidGrant("The access token cannot be signed: \(error)"))
+        }
+    }
+
+    private func timeProblem(_ claims: AssertionClaims, now: Date) -> String? {
+        guard let issued = claims.iat?.value, let expires = claims.exp?.value else {
+            return "Invalid JWT: iat and exp are required."
+        }
+        if expires <= now {
+            return
+                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+        }
+        if issued > now.addingTimeInterval(Self.allowedSkew) { return "Invalid JWT: iat is in the future." }
+        if expires.timeIntervalSince(issued) > Self.longestAssertion {
+            return "Invalid JWT: exp is more than an hour after iat."
+        }
+        if let notBefore = claims.nbf?.value, notBefore > now.addingTimeInterval(Self.allowedSkew) {
+            return "Invalid JWT: not valid before \(notBefore)."
+        }
+        return nil
+    }
+
+    /// The caller an `Authorization` header names, or Google's 401.
+    public func caller(authorization: String?, now: Date) async -> Result<Caller, GoogleError> {
+        let missing = GoogleError.unauthenticated(
+            "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+        )
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(missing) }
+        let token = String(authorization.dropFirst("Bearer ".count))
+        let invalid = GoogleError.unauthenticated(
+            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+        )
+        guard let header = TokenHeader(of: token), header.alg == "HS256", header.kid == Self.accessKeyID,
+            let claims = try? await accessKeys.verify(token, as: AccessClaims.self),
+            claims.iss.value == Self.issuer, claims.exp.value > now,
+            let account = accounts.accounts[claims.sub.value]
+        else { return .failure(invalid) }
+        return .success(Caller(account: account, scopes: Set(claims.scope.split(separator: " ").map(String.init))))
+    }
+}
+
+/// An access token and its lifetime, answered as Google's token endpoint answers.
+public struct AccessToken: Sendable, Encodable {
+    public var token: String
+    public var expiresIn: Int
+
+    enum CodingKeys: String, CodingKey {
+        case token = "access_token"
+        case expiresIn = "expires_in"
+        case tokenType = "token_type"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(token, forKey: .token)
+        try container.encode(expiresIn, forKey: .expiresIn)
+        try container.encode("Bearer", forKey: .tokenType)
+    }
+}
+
+/// Why the token endpoint refuses a grant: RFC 6749's error codes, as Google's endpoint answers
+/// them (400, `{"error": ..., "error_description": ...}`).
+public enum GrantRefusal: Error, Sendable, Hashable {
+    case invalidRequest(String)
+    case invalidGrant(String)
+    case invalidScope(String)
+    case unsupportedGrantType(String)
+
+    /// RFC 6749's `error`.
+    public var error: String {
+        switch self {
+        case .invalidRequest: "invalid_request"
+        case .invalidGrant: "invalid_grant"
+        case .invalidScope: "invalid_scope"
+        case .unsupportedGrantType: "unsupported_grant_type"
+        }
+    }
+
+    /// Why, for a person.
+    public var description: String {
+        switch self {
+        case .invalidRequest(let text), .invalidGrant(let text), .invalidScope(let text),
+            .unsupportedGrantType(let text):
+            text
+        }
+    }
+}
+
+/// The account an access token was issued to, and what it may do.
+public struct Caller: Sendable {
+    public var account: ServiceAccounts.Account
+    public var scopes: Set<String>
+
+    /// Nil when the caller may send for `project`; else Google's 403.
+    public func problem(sendingFor project: String) -> GoogleError? {
+        guard !scopes.isDisjoint(with: TokenAuthority.sendingScopes) else {
+            return .permissionDenied("Request had insufficient authentication scopes.")
+        }
+        guard account.projects.contains(project) else {
+            return .permissionDenied(
+                "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist)."
+            )
+        }
+        return nil
+    }
+}
