@@ -21,6 +21,9 @@
 #                                            10000,100000,1000000): devices reached/s vs the eos ceiling
 #   scripts/benchmark.sh storm [STORMS]     unicast latency and RSS while SENDSxMEMBERS fan-outs run at once
 #                                            (default 50x20000,150x20000,1x1000000), vs the quiet bridge
+#   scripts/benchmark.sh gateway [ARGS]     sends/s through `fcm-bridge gateway` (wrk, 64 keep-alive
+#                                            connections) vs rdkafka_performance producing the same
+#                                            bodies; p99 at 5,000/s (wrk, paced); the Admin SDK's send_each
 # ARGS go to the benchmark (e.g. kafka --messages 200000 --runs 1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -93,6 +96,18 @@ case "$which" in
     ;;
   storm)
     exec bash "$ROOT/scripts/benchmark-e2e.sh" --storm "${1:-50x20000,150x20000,1x1000000}" "${@:2}"
+    ;;
+  gateway)
+    baseline="${RDKAFKA_PERFORMANCE:-$DEPS/librdkafka/bin/rdkafka_performance}"
+    [ -x "$baseline" ] || die "no rdkafka_performance at $baseline (set RDKAFKA_PERFORMANCE to one linked to the same librdkafka)"
+    debian="$(bash scripts/ensure-deb.sh wrk libluajit2-5.1-2)"
+    python_path="$(bash scripts/ensure-python.sh firebase_admin 'firebase-admin>=7.7')"
+    use_local_broker_unless_given bench
+    swift build -c release --product fcm-bridge "${SWIFT_LINK_FLAGS[@]}"
+    PYTHONPATH="$python_path" python3 Benchmarks/GatewayBenchmark/gateway_benchmark.py \
+      --bootstrap "$KAFKA_BOOTSTRAP_SERVERS" --binary "$(swift build -c release --show-bin-path)/fcm-bridge" \
+      --rdkafka-performance "$baseline" --wrk "$debian/usr/bin/wrk" \
+      --library-path "$debian/usr/lib/x86_64-linux-gnu" "$@"
     ;;
   restore)
     use_local_broker_unless_given bench

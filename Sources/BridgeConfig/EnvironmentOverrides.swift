@@ -7,9 +7,10 @@
 /// Reads are recorded, so that ``checkAllUsed()`` can reject a variable that names no field.
 final class EnvironmentOverrides {
     static let prefix = "FCM_BRIDGE_"
-    /// `FCM_BRIDGE_` variables that are not configuration fields: the watcher's webhook secrets,
-    /// which never belong in the YAML file and may share an environment with the worker.
-    static let notFields: Set<String> = ["FCM_BRIDGE_WEBHOOK_SECRETS"]
+    /// `FCM_BRIDGE_` variables that are not configuration fields: the watcher's webhook secrets
+    /// and the gateway's token secret, which never belong in the YAML file and may share an
+    /// environment with the worker.
+    static let notFields: Set<String> = ["FCM_BRIDGE_WEBHOOK_SECRETS", "FCM_BRIDGE_GATEWAY_TOKEN_SECRET"]
 
     private let variables: [String: String]
     private var used: Set<String> = []

@@ -11,24 +11,28 @@ import Synchronization
 /// The worker's HTTP endpoints for operators, served with Hummingbird:
 /// - `/metrics`: every metric in the registry, in Prometheus' text format;
 /// - `/healthz`: 200 while the worker's loop turns (``WorkerHealth/stuckAfter``), else 503;
-/// - `/readyz`: 200 once partitions are assigned and their state restored, else 503 saying why.
+/// - `/readyz`: 200 once partitions are assigned and their state restored, else 503 saying why;
+/// - `/state/devices/{token}/topics` (a worker's): the device's topics, 200 from the worker that
+///   holds its state partition, 421 from the others, 503 when the loop does not answer in time.
 public struct OperationsEndpoints: Service {
     let address: HTTPAddress
     /// Where `address` was configured, named in the error when it cannot be listened on.
     let field: String
     let registry: PrometheusCollectorRegistry
     let health: WorkerHealth
+    let queries: StateQueries?
     let logger: Logger
 
     /// Endpoints on `address`, configured as `field`, for `registry` and `health`.
     public init(
         address: HTTPAddress, field: String = "http.listen", registry: PrometheusCollectorRegistry,
-        health: WorkerHealth, logger: Logger
+        health: WorkerHealth, queries: StateQueries? = nil, logger: Logger
     ) {
         self.address = address
         self.field = field
         self.registry = registry
         self.health = health
+        self.queries = queries
         self.logger = logger
     }
 
@@ -62,6 +66,9 @@ public struct OperationsEndpoints: Service {
         }
     }
 
+    /// How long a question waits for the loop: longer than a turn, shorter than a client's patience.
+    static let queryTimeout = Duration.seconds(5)
+
     private var router: Router<BasicRequestContext> {
         let router = Router()
         let registry = self.registry
@@ -81,11 +88,19 @@ public struct OperationsEndpoints: Service {
             let readiness = health.readinessState
             return readiness == .ready ? text(.ok, "ready\n") : text(.serviceUnavailable, "not ready: \(readiness)\n")
         }
+        if let queries {
+            router.get("state/devices/:token/topics") { _, context in
+                guard let token = try context.parameters.require("token").removingPercentEncoding else {
+                    return text(.badRequest, "the token is not percent-encoded\n")
+                }
+                return DeviceTopicsAnswer(await queries.topics(of: token, timeout: Self.queryTimeout)).response
+            }
+        }
         return router
     }
 }
 
-private func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
+func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
     Response(
         status: status, headers: [.contentType: "text/plain; charset=utf-8"],
         body: .init(byteBuffer: ByteBuffer(string: body)))

@@ -121,15 +121,23 @@ private final class ConnectHandler: ChannelInboundHandler, RemovableChannelHandl
         let (local, remote) = TunnelGlue.pair()
         do {
             let pipeline = context.pipeline.syncOperations
-            pipeline.removeHandler(encoder, promise: nil)
             try tunnel.pipeline.syncOperations.addHandler(remote)
             try pipeline.addHandler(local)
-            pipeline.removeHandler(decoder, promise: nil)
+            pipeline.removeHandler(encoder, promise: nil)
+            // This handler goes before the decoder, whose removal hands the bytes it holds
+            // beyond the request (a client's first TLS bytes) to the next handler: the tunnel.
             pipeline.removeHandler(context: context, promise: nil)
+            pipeline.removeHandler(decoder, promise: nil)
         } catch {
             tunnel.close(promise: nil)
             context.close(promise: nil)
         }
+    }
+
+    /// Not HTTP, or bytes before the tunnel is open: the connection is closed.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        timeout?.cancel()
+        context.close(promise: nil)
     }
 
     private func refuse(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus) {

@@ -70,6 +70,9 @@ public struct Gateway: Service {
             server: try .http2Upgrade(tlsConfiguration: listeners.tls, configuration: http2),
             configuration: .init(
                 address: .hostname(listeners.api.host, port: listeners.api.port), serverName: nil,
+                // Room for a burst of new connections (a fleet of app servers restarting) while
+                // each is set up: the kernel caps it at net.core.somaxconn.
+                backlog: 4096,
                 availableConnectionsDelegate: MaximumAvailableConnections(listeners.maximumConnections)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listeners.api.port

@@ -9,8 +9,8 @@ extension GatewayRoutes {
     /// 400 in FCM's form when they would reject it; `validate_only` answered without a record;
     /// else produced to the send topic, keyed by its device, and answered with the name whose
     /// last part is the `message_id` of the statuses: `<partition>:<offset>:0`.
-    func send(_ request: Request, project: String) async throws -> Response {
-        _ = try await caller(of: request, sendingFor: project)
+    func send(_ request: Request, project: ProjectID) async throws -> Response {
+        _ = try await caller(of: request, sendingFor: project.text)
         let body = try await self.body(of: request)
         let bytes = Array(buffer: body)
         let decoded: SendRequest
@@ -23,7 +23,7 @@ extension GatewayRoutes {
             throw GoogleError.invalidArgument(rejection.detail)
         }
         let time = Int64((now().timeIntervalSince1970 * 1000).rounded(.down))
-        if let rejection = intake.rejection(of: bytes, time: time) {
+        if let rejection = intake.rejection(of: decoded, time: time) {
             throw GoogleError.invalidArgument(rejection.detail)
         }
         if decoded.validateOnly {
@@ -34,7 +34,9 @@ extension GatewayRoutes {
         return Self.named(project: project, id: "\(report.partition):\(report.offset):0")
     }
 
-    private static func named(project: String, id: String) -> Response {
-        json(.ok, (try? JSONEncoder().encode(["name": "projects/\(project)/messages/\(id)"])) ?? Data())
+    /// `{"name": "projects/<project>/messages/<id>"}`, written directly: both parts are plain
+    /// (a checked project id, an id of digits and colons), and an encoder cost a tenth of a send.
+    private static func named(project: ProjectID, id: String) -> Response {
+        json(.ok, Data(#"{"name":"projects/\#(project.text)/messages/\#(id)"}"#.utf8))
     }
 }

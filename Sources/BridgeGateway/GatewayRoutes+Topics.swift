@@ -82,7 +82,7 @@ extension GatewayRoutes {
             ProducerRecord(topic: self.topics.subscriptions, key: key, value: ByteBuffer(data: value)))
     }
 
-    private func registration(in context: BasicRequestContext) throws -> String {
+    func registration(in context: BasicRequestContext) throws -> String {
         let token = try Self.pathParameter("registration", in: context)
         if let problem = RequestDecoder.tokenProblem(token) {
             throw GoogleError.invalidArgument("registration: \(problem)")
@@ -90,7 +90,7 @@ extension GatewayRoutes {
         return token
     }
 
-    private func topicName(_ given: String) throws -> String {
+    func topicName(_ given: String) throws -> String {
         switch TopicName.validate(given) {
         case .success(let name): return name
         case .failure(let problem): throw GoogleError.invalidArgument("topic_name: \(problem)")
@@ -98,7 +98,7 @@ extension GatewayRoutes {
     }
 
     /// A path parameter, percent-decoded (the SDKs quote tokens, whose `:` would split a path).
-    private static func pathParameter(_ name: String, in context: BasicRequestContext) throws -> String {
+    static func pathParameter(_ name: String, in context: BasicRequestContext) throws -> String {
         let raw = try context.parameters.require(name)
         guard let decoded = raw.removingPercentEncoding, !decoded.isEmpty else {
             throw GoogleError.invalidArgument("\(name): not a percent-encoded path segment")

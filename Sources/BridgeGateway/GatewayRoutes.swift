@@ -28,12 +28,15 @@ public struct GatewayRoutes: Sendable {
     let maximumBodyBytes: Int
     let rates: SendRates
     let metrics: GatewayMetrics
+    /// Where devices' state is asked for; nil when no workers are configured.
+    let owners: StateOwners?
     let now: @Sendable () -> Date
 
-    /// Routes producing with `producer` to `topics`, checking sends with `intake`.
+    /// Routes producing with `producer` to `topics`, checking sends with `intake`, asking
+    /// `owners` for devices' state.
     public init(
         authority: TokenAuthority, intake: SendIntake, producer: KafkaProducer, topics: Topics,
-        maximumBodyBytes: Int, rates: SendRates, metrics: GatewayMetrics,
+        maximumBodyBytes: Int, rates: SendRates, metrics: GatewayMetrics, owners: StateOwners?,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.authority = authority
@@ -43,6 +46,7 @@ public struct GatewayRoutes: Sendable {
         self.maximumBodyBytes = maximumBodyBytes
         self.rates = rates
         self.metrics = metrics
+        self.owners = owners
         self.now = now
     }
 
@@ -51,7 +55,9 @@ public struct GatewayRoutes: Sendable {
         let router = Router()
         router.post("token") { request, _ in await measured("token") { try await token(request) } }
         router.post("v1/projects/:project/messages:send") { request, context in
-            await measured("send") { try await send(request, project: try context.parameters.require("project")) }
+            await measured("send") {
+                try await send(request, project: try ProjectID(try context.parameters.require("project")))
+            }
         }
         let subscriptions = "v1/projects/:project/registrations/:registration/topicSubscriptions"
         router.post(RouterPath(subscriptions)) { request, context in
@@ -63,6 +69,15 @@ public struct GatewayRoutes: Sendable {
             await measured("unsubscribe") {
                 try await unsubscribe(request, context: context)
             }
+        }
+        router.get(RouterPath(subscriptions)) { request, context in
+            await measured("list_subscriptions") { try await listSubscriptions(request, context: context) }
+        }
+        router.get(RouterPath(subscriptions + "/:topic")) { request, context in
+            await measured("get_subscription") { try await getSubscription(request, context: context) }
+        }
+        router.get("iid/info/:registration") { request, context in
+            await measured("iid_info") { try await info(request, context: context) }
         }
         router.post("iid/v1:batchAdd") { request, _ in
             await measured("batch_add") { try await batch(request, action: .subscribe) }
@@ -81,7 +96,7 @@ public struct GatewayRoutes: Sendable {
             response = try await handler()
         } catch let error as GoogleError {
             response = Self.answer(error)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch is NIOTooManyBytesError {
             response = Self.answer(
                 GoogleError(
                     .contentTooLarge, code: "INVALID_ARGUMENT",

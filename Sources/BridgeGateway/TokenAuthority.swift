@@ -26,6 +26,7 @@ public struct TokenAuthority: Sendable {
     /// One collection per account key, so that an unknown key id never falls back to another key.
     let assertionKeys: [String: [String: JWTKeyCollection]]
     let accessKeys: JWTKeyCollection
+    let verified = VerifiedTokens()
 
     /// An authority for `accounts`, accepting assertions addressed to one of `audiences`, signing
     /// access tokens with `secret`.
@@ -110,6 +111,7 @@ public struct TokenAuthority: Sendable {
         )
         guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(missing) }
         let token = String(authorization.dropFirst("Bearer ".count))
+        if let caller = verified.caller(for: token, at: now) { return .success(caller) }
         let invalid = GoogleError.unauthenticated(
             "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
         )
@@ -118,7 +120,9 @@ public struct TokenAuthority: Sendable {
             claims.iss.value == Self.issuer, claims.exp.value > now,
             let account = accounts.accounts[claims.sub.value]
         else { return .failure(invalid) }
-        return .success(Caller(account: account, scopes: Set(claims.scope.split(separator: " ").map(String.init))))
+        let caller = Caller(account: account, scopes: Set(claims.scope.split(separator: " ").map(String.init)))
+        verified.remember(token, as: caller, until: claims.exp.value)
+        return .success(caller)
     }
 }
 

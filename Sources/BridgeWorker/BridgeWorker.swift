@@ -19,6 +19,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     private let metricsFactory: any MetricsFactory
     /// What the health endpoints answer from.
     public let health: WorkerHealth
+    /// What the endpoints ask about the devices whose state this worker holds.
+    public let queries = StateQueries()
     private let logger: Logger
 
     /// Creates a worker; nothing connects until ``run()``. Its metrics go to `metrics` (none
@@ -114,7 +116,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer, stores: stores,
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health,
-            logger: logger
+            queries: queries, logger: logger
         )
         async let trimming: Void = trimmer.run(admin: admin)
         var failure: (any Error)?

@@ -18,6 +18,8 @@ struct WorkerLoop: ~Copyable {
     let maxBatchRecords: Int
     /// Told of every turn and of each step to readiness.
     let health: WorkerHealth
+    /// Questions about the state held, answered at each turn.
+    let queries: StateQueries
     let logger: Logger
 
     private var states = DeviceStates()
@@ -32,7 +34,7 @@ struct WorkerLoop: ~Copyable {
     init(
         consumer: any InputConsumer, processor: RecordProcessor, committer: BatchCommitter,
         restorer: ChangelogRestorer, stores: StateDirectory? = nil, stateTopic: String, maxBatchRecords: Int,
-        health: WorkerHealth, logger: Logger
+        health: WorkerHealth, queries: StateQueries = StateQueries(), logger: Logger
     ) {
         self.stores = stores
         self.consumer = consumer
@@ -42,6 +44,7 @@ struct WorkerLoop: ~Copyable {
         self.stateTopic = stateTopic
         self.maxBatchRecords = maxBatchRecords
         self.health = health
+        self.queries = queries
         self.logger = logger
         self.progress = ProgressLog(logger: logger)
         self.rejections = RejectionLog(logger: logger)
@@ -61,6 +64,7 @@ struct WorkerLoop: ~Copyable {
             var events = try await poll()
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 health.turned()
+                answerQueries()
                 if events.allSatisfy(\.isRecord) {
                     let (maxRecords, timeout) = pollLimits(after: events.count)
                     async let next = consumer.poll(maxRecords: maxRecords, timeout: timeout)
@@ -81,6 +85,17 @@ struct WorkerLoop: ~Copyable {
         } catch {
             await committer.abandon(&batch)
             throw error
+        }
+    }
+
+    /// Answers the endpoints' questions about devices from the state held now.
+    private func answerQueries() {
+        queries.answerWaiting { [states, processor] token in
+            let (partition, partitions) = processor.statePartition(ofDevice: token)
+            guard let topics = states.subscriptions(of: token, in: partition) else {
+                return .elsewhere(partition: partition, partitions: partitions)
+            }
+            return .topics(topics, partition: partition, partitions: partitions)
         }
     }
 

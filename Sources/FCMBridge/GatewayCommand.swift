@@ -60,6 +60,12 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "A token_uri the service-account files name: the audience their assertions must have (repeatable).")
     var tokenURI: [String] = ["https://oauth2.googleapis.com/token"]
 
+    @Option(
+        help:
+            "A worker's operations endpoint (host:port, repeatable; a host may name many, as a headless Service does), asked for devices' topics."
+    )
+    var workers: [String] = []
+
     @Option(help: "Requests per second per service account before 429 QUOTA_EXCEEDED; 0 for no limit.")
     var rateLimit = 10_000
 
@@ -78,6 +84,9 @@ struct GatewayCommand: AsyncParsableCommand {
                 throw ValidationError(
                     "\(name) must be host:port\(name == "--listen" ? "" : " or off"), got \"\(value)\"")
             }
+        }
+        for worker in workers where HTTPAddress(parsing: worker) == nil {
+            throw ValidationError("--workers must be host:port, got \"\(worker)\"")
         }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 or more, got \(rateLimit)") }
         guard (1024...16_777_216).contains(maxBodyBytes) else {
@@ -105,6 +114,8 @@ struct GatewayCommand: AsyncParsableCommand {
         var producerConfiguration = KafkaProducerConfiguration(kafka: configuration.kafkaClients)
         // A request waits for its record: past this, it is answered 503, which the SDKs retry.
         producerConfiguration.messageTimeout = .seconds(30)
+        // Each answer waits for its batch: linger less than the workers (which do not wait on it).
+        producerConfiguration.linger = .milliseconds(1)
         try await withKafkaProducer(configuration: producerConfiguration, logger: logger) { producer in
             let routes = GatewayRoutes(
                 authority: await TokenAuthority(
@@ -115,7 +126,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 producer: producer,
                 topics: .init(send: configuration.topics.send, subscriptions: configuration.topics.subscriptions),
                 maximumBodyBytes: maxBodyBytes, rates: SendRates(perSecond: rateLimit == 0 ? nil : rateLimit),
-                metrics: GatewayMetrics(factory: PrometheusMetricsFactory(registry: registry)))
+                metrics: GatewayMetrics(factory: PrometheusMetricsFactory(registry: registry)),
+                owners: workers.isEmpty ? nil : StateOwners(workers: workers.compactMap(HTTPAddress.init(parsing:))))
             let gateway = Gateway(
                 routes: routes,
                 listeners: .init(
@@ -134,7 +146,7 @@ struct GatewayCommand: AsyncParsableCommand {
                 metadata: [
                     "accounts": "\(accounts.accounts.count)", "send_topic": "\(configuration.topics.send)",
                     "subscriptions_topic": "\(configuration.topics.subscriptions)",
-                    "token_uris": "\(tokenURI.joined(separator: " "))",
+                    "token_uris": "\(tokenURI.joined(separator: " "))", "workers": "\(workers.joined(separator: " "))",
                 ])
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

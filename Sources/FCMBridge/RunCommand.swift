@@ -38,7 +38,10 @@ struct RunCommand: AsyncParsableCommand {
         if let address = configuration.http {
             // First in the list, so that it is shut down last: it answers until the worker is done.
             services.insert(
-                OperationsEndpoints(address: address, registry: registry, health: worker.health, logger: logger), at: 0)
+                OperationsEndpoints(
+                    address: address, registry: registry, health: worker.health, queries: worker.queries, logger: logger
+                ),
+                at: 0)
         } else {
             logger.notice("http endpoints off (http.listen: off): no /metrics, /healthz or /readyz")
         }

@@ -31,7 +31,7 @@ struct DeploymentFileTests {
         let kustomization = try Self.yaml("deploy/kubernetes/kustomization.yaml")
         let resources = try #require(kustomization["resources"] as? [String])
         #expect(resources.contains("statefulset.yaml") && resources.contains("configmap.yaml"))
-        for file in resources + ["secret.example.yaml", "watch-secret.example.yaml"] {
+        for file in resources + ["secret.example.yaml", "watch-secret.example.yaml", "gateway-secret.example.yaml"] {
             let manifest = try Self.yaml("deploy/kubernetes/\(file)")
             #expect(manifest["kind"] is String && manifest["apiVersion"] is String, "\(file)")
         }
@@ -106,6 +106,66 @@ struct DeploymentFileTests {
         let pod = try #require(template["spec"] as? [String: Any])
         let labels = try #require((template["metadata"] as? [String: Any])?["labels"] as? [String: String])
         return (pod, try #require((pod["containers"] as? [[String: Any]])?.first), labels)
+    }
+
+    @Test(
+        "the gateway's Deployment mounts what its arguments name, probes its own port, and its Service reaches each port"
+    )
+    func gatewayDeploymentAgrees() throws {
+        let (pod, container, labels) = try Self.container(of: "deploy/kubernetes/gateway-deployment.yaml")
+        let args = try #require(container["args"] as? [String])
+        #expect(args.starts(with: ["gateway", "--config", "/etc/fcm-bridge/fcm-bridge.yaml"]))
+        func argument(_ name: String) throws -> String {
+            try #require(args.firstIndex(of: name).map { args[$0 + 1] }, "\(name)")
+        }
+        let mounts = try #require(container["volumeMounts"] as? [[String: Any]])
+        let volumes = try #require(pod["volumes"] as? [[String: Any]])
+        let secret = try Self.yaml("deploy/kubernetes/gateway-secret.example.yaml")
+        let secretName = (secret["metadata"] as? [String: Any])?["name"] as? String
+        for file in try ["--tls-certificate", "--tls-key", "--accounts"].map(argument) {
+            let mount = mounts.first { file.hasPrefix(($0["mountPath"] as? String ?? "?") + "/") }
+            let volume = volumes.first { $0["name"] as? String == mount?["name"] as? String }
+            let source = try #require(volume?["secret"] as? [String: Any], "\(file) is on no Secret volume")
+            let items = source["items"] as? [[String: Any]]
+            let name = URL(fileURLWithPath: file).lastPathComponent
+            #expect(
+                items.map { $0.contains { $0["path"] as? String == name } } ?? ["tls.crt", "tls.key"].contains(name))
+            if source["secretName"] as? String == secretName {
+                #expect(
+                    (secret["stringData"] as? [String: String])?[name] != nil, "\(name) is not in the example Secret")
+            }
+        }
+        let ports = try #require(container["ports"] as? [[String: Any]])
+        let service = try #require(try Self.yaml("deploy/kubernetes/gateway-service.yaml")["spec"] as? [String: Any])
+        #expect(service["selector"] as? [String: String] == labels)
+        for (option, name) in [("--listen", "https"), ("--proxy-listen", "proxy"), ("--http-listen", "metrics")] {
+            let address = try #require(HTTPAddress(parsing: try argument(option)))
+            #expect(ports.contains { $0["name"] as? String == name && $0["containerPort"] as? Int == address.port })
+            #expect(
+                (service["ports"] as? [[String: Any]])?.contains { $0["targetPort"] as? String == name } == true,
+                "\(name)")
+        }
+        for (probe, path) in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")] {
+            let get = try #require((container[probe] as? [String: Any])?["httpGet"] as? [String: Any], "\(probe)")
+            #expect(get["path"] as? String == path && get["port"] as? String == "metrics", "\(probe)")
+        }
+        // --workers names the headless Service of the workers' operations port.
+        let workers = try #require(HTTPAddress(parsing: try argument("--workers")))
+        let headless = try #require(try Self.yaml("deploy/kubernetes/workers-service.yaml")["spec"] as? [String: Any])
+        #expect(headless["clusterIP"] as? String == "None")
+        #expect(
+            headless["selector"] as? [String: String]
+                == (try Self.container(of: "deploy/kubernetes/statefulset.yaml").labels))
+        #expect((headless["ports"] as? [[String: Any]])?.contains { $0["port"] as? Int == workers.port } == true)
+        #expect(workers.port == (try Self.production.http?.port))
+        let environment = try #require(container["env"] as? [[String: Any]])
+        let names = environment.compactMap { $0["name"] as? String }
+        #expect(names.contains("FCM_BRIDGE_GATEWAY_TOKEN_SECRET"))
+        #expect(throws: Never.self) {
+            try ConfigurationLoader.load(
+                yaml: Self.text("config/production.yaml"),
+                environment: Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
+        }
     }
 
     @Test(

@@ -108,6 +108,8 @@ def bridge_environment(bootstrap, prefix):
         "FCM_BRIDGE_APNS_BUNDLE_ID": "com.example.app", "FCM_BRIDGE_HTTP_LISTEN": "127.0.0.1:0",
         "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "10",
         "FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_SESSION_TIMEOUT_MS": "6000",
+        # Shared by every gateway of the stack, as by a fleet's: each accepts the others' tokens.
+        "FCM_BRIDGE_GATEWAY_TOKEN_SECRET": uuid.uuid4().hex * 2,
     })
     for topic in ["send", "presence", "inbox", "status", "dead_letters", "subscriptions"]:
         environment[f"FCM_BRIDGE_TOPICS_{topic.upper()}"] = f"{prefix}.{topic}"
@@ -115,13 +117,65 @@ def bridge_environment(bootstrap, prefix):
 
 
 def start_gateway(binary, environment, directory, certificates, accounts, name, *extra):
-    """A gateway on free loopback ports; returns it and its proxy's URL."""
+    """A gateway on free loopback ports; returns it (its `api` the HTTPS URL) and its proxy's URL."""
     accounts_file = directory / f"{name}-accounts.json"
     accounts_file.write_text(json.dumps({"accounts": accounts}))
     gateway = Process(
-        [binary, "gateway", "--listen", "127.0.0.1:0", "--proxy-listen", "127.0.0.1:0", "--http-listen", "off",
+        [binary, "gateway", "--listen", "127.0.0.1:0", "--proxy-listen", "127.0.0.1:0",
          "--tls-certificate", str(certificates["certificate"]), "--tls-key", str(certificates["key"]),
-         "--accounts", str(accounts_file), "--log-format", "json", *extra],
+         "--accounts", str(accounts_file), "--log-format", "json",
+         *(extra if "--http-listen" in extra else (*extra, "--http-listen", "off"))],
         environment, directory / f"{name}.log")
-    port = gateway.wait_for(r'"address":"127\.0\.0\.1:(\d+)"[^\n]*"message":"connect proxy listening"').group(1)
-    return gateway, f"http://127.0.0.1:{port}"
+    proxy = gateway.wait_for(r'"address":"127\.0\.0\.1:(\d+)"[^\n]*"message":"connect proxy listening"').group(1)
+    api = gateway.wait_for(r'"address":"127\.0\.0\.1:(\d+)"[^\n]*"message":"gateway listening"').group(1)
+    gateway.api = f"https://127.0.0.1:{api}"
+    return gateway, f"http://127.0.0.1:{proxy}"
+
+
+def app_server(stack, monkeypatch, account=None, proxy=None, **options):
+    """An Admin SDK app reaching the gateway as the README configures an app server."""
+    monkeypatch.setenv("HTTPS_PROXY", proxy or stack.proxy)
+    for variable in ["NO_PROXY", "no_proxy", "https_proxy"]:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(stack.certificates["ca"]))
+    monkeypatch.setenv("SSL_CERT_FILE", str(stack.certificates["ca"]))
+    import firebase_admin
+    from firebase_admin import credentials
+    app = firebase_admin.initialize_app(
+        credentials.Certificate(str(account or stack.account)), options=options, name=uuid.uuid4().hex)
+    return app
+
+
+def read(stack, topic, done, timeout=60):
+    """Records of `topic` (committed ones), as (key, JSON value), until `done(records)`: every
+    partition assigned from its start, with no group to join."""
+    import confluent_kafka as kafka
+    name = f"{stack.prefix}.{topic}"
+    consumer = kafka.Consumer({
+        "bootstrap.servers": stack.bootstrap, "group.id": "unused", "isolation.level": "read_committed",
+        "enable.auto.commit": False, "fetch.wait.max.ms": 10,
+    })
+    partitions = consumer.list_topics(name, timeout=10).topics[name].partitions
+    consumer.assign([kafka.TopicPartition(name, p, kafka.OFFSET_BEGINNING) for p in partitions])
+    records = []
+    deadline = time.monotonic() + timeout
+    try:
+        while not done(records) and time.monotonic() < deadline:
+            for record in consumer.consume(500, timeout=0.1):
+                if record.error() is None:
+                    records.append((record.key().decode() if record.key() else None, json.loads(record.value())))
+    finally:
+        consumer.close()
+    return records
+
+
+def statuses(stack, wanted, timeout=60):
+    """The status events until `wanted(events)` holds."""
+    return [event for _, event in read(stack, "status", lambda r: wanted([e for _, e in r]), timeout)]
+
+
+def produce(stack, topic, key, value):
+    import confluent_kafka as kafka
+    producer = kafka.Producer({"bootstrap.servers": stack.bootstrap, "enable.idempotence": True})
+    producer.produce(f"{stack.prefix}.{topic}", key=key, value=json.dumps(value))
+    assert producer.flush(30) == 0

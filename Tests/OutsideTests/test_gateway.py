@@ -1,12 +1,10 @@
 """`fcm-bridge gateway` driven by the unmodified Firebase Admin SDK, configured only through its
 service-account file and the environment (HTTPS_PROXY and a trusted CA), each call followed
 through the worker to the status and inbox topics with confluent-kafka."""
-import json
 import os
 import re
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -20,100 +18,16 @@ except ImportError:
 from firebase_admin import credentials, exceptions, messaging  # noqa: E402
 from google.auth import credentials as google_credentials  # noqa: E402
 
-from gateway_stack import (  # noqa: E402
-    Process, bridge_environment, make_certificates, make_service_account, start_gateway)
+from gateway_stack import app_server, produce, read, statuses  # noqa: E402
 
 BOOTSTRAP = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
-BINARY = os.environ.get("FCM_BRIDGE_BINARY")
 pytestmark = [
     pytest.mark.skipif(not BOOTSTRAP, reason="needs a broker: KAFKA_BOOTSTRAP_SERVERS (scripts/test.sh starts one)"),
     pytest.mark.filterwarnings("ignore:Message.token is deprecated:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore:MulticastMessage.tokens is deprecated:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore:subscribe_to_topic_legacy is deprecated:DeprecationWarning"),
 ]
-PROJECT = "example"
 MESSAGE_ID = re.compile(r"^projects/example/messages/(\d+:\d+:0)$")
-
-
-class Stack:
-    pass
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("gateway")
-    stack = Stack()
-    stack.prefix = f"gateway-{uuid.uuid4().hex[:8]}"
-    stack.environment = bridge_environment(BOOTSTRAP, stack.prefix)
-    stack.certificates = make_certificates(directory)
-    stack.account, account = make_service_account(directory, PROJECT)
-    stack.stranger, _ = make_service_account(directory, PROJECT, name="stranger")
-    stack.worker = Process([BINARY, "run", "--log-format", "json"], stack.environment, directory / "worker.log")
-    processes = [stack.worker]
-    try:
-        stack.worker.wait_for("restored device state", timeout=120)
-        stack.gateway, stack.proxy = start_gateway(
-            BINARY, stack.environment, directory, stack.certificates, [account], "gateway")
-        processes.append(stack.gateway)
-        stack.limited, stack.limited_proxy = start_gateway(
-            BINARY, stack.environment, directory, stack.certificates, [account], "limited", "--rate-limit", "1")
-        processes.append(stack.limited)
-        yield stack
-    finally:
-        for process in processes:
-            process.stop()
-
-
-def app_server(stack, monkeypatch, account=None, proxy=None, **options):
-    """An Admin SDK app reaching the gateway as the README configures an app server."""
-    monkeypatch.setenv("HTTPS_PROXY", proxy or stack.proxy)
-    for variable in ["NO_PROXY", "no_proxy", "https_proxy"]:
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(stack.certificates["ca"]))
-    monkeypatch.setenv("SSL_CERT_FILE", str(stack.certificates["ca"]))
-    app = firebase_admin.initialize_app(
-        credentials.Certificate(str(account or stack.account)), options=options, name=uuid.uuid4().hex)
-    return app
-
-
-@pytest.fixture
-def app(stack, monkeypatch):
-    app = app_server(stack, monkeypatch)
-    yield app
-    firebase_admin.delete_app(app)
-
-
-def read(stack, topic, done, timeout=60):
-    """Records of `topic` (committed ones), as (key, JSON value), until `done(records)`: every
-    partition assigned from its start, with no group to join."""
-    name = f"{stack.prefix}.{topic}"
-    consumer = kafka.Consumer({
-        "bootstrap.servers": BOOTSTRAP, "group.id": "unused", "isolation.level": "read_committed",
-        "enable.auto.commit": False, "fetch.wait.max.ms": 10,
-    })
-    partitions = consumer.list_topics(name, timeout=10).topics[name].partitions
-    consumer.assign([kafka.TopicPartition(name, p, kafka.OFFSET_BEGINNING) for p in partitions])
-    records = []
-    deadline = time.monotonic() + timeout
-    try:
-        while not done(records) and time.monotonic() < deadline:
-            for record in consumer.consume(500, timeout=0.1):
-                if record.error() is None:
-                    records.append((record.key().decode() if record.key() else None, json.loads(record.value())))
-    finally:
-        consumer.close()
-    return records
-
-
-def statuses(stack, wanted, timeout=60):
-    """The status events until `wanted(events)` holds."""
-    return [event for _, event in read(stack, "status", lambda r: wanted([e for _, e in r]), timeout)]
-
-
-def produce(stack, topic, key, value):
-    producer = kafka.Producer({"bootstrap.servers": BOOTSTRAP, "enable.idempotence": True})
-    producer.produce(f"{stack.prefix}.{topic}", key=key, value=json.dumps(value))
-    assert producer.flush(30) == 0
 
 
 def message_id(name):
@@ -219,7 +133,7 @@ def test_a_token_the_gateway_did_not_issue_is_unauthenticated(stack, app, monkey
             return ForgedToken()
 
     monkeypatch.setenv("HTTPS_PROXY", stack.proxy)
-    forged = firebase_admin.initialize_app(Forged(), options={"projectId": PROJECT}, name=uuid.uuid4().hex)
+    forged = firebase_admin.initialize_app(Forged(), options={"projectId": "example"}, name=uuid.uuid4().hex)
     with pytest.raises(exceptions.UnauthenticatedError):
         messaging.send(messaging.Message(token="device-forged"), app=forged)
 
@@ -228,3 +142,50 @@ def test_an_unknown_service_account_gets_no_token(stack, monkeypatch):
     stranger = app_server(stack, monkeypatch, account=stack.stranger)
     with pytest.raises(Exception, match="invalid_grant"):
         messaging.send(messaging.Message(token="device-stranger"), app=stranger)
+
+
+def test_the_dashboard_and_alert_rules_name_only_what_the_gateway_exports(stack, app):
+    """deploy/'s gateway panels and rules, against a running gateway's /metrics (the Swift suite's
+    DashboardMetricsTests checks the rest against a worker and a watcher)."""
+    import json
+    import urllib.request
+    from pathlib import Path
+
+    messaging.send(messaging.Message(token="device-metrics"), app=app)
+    exported = {}
+    for line in urllib.request.urlopen(f"{stack.metrics}/metrics", timeout=10).read().decode().splitlines():
+        if line and not line.startswith("#"):
+            name = re.split(r"[{ ]", line, maxsplit=1)[0]
+            exported.setdefault(name, set()).update(re.findall(r'([a-z_]+)="', line))
+    root = Path(__file__).resolve().parents[2]
+    dashboard = json.loads((root / "deploy/grafana/fcm-bridge.json").read_text())
+    expressions = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    expressions += re.findall(r"^\s*expr:\s*(.*)$", (root / "deploy/prometheus/fcm-bridge.rules.yaml").read_text(), re.M)
+    gateway = [e for e in expressions if "fcm_bridge_gateway_" in e]
+    assert len(gateway) >= 4, gateway
+    for expression in gateway:
+        names = set(re.findall(r"fcm_bridge_gateway_[a-z0-9_]+", expression))
+        assert names <= exported.keys(), f"{expression} names metrics the gateway does not export"
+        for metric, selector in re.findall(r"(fcm_bridge_gateway_[a-z0-9_]+)\{([^}]*)\}", expression):
+            for label in re.findall(r"([a-z_]+)\s*(?:=~|!=|!~|=)", selector):
+                assert label in exported[metric], f"{metric} has no label {label}: {expression}"
+        labels = set().union({"le"}, *(exported[n] for n in names))
+        for group in re.findall(r"by \(([^)]*)\)", expression):
+            for label in (part.strip() for part in group.split(",")):
+                assert label in labels, f"no metric of {expression} has a label {label}"
+
+
+def test_a_registrations_topics_are_read_from_the_worker_that_holds_it(stack, app, client):
+    device, topic = f"device-{uuid.uuid4().hex}", f"registered-{uuid.uuid4().hex[:8]}"
+    assert messaging.subscribe_to_topic([device], topic, app=app).success_count == 1
+    statuses(stack, lambda events: any(
+        e["type"] == "subscribed" and e.get("token") == device and e.get("topic") == topic for e in events))
+    registration = f"https://fcm.googleapis.com/v1/projects/example/registrations/{device}/topicSubscriptions"
+    listed = client.get(registration)
+    assert listed.status_code == 200, listed.text
+    assert listed.json() == {"topicSubscriptions": [{"name": f"{registration.split('/v1/')[1]}/{topic}"}]}
+    assert client.get(f"{registration}/{topic}").status_code == 200
+    missing = client.get(f"{registration}/elsewhere")
+    assert missing.status_code == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
+    info = client.get(f"https://iid.googleapis.com/iid/info/{device}?details=true", headers={"access_token_auth": "true"})
+    assert info.json() == {"platform": "IOS", "rel": {"topics": {topic: {}}}}, info.text

@@ -52,7 +52,7 @@ public struct SendIntake: Sendable {
         return admit(decoded, partition: partition, offset: offset, time: time)
     }
 
-    private func admit(_ decoded: Swift.Result<SendRequest, Rejection>, partition: Int32, offset: Int64, time: Int64?)
+    func admit(_ decoded: Swift.Result<SendRequest, Rejection>, partition: Int32, offset: Int64, time: Int64?)
         -> Result
     {
         var result = Result()

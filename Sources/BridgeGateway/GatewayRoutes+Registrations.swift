@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+
+extension GatewayRoutes {
+    /// `GET .../registrations/{registration}/topicSubscriptions`: the device's topics, from the
+    /// worker that holds its state (``StateOwners``), as `{"topicSubscriptions": [{"name"}]}`.
+    func listSubscriptions(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let (project, token, topics) = try await subscriptions(request, context: context)
+        struct Subscription: Encodable { var name: String }
+        let list = topics.map {
+            Subscription(name: "projects/\(project.text)/registrations/\(token)/topicSubscriptions/\($0)")
+        }
+        return Self.json(.ok, (try? JSONEncoder().encode(["topicSubscriptions": list])) ?? Data())
+    }
+
+    /// `GET .../registrations/{registration}/topicSubscriptions/{topic}`: the subscription, or
+    /// `404 NOT_FOUND` when the device is not subscribed.
+    func getSubscription(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let (project, token, topics) = try await subscriptions(request, context: context)
+        let topic = try topicName(try Self.pathParameter("topic", in: context))
+        guard topics.contains(topic) else {
+            throw GoogleError.notFound("Registration \(token) is not subscribed to topic \(topic).")
+        }
+        let name = "projects/\(project.text)/registrations/\(token)/topicSubscriptions/\(topic)"
+        return Self.json(.ok, (try? JSONEncoder().encode(["name": name])) ?? Data())
+    }
+
+    /// `GET /iid/info/{token}` (Instance ID's): `{"platform": "IOS"}`, with `details=true` and
+    /// the device's topics as `{"rel": {"topics": {"news": {}}}}` (the bridge keeps no `addDate`).
+    func info(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        _ = try await caller(of: request, sendingFor: nil)
+        let token = try registration(in: context)
+        struct Info: Encodable {
+            struct Relations: Encodable { var topics: [String: [String: String]] }
+            var platform = "IOS"
+            var rel: Relations?
+        }
+        var info = Info()
+        if request.uri.queryParameters.get("details") == "true" {
+            let topics = try await owners(asking: token)
+            info.rel = Info.Relations(topics: Dictionary(uniqueKeysWithValues: topics.map { ($0, [:]) }))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Self.json(.ok, (try? encoder.encode(info)) ?? Data())
+    }
+
+    /// The project, the registration and its topics, for a caller allowed the project.
+    private func subscriptions(
+        _ request: Request, context: BasicRequestContext
+    ) async throws -> (ProjectID, String, [String]) {
+        let project = try ProjectID(try context.parameters.require("project"))
+        _ = try await caller(of: request, sendingFor: project.text)
+        let token = try registration(in: context)
+        return (project, token, try await owners(asking: token))
+    }
+
+    private func owners(asking token: String) async throws -> [String] {
+        guard let owners else {
+            throw GoogleError(
+                .notImplemented, code: "UNIMPLEMENTED",
+                "This gateway knows no workers to ask (fcm-bridge gateway --workers).")
+        }
+        return try await owners.topics(of: token)
+    }
+}

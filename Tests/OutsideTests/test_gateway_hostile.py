@@ -1,0 +1,165 @@
+"""`fcm-bridge gateway` under hostile and unlucky clients: bodies at and over the limit, malformed
+JSON, ten thousand idle connections and a slow client beside real requests, and a gateway killed
+with SIGKILL under load, whose every `200` must name its record on the send topic."""
+import json
+import os
+import signal
+import socket
+import ssl
+import threading
+import time
+import uuid
+
+import pytest
+
+try:
+    import confluent_kafka as kafka
+    import requests
+except ImportError:
+    if not os.environ.get("FCM_BRIDGE_PYPI_UNREACHABLE"):
+        raise
+    pytest.skip("firebase-admin or confluent-kafka is not installed and PyPI cannot be reached", allow_module_level=True)
+
+from gateway_stack import start_gateway  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), reason="needs a broker: KAFKA_BOOTSTRAP_SERVERS (scripts/test.sh starts one)")
+SEND = "https://fcm.googleapis.com/v1/projects/example/messages:send"
+
+
+def google_status(response):
+    return response.json()["error"]["status"]
+
+
+def test_a_body_at_the_limit_is_read_and_one_byte_more_is_refused(client):
+    body = json.dumps({"message": {"token": "device-limit", "data": {"pad": ""}}})
+    at_limit = body.replace('"pad": ""', '"pad": "' + "x" * (8192 - len(body)) + '"')
+    assert len(at_limit) == 8192
+    read = client.post(SEND, data=at_limit)
+    # Read whole: refused for what it says (its payload is over APNs' 4 KB), not for its size.
+    assert read.status_code == 400 and "payload" in read.json()["error"]["message"], read.text
+    over = client.post(SEND, data=at_limit + " ")
+    assert over.status_code == 413, over.text
+    assert google_status(over) == "INVALID_ARGUMENT"
+
+
+@pytest.mark.parametrize("body", [b'{"message": ', b"[]", b'{"message": {"token": 5}}', b"\xff\xfe", b""])
+def test_malformed_requests_are_invalid_arguments(client, body):
+    response = client.post(SEND, data=body)
+    assert response.status_code == 400, response.text
+    assert google_status(response) == "INVALID_ARGUMENT"
+    assert response.json()["error"]["details"][0]["errorCode"] == "INVALID_ARGUMENT"
+
+
+def test_ten_thousand_idle_connections_and_a_slow_client_leave_it_serving(stack, client):
+    port = int(stack.gateway.api.rsplit(":", 1)[1])
+    idle = []
+    try:
+        started = time.monotonic()
+        for _ in range(10_000):
+            idle.append(socket.create_connection(("127.0.0.1", port)))
+        print(f"10,000 connections open in {time.monotonic() - started:.1f} s")
+        context = ssl.create_default_context(cafile=str(stack.certificates["ca"]))
+        slow = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="fcm.googleapis.com")
+        slow.sendall(b"POST /v1/projects/example/messages:send HTTP/1.1\r\nHost: fcm.googleapis.com\r\n")
+        answers = []
+        started = time.monotonic()
+        for n in range(20):
+            slow.sendall(b"X-Slow: %d\r\n" % n)
+            answers.append(client.post(SEND, json={"message": {"token": f"device-busy-{n}"}}).status_code)
+        print(f"20 sends beside them in {time.monotonic() - started:.1f} s")
+        assert answers == [200] * 20
+        slow.close()
+    finally:
+        for connection in idle:
+            connection.close()
+
+
+def test_the_proxy_tunnels_googles_api_hosts_only(stack, client):
+    address = stack.proxy.removeprefix("http://").split(":")
+    proxy = (address[0], int(address[1]))
+    refused = [
+        (b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", b" 403 "),
+        (b"CONNECT fcm.googleapis.com:80 HTTP/1.1\r\nHost: fcm.googleapis.com:80\r\n\r\n", b" 403 "),
+        (b"GET http://fcm.googleapis.com/ HTTP/1.1\r\nHost: fcm.googleapis.com\r\n\r\n", b" 405 "),
+        (b"\x16\x03\x01\x00\x05hello\r\n\r\n", b""),
+    ]
+    for request, answer in refused:
+        with socket.create_connection(proxy, timeout=10) as connection:
+            connection.sendall(request)
+            assert answer in connection.recv(200), request
+    # Bytes right behind the CONNECT, before its answer, go through the tunnel (here to a TLS
+    # listener that closes on them), not to the proxy's HTTP decoder.
+    with socket.create_connection(proxy, timeout=10) as connection:
+        connection.sendall(b"CONNECT fcm.googleapis.com:443 HTTP/1.1\r\nHost: fcm.googleapis.com:443\r\n\r\n"
+                           + b"\x16\x03\x01\x00\x05not a handshake")
+        assert connection.recv(200).startswith(b"HTTP/1.1 200")
+    assert client.post(SEND, json={"message": {"token": "device-after-proxy"}}).status_code == 200
+
+
+def test_a_gateway_killed_under_load_answered_200_only_for_what_it_wrote(stack, client):
+    binary = os.environ["FCM_BRIDGE_BINARY"]
+    gateway, _ = start_gateway(
+        binary, stack.environment, stack.directory, stack.certificates, [stack.account_entry], f"killed-{uuid.uuid4().hex[:6]}",
+        "--rate-limit", "0")
+    answers, failures, stop = [], [], threading.Event()
+    run = uuid.uuid4().hex
+
+    def sender(thread):
+        session = requests.Session()
+        session.trust_env = False  # straight to the gateway's API, not through the proxy
+        session.headers.update({"Authorization": f"Bearer {client.token}"})
+        for n in range(1_000_000):
+            if stop.is_set():
+                return
+            marker = f"{run}-{thread}-{n}"
+            try:
+                response = session.post(
+                    f"{gateway.api}/v1/projects/example/messages:send", verify=str(stack.certificates["ca"]),
+                    json={"message": {"token": f"device-kill-{thread}", "data": {"marker": marker}}}, timeout=10)
+            except requests.RequestException:
+                failures.append(marker)
+                continue
+            if response.status_code == 200:
+                answers.append((marker, response.json()["name"].rsplit("/", 1)[1]))
+
+    threads = [threading.Thread(target=sender, args=(t,)) for t in range(16)]
+    try:
+        for thread in threads:
+            thread.start()
+        time.sleep(2)
+        os.kill(gateway.process.pid, signal.SIGKILL)
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        gateway.stop()
+    assert len(answers) > 100, f"only {len(answers)} answers before the kill"
+    assert failures, "the kill cut no request short: it came too late to test anything"
+    ids = [message_id for _, message_id in answers]
+    assert len(set(ids)) == len(ids), "two requests were answered with one record"
+    written = records_at(stack, "send", {tuple(map(int, i.split(":")[:2])) for i in ids})
+    for marker, message_id in answers:
+        partition, offset = map(int, message_id.split(":")[:2])
+        value = written.get((partition, offset))
+        assert value is not None, f"{message_id} was answered 200 and is not on the send topic"
+        assert value["message"]["data"]["marker"] == marker, f"{message_id} holds another request"
+
+
+def records_at(stack, topic, positions, timeout=60):
+    """The JSON values at `positions` ((partition, offset)) of `topic`."""
+    name = f"{stack.prefix}.{topic}"
+    consumer = kafka.Consumer({"bootstrap.servers": stack.bootstrap, "group.id": "unused", "enable.auto.commit": False,
+                               "isolation.level": "read_committed", "fetch.wait.max.ms": 10})
+    partitions = consumer.list_topics(name, timeout=10).topics[name].partitions
+    consumer.assign([kafka.TopicPartition(name, p, kafka.OFFSET_BEGINNING) for p in partitions])
+    found, deadline = {}, time.monotonic() + timeout
+    try:
+        while not positions <= found.keys() and time.monotonic() < deadline:
+            for record in consumer.consume(1000, timeout=0.1):
+                if record.error() is None:
+                    found[(record.partition(), record.offset())] = json.loads(record.value())
+    finally:
+        consumer.close()
+    return found
