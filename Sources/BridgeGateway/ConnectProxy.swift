@@ -115,15 +115,16 @@ private final class ConnectHandler: ChannelInboundHandler, RemovableChannelHandl
 
     private func tunnel(_ context: ChannelHandlerContext, to tunnel: any Channel) {
         timeout?.cancel()
-        let head = HTTPResponseHead(version: .http1_1, status: .ok)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         let (local, remote) = TunnelGlue.pair()
         do {
             let pipeline = context.pipeline.syncOperations
             try tunnel.pipeline.syncOperations.addHandler(remote)
             try pipeline.addHandler(local)
+            // Written past the encoder, which would frame a body: a 2xx to CONNECT has none, and
+            // no Content-Length or Transfer-Encoding (RFC 9110, 9.3.6).
             pipeline.removeHandler(encoder, promise: nil)
+            context.writeAndFlush(
+                NIOAny(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n")), promise: nil)
             // This handler goes before the decoder, whose removal hands the bytes it holds
             // beyond the request (a client's first TLS bytes) to the next handler: the tunnel.
             pipeline.removeHandler(context: context, promise: nil)
@@ -132,6 +133,11 @@ private final class ConnectHandler: ChannelInboundHandler, RemovableChannelHandl
             tunnel.close(promise: nil)
             context.close(promise: nil)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timeout?.cancel()
+        context.fireChannelInactive()
     }
 
     /// Not HTTP, or bytes before the tunnel is open: the connection is closed.

@@ -67,7 +67,12 @@ public struct Gateway: Service {
             streamConfiguration: .init(idleTimeout: .seconds(listeners.idleTimeout.components.seconds)))
         let application = Application(
             router: routes.router(),
-            server: try .http2Upgrade(tlsConfiguration: listeners.tls, configuration: http2),
+            server: HTTPServerBuilder { responder in
+                IdleConnectionsClosed(
+                    upgrade: try HTTP2UpgradeChannel(
+                        tlsConfiguration: listeners.tls, configuration: http2, responder: responder),
+                    idleTimeout: .seconds(listeners.idleTimeout.components.seconds))
+            },
             configuration: .init(
                 address: .hostname(listeners.api.host, port: listeners.api.port), serverName: nil,
                 // Room for a burst of new connections (a fleet of app servers restarting) while
@@ -86,7 +91,13 @@ public struct Gateway: Service {
         let health = self.health
         let bound = self.bound
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { try await application.run() }
+            group.addTask {
+                try await withGracefulShutdownHandler {
+                    try await application.run()
+                } onGracefulShutdown: {
+                    health.set(.stopping)
+                }
+            }
             group.addTask {
                 var apiPort: Int?
                 for await port in ports { apiPort = port }

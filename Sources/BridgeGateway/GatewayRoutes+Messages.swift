@@ -31,6 +31,7 @@ extension GatewayRoutes {
         }
         let key = decoded.tokens.first.map { ByteBuffer(string: $0) }
         let report = try await produce(ProducerRecord(topic: topics.send, key: key, value: body))
+        guard report.offset >= 0 else { throw GoogleError.unavailable("The request's record has no offset.") }
         return Self.named(project: project, id: "\(report.partition):\(report.offset):0")
     }
 

@@ -38,7 +38,8 @@ extension GatewayRoutes {
         var info = Info()
         if request.uri.queryParameters.get("details") == "true" {
             let topics = try await owners(asking: token)
-            info.rel = Info.Relations(topics: Dictionary(uniqueKeysWithValues: topics.map { ($0, [:]) }))
+            info.rel = Info.Relations(
+                topics: Dictionary(topics.map { ($0, [:]) }, uniquingKeysWith: { first, _ in first }))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

@@ -29,7 +29,9 @@ extension GatewayRoutes {
         }
         switch await authority.grant(assertion: assertion, now: now()) {
         case .success(let token):
-            return Self.json(.ok, (try? JSONEncoder().encode(token)) ?? Data())
+            var response = Self.json(.ok, (try? JSONEncoder().encode(token)) ?? Data())
+            response.headers[.cacheControl] = "no-store"  // RFC 6749, 5.1
+            return response
         case .failure(let refusal):
             return Self.refuse(refusal)
         }

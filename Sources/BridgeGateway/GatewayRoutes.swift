@@ -30,13 +30,14 @@ public struct GatewayRoutes: Sendable {
     let metrics: GatewayMetrics
     /// Where devices' state is asked for; nil when no workers are configured.
     let owners: StateOwners?
+    let logger: Logger
     let now: @Sendable () -> Date
 
     /// Routes producing with `producer` to `topics`, checking sends with `intake`, asking
     /// `owners` for devices' state.
     public init(
         authority: TokenAuthority, intake: SendIntake, producer: KafkaProducer, topics: Topics,
-        maximumBodyBytes: Int, rates: SendRates, metrics: GatewayMetrics, owners: StateOwners?,
+        maximumBodyBytes: Int, rates: SendRates, metrics: GatewayMetrics, owners: StateOwners?, logger: Logger,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.authority = authority
@@ -47,6 +48,7 @@ public struct GatewayRoutes: Sendable {
         self.rates = rates
         self.metrics = metrics
         self.owners = owners
+        self.logger = logger
         self.now = now
     }
 
@@ -63,6 +65,12 @@ public struct GatewayRoutes: Sendable {
         router.post(RouterPath(subscriptions)) { request, context in
             await measured("subscribe") {
                 try await subscribe(request, context: context, topic: request.uri.queryParameters.get("topic_name"))
+            }
+        }
+        router.patch(RouterPath(subscriptions + "/:topic")) { request, context in
+            // An update with allowMissing creates it; a subscription has nothing else to update.
+            await measured("subscribe") {
+                try await subscribe(request, context: context, topic: try Self.pathParameter("topic", in: context))
             }
         }
         router.delete(RouterPath(subscriptions + "/:topic")) { request, context in
@@ -102,7 +110,8 @@ public struct GatewayRoutes: Sendable {
                     .contentTooLarge, code: "INVALID_ARGUMENT",
                     "Request payload size exceeds the limit: \(maximumBodyBytes) bytes."))
         } catch {
-            response = Self.answer(GoogleError(.internalServerError, code: "INTERNAL", "Internal error: \(error)"))
+            logger.error("request failed", metadata: ["route": "\(route)", "error": "\(error)"])
+            response = Self.answer(GoogleError(.internalServerError, code: "INTERNAL", "Internal error encountered."))
         }
         metrics.answered(route: route, status: response.status.code, after: ContinuousClock.now - start)
         return response

@@ -18,6 +18,9 @@ public final class StateOwners: Sendable {
     static let rounds = 3
     static let pause = Duration.seconds(1)
     static let timeout = TimeAmount.seconds(7)
+    /// RFC 3986's unreserved characters, ASCII only: a token's others are percent-encoded.
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private struct Known {
         var partitions: Int32?
@@ -45,7 +48,7 @@ public final class StateOwners: Sendable {
             if let owner = owner(of: token), case .topics(let topics, _, _)? = await ask(owner, about: token) {
                 return topics
             }
-            let endpoints = workers.flatMap { WorkerAddresses.resolve($0) }
+            let endpoints = await WorkerAddresses.resolve(workers)
             let topics = await withTaskGroup(of: [String]?.self, returning: [String]?.self) { group in
                 for endpoint in endpoints {
                     group.addTask {
@@ -75,7 +78,7 @@ public final class StateOwners: Sendable {
 
     /// Asks the worker at `endpoint` (`host:port`), and learns from its answer.
     private func ask(_ endpoint: String, about token: String) async -> Answer? {
-        let path = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
+        let path = token.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? token
         let request = HTTPClientRequest(url: "http://\(endpoint)/state/devices/\(path)/topics")
         struct Body: Decodable {
             var partition: Int32

@@ -109,7 +109,8 @@ public struct TokenAuthority: Sendable {
         let missing = GoogleError.unauthenticated(
             "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential."
         )
-        guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(missing) }
+        // RFC 6750: the scheme's name is case-insensitive.
+        guard let authorization, authorization.prefix(7).lowercased() == "bearer " else { return .failure(missing) }
         let token = String(authorization.dropFirst("Bearer ".count))
         if let caller = verified.caller(for: token, at: now) { return .success(caller) }
         let invalid = GoogleError.unauthenticated(

@@ -30,12 +30,10 @@ final class TunnelGlue: ChannelDuplexHandler {
         partner = nil
     }
 
+    /// Flushed at once: bytes handed on when the proxy's decoder is removed come with no
+    /// read-complete to flush them.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        partner?.context?.write(data, promise: nil)
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        partner?.context?.flush()
+        partner?.context?.writeAndFlush(data, promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

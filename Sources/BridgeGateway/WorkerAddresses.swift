@@ -1,10 +1,18 @@
 import BridgeConfig
 import Glibc
+import NIOPosix
 
-/// A worker endpoint's host, resolved to every address it names (a Kubernetes headless
-/// Service names each ready pod), each as `address:port`.
+/// Workers' endpoints, each host resolved to every address it names (a Kubernetes headless
+/// Service names each ready pod), as `address:port`.
 enum WorkerAddresses {
-    static func resolve(_ endpoint: HTTPAddress) -> [String] {
+    /// Every address of `endpoints`, resolved on NIO's blocking-work pool (`getaddrinfo`
+    /// blocks); a host that does not resolve stays as it is.
+    static func resolve(_ endpoints: [HTTPAddress]) async -> [String] {
+        (try? await NIOThreadPool.singleton.runIfActive { endpoints.flatMap(resolve) })
+            ?? endpoints.map(\.description)
+    }
+
+    private static func resolve(_ endpoint: HTTPAddress) -> [String] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?

@@ -10,6 +10,7 @@ import FCMTranslation
 import Foundation
 import Kafka
 import Logging
+import NIOCore
 import NIOSSL
 import Prometheus
 import ServiceLifecycle
@@ -85,12 +86,20 @@ struct GatewayCommand: AsyncParsableCommand {
                     "\(name) must be host:port\(name == "--listen" ? "" : " or off"), got \"\(value)\"")
             }
         }
+        // The proxy reaches the API listener at its address: an IP, not a name.
+        if proxyListen != "off", let api = HTTPAddress(parsing: listen),
+            (try? SocketAddress(ipAddress: api.host, port: 0)) == nil
+        {
+            throw ValidationError(
+                "--listen must name an IP address (0.0.0.0, ::, 10.0.0.5) when --proxy-listen is on, got \"\(listen)\"")
+        }
         for worker in workers where HTTPAddress(parsing: worker) == nil {
             throw ValidationError("--workers must be host:port, got \"\(worker)\"")
         }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 or more, got \(rateLimit)") }
-        guard (1024...16_777_216).contains(maxBodyBytes) else {
-            throw ValidationError("--max-body-bytes must be 1024 to 16777216, got \(maxBodyBytes)")
+        // A body is a record: no larger than a broker takes by default (message.max.bytes).
+        guard (1024...1_000_000).contains(maxBodyBytes) else {
+            throw ValidationError("--max-body-bytes must be 1024 to 1000000, got \(maxBodyBytes)")
         }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard (1...86_400).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1 to 86400") }
@@ -102,9 +111,11 @@ struct GatewayCommand: AsyncParsableCommand {
         let tls: TLSConfiguration
         do {
             accounts = try ServiceAccounts(file: self.accounts)
-            tls = TLSConfiguration.makeServerConfiguration(
+            var configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(tlsCertificate).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: tlsKey, format: .pem)))
+            configuration.minimumTLSVersion = .tlsv12
+            tls = configuration
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(2)
@@ -127,7 +138,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 topics: .init(send: configuration.topics.send, subscriptions: configuration.topics.subscriptions),
                 maximumBodyBytes: maxBodyBytes, rates: SendRates(perSecond: rateLimit == 0 ? nil : rateLimit),
                 metrics: GatewayMetrics(factory: PrometheusMetricsFactory(registry: registry)),
-                owners: workers.isEmpty ? nil : StateOwners(workers: workers.compactMap(HTTPAddress.init(parsing:))))
+                owners: workers.isEmpty ? nil : StateOwners(workers: workers.compactMap(HTTPAddress.init(parsing:))),
+                logger: logger)
             let gateway = Gateway(
                 routes: routes,
                 listeners: .init(
@@ -137,9 +149,11 @@ struct GatewayCommand: AsyncParsableCommand {
                 health: health, logger: logger)
             var services: [any Service] = [gateway]
             if let address = HTTPAddress(parsing: httpListen) {
-                services.append(
+                // First, so that it stops last: /readyz says "stopping" while requests drain.
+                services.insert(
                     OperationsEndpoints(
-                        address: address, field: "--http-listen", registry: registry, health: health, logger: logger))
+                        address: address, field: "--http-listen", registry: registry, health: health, logger: logger),
+                    at: 0)
             }
             logger.info(
                 "gateway starting",

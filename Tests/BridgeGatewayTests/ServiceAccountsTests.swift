@@ -25,10 +25,15 @@ import Testing
         }
     }
 
-    @Test func anAccountIsListedOnce() {
-        let entry = #"{"client_email": "a@b", "projects": ["p"], "keys": {"k": "x"}}"#
-        #expect(throws: ServiceAccounts.InvalidFile.self) {
-            try ServiceAccounts(json: Data(#"{"accounts": [\#(entry), \#(entry)]}"#.utf8), source: "f")
+    @Test func anAccountIsListedOnce() throws {
+        let accounts = try #require(
+            try JSONSerialization.jsonObject(with: TokenFixture.accountsJSON) as? [String: [[String: Any]]])
+        let entry = try #require(accounts["accounts"]?.first)
+        let twice = try JSONSerialization.data(withJSONObject: ["accounts": [entry, entry]])
+        #expect {
+            try ServiceAccounts(json: twice, source: "f")
+        } throws: { error in
+            "\(error)".contains("is listed twice")
         }
     }
 }

@@ -30,3 +30,19 @@ import Testing
         #expect(asked.isEmpty)
     }
 }
+
+@Suite struct StateQueriesCancellationTests {
+    @Test func aCancelledQuestionIsUnansweredAtOnceAndNotAskedAgain() async {
+        let queries = StateQueries()
+        let asking = Task { await queries.topics(of: "device-1", timeout: .seconds(3600)) }
+        try? await Task.sleep(for: .milliseconds(20))
+        asking.cancel()
+        #expect(await asking.value == .unanswered)
+        var asked = 0
+        queries.answerWaiting { _ in
+            asked += 1
+            return .elsewhere(partition: 0, partitions: 1)
+        }
+        #expect(asked == 0)
+    }
+}
