@@ -317,6 +317,7 @@ let package = Package(
             dependencies: [
                 "BridgeGateway", .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .testTarget(name: "BridgeWatchTests", dependencies: ["BridgeWatch"]),

@@ -15,6 +15,10 @@ import Testing
             "accounts[0].keys.k1 is not an RSA certificate or public key"
         ),
         ("[1, 2]", "not an accounts file"),
+        (
+            #"{"accounts": [{"client_email": "a@b", "projects": ["Example"], "keys": {"k": "x"}}]}"#,
+            #"accounts[0].projects[0] "Example" is not a project id"#
+        ),
     ])
     func aBadFileIsRefusedNamingTheField(_ json: String, _ expected: String) {
         #expect {
@@ -35,39 +39,5 @@ import Testing
         } throws: { error in
             "\(error)".contains("is listed twice")
         }
-    }
-}
-
-@Suite struct GoogleErrorTests {
-    @Test func anInvalidArgumentIsFCMsError() throws {
-        let body = String(decoding: GoogleError.invalidArgument("message.token: required").body, as: UTF8.self)
-        #expect(
-            body
-                == #"{"error":{"code":400,"details":[{"@type":"type.googleapis.com\/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"}],"message":"message.token: required","status":"INVALID_ARGUMENT"}}"#
-        )
-    }
-
-    @Test func anUnauthenticatedErrorHasNoFCMDetail() {
-        let body = String(decoding: GoogleError.unauthenticated("no token").body, as: UTF8.self)
-        #expect(body == #"{"error":{"code":401,"message":"no token","status":"UNAUTHENTICATED"}}"#)
-    }
-}
-
-@Suite struct SendRatesTests {
-    @Test func anAccountOverItsRateWaitsAndOthersDoNot() {
-        let rates = SendRates(perSecond: 2)
-        let start = ContinuousClock.now
-        #expect(rates.admit("a", at: start) == nil)
-        #expect(rates.admit("a", at: start) == nil)
-        #expect(rates.admit("a", at: start) == 1)
-        #expect(rates.admit("b", at: start) == nil)
-        #expect(rates.admit("a", at: start + .milliseconds(500)) == nil)
-        #expect(rates.admit("a", at: start + .milliseconds(500)) == 1)
-    }
-
-    @Test func noLimitAdmitsAll() {
-        let rates = SendRates(perSecond: nil)
-        let start = ContinuousClock.now
-        #expect((0..<10_000).allSatisfy { _ in rates.admit("a", at: start) == nil })
     }
 }

@@ -193,3 +193,33 @@ def records_at(stack, topic, positions, timeout=60):
     finally:
         consumer.close()
     return found
+
+
+def test_http2_and_keep_alive_are_served(stack, client):
+    """curl (built with nghttp2) negotiates HTTP/2 by ALPN; requests' HTTP/1.1 connection is kept
+    alive across requests."""
+    import shutil
+    import subprocess
+    curl = shutil.which("curl")
+    assert curl, "curl is needed to speak HTTP/2"
+    body = json.dumps({"message": {"token": "device-http2"}})
+    answer = subprocess.run(
+        [curl, "--http2", "--silent", "--show-error", "--cacert", str(stack.certificates["ca"]),
+         "--write-out", "\n%{http_version} %{http_code}", "--header", f"Authorization: Bearer {client.token}",
+         "--header", "Content-Type: application/json", "--data", body,
+         f"{stack.gateway.api}/v1/projects/example/messages:send"],
+        capture_output=True, text=True, timeout=30, env={k: v for k, v in os.environ.items() if "proxy" not in k.lower()})
+    assert answer.stdout.rsplit("\n", 1)[-1] == "2 200", answer.stdout + answer.stderr
+    assert json.loads(answer.stdout.rsplit("\n", 1)[0])["name"].startswith("projects/example/messages/")
+    session = requests.Session()
+    session.trust_env = False
+    session.headers.update({"Authorization": f"Bearer {client.token}"})
+    ports = set()
+    for _ in range(5):
+        response = session.post(f"{stack.gateway.api}/v1/projects/example/messages:send",
+                                verify=str(stack.certificates["ca"]), json={"message": {"token": "device-alive"}},
+                                stream=True)
+        ports.add(response.raw.connection.sock.getsockname()[1])
+        assert response.status_code == 200
+        response.content
+    assert len(ports) == 1, f"five requests used {len(ports)} connections"

@@ -149,6 +149,18 @@ public struct GatewayRoutes: Sendable {
         return report
     }
 
+    /// A JSON answer of `value`, its keys sorted.
+    static func json(_ status: HTTPResponse.Status = .ok, encoding value: some Encodable) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return json(status, (try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+
+    /// The name of `token`'s subscription to `topic` in `project`.
+    static func subscriptionName(project: ProjectID, token: String, topic: String) -> String {
+        "projects/\(project.text)/registrations/\(token)/topicSubscriptions/\(topic)"
+    }
+
     /// A JSON answer.
     static func json(_ status: HTTPResponse.Status = .ok, _ body: Data) -> Response {
         Response(

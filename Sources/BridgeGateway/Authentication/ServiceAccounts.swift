@@ -58,6 +58,12 @@ public struct ServiceAccounts: Sendable {
                 throw InvalidFile(description: "\(field).client_email \(entry.clientEmail) is listed twice")
             }
             guard !entry.projects.isEmpty else { throw InvalidFile(description: "\(field).projects is empty") }
+            for (place, project) in entry.projects.enumerated() where (try? ProjectID(project)) == nil {
+                throw InvalidFile(
+                    description:
+                        "\(field).projects[\(place)] \"\(project)\" is not a project id (lowercase letters, digits, - . :)"
+                )
+            }
             guard !entry.keys.isEmpty else { throw InvalidFile(description: "\(field).keys is empty") }
             var keys: [String: Insecure.RSA.PublicKey] = [:]
             for (id, pem) in entry.keys {

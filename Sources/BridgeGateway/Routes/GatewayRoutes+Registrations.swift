@@ -7,10 +7,8 @@ extension GatewayRoutes {
     func listSubscriptions(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let (project, token, topics) = try await subscriptions(request, context: context)
         struct Subscription: Encodable { var name: String }
-        let list = topics.map {
-            Subscription(name: "projects/\(project.text)/registrations/\(token)/topicSubscriptions/\($0)")
-        }
-        return Self.json(.ok, (try? JSONEncoder().encode(["topicSubscriptions": list])) ?? Data())
+        let list = topics.map { Subscription(name: Self.subscriptionName(project: project, token: token, topic: $0)) }
+        return Self.json(encoding: ["topicSubscriptions": list])
     }
 
     /// `GET .../registrations/{registration}/topicSubscriptions/{topic}`: the subscription, or
@@ -21,8 +19,7 @@ extension GatewayRoutes {
         guard topics.contains(topic) else {
             throw GoogleError.notFound("Registration \(token) is not subscribed to topic \(topic).")
         }
-        let name = "projects/\(project.text)/registrations/\(token)/topicSubscriptions/\(topic)"
-        return Self.json(.ok, (try? JSONEncoder().encode(["name": name])) ?? Data())
+        return Self.json(encoding: ["name": Self.subscriptionName(project: project, token: token, topic: topic)])
     }
 
     /// `GET /iid/info/{token}` (Instance ID's): `{"platform": "IOS"}`, with `details=true` and
@@ -41,9 +38,7 @@ extension GatewayRoutes {
             info.rel = Info.Relations(
                 topics: Dictionary(topics.map { ($0, [:]) }, uniquingKeysWith: { first, _ in first }))
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return Self.json(.ok, (try? encoder.encode(info)) ?? Data())
+        return Self.json(encoding: info)
     }
 
     /// The project, the registration and its topics, for a caller allowed the project.

@@ -29,7 +29,7 @@ extension GatewayRoutes {
         }
         switch await authority.grant(assertion: assertion, now: now()) {
         case .success(let token):
-            var response = Self.json(.ok, (try? JSONEncoder().encode(token)) ?? Data())
+            var response = Self.json(encoding: token)
             response.headers[.cacheControl] = "no-store"  // RFC 6749, 5.1
             return response
         case .failure(let refusal):
@@ -38,7 +38,6 @@ extension GatewayRoutes {
     }
 
     private static func refuse(_ refusal: GrantRefusal) -> Response {
-        let body = (try? JSONEncoder().encode(["error": refusal.error, "error_description": refusal.description]))
-        return json(.badRequest, body ?? Data())
+        json(.badRequest, encoding: ["error": refusal.error, "error_description": refusal.description])
     }
 }

@@ -9,22 +9,21 @@ extension GatewayRoutes {
     /// `POST .../registrations/{registration}/topicSubscriptions?topic_name=T`: FCM's v1 topic
     /// management, one device at a time, as a subscription record for the device.
     func subscribe(_ request: Request, context: BasicRequestContext, topic: String?) async throws -> Response {
-        let project = try context.parameters.require("project")
-        _ = try await caller(of: request, sendingFor: project)
+        let project = try ProjectID(try context.parameters.require("project"))
+        _ = try await caller(of: request, sendingFor: project.text)
         let token = try registration(in: context)
         guard let topic else { throw GoogleError.invalidArgument("topic_name: a topic name is required.") }
         let name = try topicName(topic)
         try await record(.subscribe, topic: name, tokens: [token])
-        let resource = "projects/\(project)/registrations/\(token)/topicSubscriptions/\(name)"
-        return Self.json(.ok, (try? JSONEncoder().encode(["name": resource])) ?? Data())
+        return Self.json(encoding: ["name": Self.subscriptionName(project: project, token: token, topic: name)])
     }
 
     /// `DELETE .../registrations/{registration}/topicSubscriptions/{topic}`: the device's
     /// unsubscription. Answered `{}` whether or not the device was subscribed: the gateway does not
     /// know, so `allow_missing` is always taken as true.
     func unsubscribe(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let project = try context.parameters.require("project")
-        _ = try await caller(of: request, sendingFor: project)
+        let project = try ProjectID(try context.parameters.require("project"))
+        _ = try await caller(of: request, sendingFor: project.text)
         let token = try registration(in: context)
         let name = try topicName(try Self.pathParameter("topic", in: context))
         try await record(.unsubscribe, topic: name, tokens: [token])
@@ -56,7 +55,7 @@ extension GatewayRoutes {
         let tokens = zip(body.registrationTokens, usable).filter(\.1).map(\.0)
         if !tokens.isEmpty { try await record(action, topic: name, tokens: tokens) }
         let results = usable.map { $0 ? [String: String]() : ["error": "INVALID_ARGUMENT"] }
-        return Self.json(.ok, (try? JSONEncoder().encode(["results": results])) ?? Data())
+        return Self.json(encoding: ["results": results])
     }
 
     /// Produces the contract's subscription record, checked by the workers' decoder first.
@@ -107,6 +106,6 @@ extension GatewayRoutes {
     }
 
     private static func iidError(_ code: String) -> Response {
-        json(.badRequest, (try? JSONEncoder().encode(["error": code])) ?? Data())
+        json(.badRequest, encoding: ["error": code])
     }
 }
