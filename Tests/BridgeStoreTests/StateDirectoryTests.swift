@@ -54,4 +54,17 @@ struct StateDirectoryLockTests {
         first = nil
         #expect(throws: Never.self) { _ = try files.directory() }
     }
+
+    @Test("a directory let go while a second value waits for it is taken, not refused")
+    func letGoWhileWaiting() throws {
+        let files = StoreFiles()
+        var first: StateDirectory? = try files.directory()
+        // The thread's copy is the last: the directory is let go when the thread is done with it.
+        Thread.detachNewThread { [first] in
+            usleep(300_000)
+            withExtendedLifetime(first) {}
+        }
+        first = nil
+        #expect(throws: Never.self) { _ = try files.directory() }
+    }
 }
