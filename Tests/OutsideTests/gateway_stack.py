@@ -146,9 +146,10 @@ def app_server(stack, monkeypatch, account=None, proxy=None, **options):
     return app
 
 
-def read(stack, topic, done, timeout=60):
-    """Records of `topic` (committed ones), as (key, JSON value), until `done(records)`: every
-    partition assigned from its start, with no group to join."""
+def read(stack, topic, done, timeout=60, positions=False):
+    """Records of `topic` (committed ones), as (key, JSON value), or with `positions` as
+    (partition, offset, JSON value), until `done(records)`: every partition assigned from its
+    start, with no group to join."""
     import confluent_kafka as kafka
     name = f"{stack.prefix}.{topic}"
     consumer = kafka.Consumer({
@@ -163,7 +164,9 @@ def read(stack, topic, done, timeout=60):
         while not done(records) and time.monotonic() < deadline:
             for record in consumer.consume(500, timeout=0.1):
                 if record.error() is None:
-                    records.append((record.key().decode() if record.key() else None, json.loads(record.value())))
+                    value = json.loads(record.value())
+                    records.append((record.partition(), record.offset(), value) if positions
+                                   else (record.key().decode() if record.key() else None, value))
     finally:
         consumer.close()
     return records

@@ -13,14 +13,14 @@ import uuid
 import pytest
 
 try:
-    import confluent_kafka as kafka
+    import confluent_kafka  # noqa: F401 (the stack reads topics with it)
     import requests
 except ImportError:
     if not os.environ.get("FCM_BRIDGE_PYPI_UNREACHABLE"):
         raise
     pytest.skip("firebase-admin or confluent-kafka is not installed and PyPI cannot be reached", allow_module_level=True)
 
-from gateway_stack import start_gateway  # noqa: E402
+from gateway_stack import read, start_gateway  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), reason="needs a broker: KAFKA_BOOTSTRAP_SERVERS (scripts/test.sh starts one)")
@@ -169,30 +169,14 @@ def test_a_gateway_killed_under_load_answered_200_only_for_what_it_wrote(stack, 
     assert failures, "the kill cut no request short: it came too late to test anything"
     ids = [message_id for _, message_id in answers]
     assert len(set(ids)) == len(ids), "two requests were answered with one record"
-    written = records_at(stack, "send", {tuple(map(int, i.split(":")[:2])) for i in ids})
+    wanted = {tuple(map(int, i.split(":")[:2])) for i in ids}
+    records = read(stack, "send", lambda r: wanted <= {(p, o) for p, o, _ in r}, positions=True)
+    written = {(partition, offset): value for partition, offset, value in records}
     for marker, message_id in answers:
         partition, offset = map(int, message_id.split(":")[:2])
         value = written.get((partition, offset))
         assert value is not None, f"{message_id} was answered 200 and is not on the send topic"
         assert value["message"]["data"]["marker"] == marker, f"{message_id} holds another request"
-
-
-def records_at(stack, topic, positions, timeout=60):
-    """The JSON values at `positions` ((partition, offset)) of `topic`."""
-    name = f"{stack.prefix}.{topic}"
-    consumer = kafka.Consumer({"bootstrap.servers": stack.bootstrap, "group.id": "unused", "enable.auto.commit": False,
-                               "isolation.level": "read_committed", "fetch.wait.max.ms": 10})
-    partitions = consumer.list_topics(name, timeout=10).topics[name].partitions
-    consumer.assign([kafka.TopicPartition(name, p, kafka.OFFSET_BEGINNING) for p in partitions])
-    found, deadline = {}, time.monotonic() + timeout
-    try:
-        while not positions <= found.keys() and time.monotonic() < deadline:
-            for record in consumer.consume(1000, timeout=0.1):
-                if record.error() is None:
-                    found[(record.partition(), record.offset())] = json.loads(record.value())
-    finally:
-        consumer.close()
-    return found
 
 
 def test_http2_and_keep_alive_are_served(stack, client):

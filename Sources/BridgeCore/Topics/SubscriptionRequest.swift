@@ -20,6 +20,12 @@ public struct SubscriptionRequest: Sendable, Hashable {
     /// The most tokens one request may name, as FCM's.
     public static let maximumTokens = 1000
 
+    /// Why `token` cannot be subscribed or unsubscribed (the request's other tokens still are),
+    /// or nil when it can.
+    public static func tokenProblem(_ token: String) -> String? {
+        token.isEmpty ? "must be a non-empty string" : RequestDecoder.tokenProblem(token)
+    }
+
     /// Decodes a request. The whole request is rejected, addressed to every token it can read,
     /// when its action or topic is wrong, and with no token when its `tokens` are not an array of
     /// 1 to ``maximumTokens``; it is undecodable (a dead letter too) when it is not a JSON object
@@ -44,11 +50,11 @@ public struct SubscriptionRequest: Sendable, Hashable {
         var seen: Set<DeviceKey> = []
         var refused: [Rejection] = []
         for (index, value) in values.enumerated() {
-            guard let token = value.stringValue, !token.isEmpty else {
+            guard let token = value.stringValue else {
                 refused.append(Rejection(.invalidArgument, "tokens[\(index)]: must be a non-empty string"))
                 continue
             }
-            if let problem = RequestDecoder.tokenProblem(token) {
+            if let problem = tokenProblem(token) {
                 // Not to be a key or to be echoed: refused without a token.
                 refused.append(Rejection(.invalidArgument, "tokens[\(index)]: \(problem)"))
                 continue

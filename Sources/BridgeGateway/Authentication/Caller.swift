@@ -5,16 +5,14 @@ public struct Caller: Sendable {
     /// The scopes its token was granted.
     public var scopes: Set<String>
 
-    /// Nil when the caller may send for `project`; else Google's 403.
-    public func problem(sendingFor project: String) -> GoogleError? {
+    /// Nil when the caller may send, for `project` when one is named; else Google's 403.
+    public func problem(sendingFor project: String?) -> GoogleError? {
         guard !scopes.isDisjoint(with: TokenAuthority.sendingScopes) else {
             return .permissionDenied("Request had insufficient authentication scopes.")
         }
-        guard account.projects.contains(project) else {
-            return .permissionDenied(
-                "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist)."
-            )
-        }
-        return nil
+        guard let project, !account.projects.contains(project) else { return nil }
+        return .permissionDenied(
+            "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist)."
+        )
     }
 }

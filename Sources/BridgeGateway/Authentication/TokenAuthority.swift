@@ -27,6 +27,7 @@ public struct TokenAuthority: Sendable {
     let assertionKeys: [String: [String: JWTKeyCollection]]
     let accessKeys: JWTKeyCollection
     let verified = VerifiedTokens()
+    let parser = DefaultJWTParser()
 
     /// An authority for `accounts`, accepting assertions addressed to one of `audiences`, signing
     /// access tokens with `secret`.
@@ -47,12 +48,13 @@ public struct TokenAuthority: Sendable {
 
     /// An access token for the account that signed `assertion`, or why not.
     public func grant(assertion: String, now: Date) async -> Result<AccessToken, GrantRefusal> {
-        guard let header = TokenHeader(of: assertion) else { return .failure(.invalidGrant("Invalid JWT: no header.")) }
+        // The header and claims, read before any signature is checked: they choose the key.
+        guard let (header, unverified, _) = try? parser.parse(Array(assertion.utf8), as: AssertionClaims.self) else {
+            return .failure(.invalidGrant("Invalid JWT: its header and claims cannot be read."))
+        }
+        // Checked against what the keys are for: no `none`, no HMAC with an RSA public key.
         guard header.alg == "RS256" else {
             return .failure(.invalidGrant("Invalid JWT: alg \(header.alg ?? "(none)") is not RS256."))
-        }
-        guard let unverified = try? await accessKeys.unverified(assertion, as: AssertionClaims.self) else {
-            return .failure(.invalidGrant("Invalid JWT: the claims cannot be read."))
         }
         let email = unverified.iss.value
         guard let account = accounts.accounts[email], let keys = assertionKeys[email] else {
@@ -116,7 +118,8 @@ public struct TokenAuthority: Sendable {
         let invalid = GoogleError.unauthenticated(
             "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
         )
-        guard let header = TokenHeader(of: token), header.alg == "HS256", header.kid == Self.accessKeyID,
+        guard let (header, _, _) = try? parser.parse(Array(token.utf8), as: AccessClaims.self),
+            header.alg == "HS256", header.kid == Self.accessKeyID,
             let claims = try? await accessKeys.verify(token, as: AccessClaims.self),
             claims.iss.value == Self.issuer, claims.exp.value > now,
             let account = accounts.accounts[claims.sub.value]

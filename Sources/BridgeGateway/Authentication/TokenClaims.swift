@@ -24,25 +24,3 @@ struct AccessClaims: JWTPayload {
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
-
-/// A token's header fields that choose the key: read before the signature is checked, and
-/// checked against what the key is for (no `none`, no HMAC with an RSA public key).
-struct TokenHeader: Decodable {
-    var alg: String?
-    var kid: String?
-
-    /// The header of a compact JWT, or nil when it has none that decodes.
-    init?(of token: String) {
-        guard let end = token.firstIndex(of: "."), let data = Self.base64URLDecoded(token[..<end]),
-            let header = try? JSONDecoder().decode(TokenHeader.self, from: data)
-        else { return nil }
-        self = header
-    }
-
-    private static func base64URLDecoded(_ text: Substring) -> Data? {
-        guard text.utf8.count <= 4096 else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        return Data(base64Encoded: base64)
-    }
-}

@@ -9,8 +9,8 @@ extension GatewayRoutes {
     /// 400 in FCM's form when they would reject it; `validate_only` answered without a record;
     /// else produced to the send topic, keyed by its device, and answered with the name whose
     /// last part is the `message_id` of the statuses: `<partition>:<offset>:0`.
-    func send(_ request: Request, project: ProjectID) async throws -> Response {
-        _ = try await caller(of: request, sendingFor: project.text)
+    func send(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let project = try await admittedProject(of: request, context: context)
         let body = try await self.body(of: request)
         let bytes = Array(buffer: body)
         let decoded: SendRequest

@@ -45,8 +45,7 @@ extension GatewayRoutes {
     private func subscriptions(
         _ request: Request, context: BasicRequestContext
     ) async throws -> (ProjectID, String, [String]) {
-        let project = try ProjectID(try context.parameters.require("project"))
-        _ = try await caller(of: request, sendingFor: project.text)
+        let project = try await admittedProject(of: request, context: context)
         let token = try registration(in: context)
         return (project, token, try await owners(asking: token))
     }

@@ -9,8 +9,7 @@ extension GatewayRoutes {
     /// `POST .../registrations/{registration}/topicSubscriptions?topic_name=T`: FCM's v1 topic
     /// management, one device at a time, as a subscription record for the device.
     func subscribe(_ request: Request, context: BasicRequestContext, topic: String?) async throws -> Response {
-        let project = try ProjectID(try context.parameters.require("project"))
-        _ = try await caller(of: request, sendingFor: project.text)
+        let project = try await admittedProject(of: request, context: context)
         let token = try registration(in: context)
         guard let topic else { throw GoogleError.invalidArgument("topic_name: a topic name is required.") }
         let name = try topicName(topic)
@@ -22,8 +21,7 @@ extension GatewayRoutes {
     /// unsubscription. Answered `{}` whether or not the device was subscribed: the gateway does not
     /// know, so `allow_missing` is always taken as true.
     func unsubscribe(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let project = try ProjectID(try context.parameters.require("project"))
-        _ = try await caller(of: request, sendingFor: project.text)
+        let project = try await admittedProject(of: request, context: context)
         let token = try registration(in: context)
         let name = try topicName(try Self.pathParameter("topic", in: context))
         try await record(.unsubscribe, topic: name, tokens: [token])
@@ -51,7 +49,7 @@ extension GatewayRoutes {
         guard case .success(let name) = TopicName.validate(body.to) else {
             return Self.iidError("InvalidTopicName")
         }
-        let usable = body.registrationTokens.map { !$0.isEmpty && RequestDecoder.tokenProblem($0) == nil }
+        let usable = body.registrationTokens.map { SubscriptionRequest.tokenProblem($0) == nil }
         let tokens = zip(body.registrationTokens, usable).filter(\.1).map(\.0)
         if !tokens.isEmpty { try await record(action, topic: name, tokens: tokens) }
         let results = usable.map { $0 ? [String: String]() : ["error": "INVALID_ARGUMENT"] }

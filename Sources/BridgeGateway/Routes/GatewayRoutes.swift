@@ -57,9 +57,7 @@ public struct GatewayRoutes: Sendable {
         let router = Router()
         router.post("token") { request, _ in await measured("token") { try await token(request) } }
         router.post("v1/projects/:project/messages:send") { request, context in
-            await measured("send") {
-                try await send(request, project: try ProjectID(try context.parameters.require("project")))
-            }
+            await measured("send") { try await send(request, context: context) }
         }
         let subscriptions = "v1/projects/:project/registrations/:registration/topicSubscriptions"
         router.post(RouterPath(subscriptions)) { request, context in
@@ -120,14 +118,18 @@ public struct GatewayRoutes: Sendable {
     /// The caller of `request`, allowed to send for `project` (nil: any project it has).
     func caller(of request: Request, sendingFor project: String?) async throws -> Caller {
         let caller = try await authority.caller(authorization: request.headers[.authorization], now: now()).get()
-        if let project, let problem = caller.problem(sendingFor: project) { throw problem }
-        if project == nil, caller.scopes.isDisjoint(with: TokenAuthority.sendingScopes) {
-            throw GoogleError.permissionDenied("Request had insufficient authentication scopes.")
-        }
+        if let problem = caller.problem(sendingFor: project) { throw problem }
         if let wait = rates.admit(caller.account.email, at: ContinuousClock.now) {
             throw GoogleError.quotaExceeded(retryAfterSeconds: wait)
         }
         return caller
+    }
+
+    /// The project of a `/v1/projects/{project}/...` route, which the caller of `request` may use.
+    func admittedProject(of request: Request, context: BasicRequestContext) async throws -> ProjectID {
+        let project = try ProjectID(try context.parameters.require("project"))
+        _ = try await caller(of: request, sendingFor: project.text)
+        return project
     }
 
     /// The body, at most ``maximumBodyBytes``.
