@@ -21,15 +21,20 @@ private func stuckWorker(shutdownTimeout: Int = 30_000) async throws -> WorkerPr
 /// How `fcm-bridge run` ends: on signals, on a stuck shutdown, on a configuration error.
 @Suite("Worker shutdown", .timeLimit(.minutes(2)))
 struct ShutdownTests {
-    @Test("a second SIGTERM exits at once, with 128 + the signal's number")
+    @Test("a second signal exits at once, with 128 + its number")
     func secondSignal() async throws {
         let worker = try await stuckWorker()
+        // Two different signals, back to back: the same one twice may merge into one while
+        // pending, and waiting in between races the worker's 10 s metadata timeout on a loaded
+        // machine. Whichever is taken first starts the shutdown; the other ends the process.
+        worker.send(SIGINT)
         worker.send(SIGTERM)
-        #expect(try await worker.waitForOutput(containing: "shutting down"), "\(worker.output)")
-        worker.send(SIGTERM)
-        // Well before the 10 s metadata timeout and the 30 s deadline.
         let status = try await worker.exitStatus(within: .seconds(5))
-        #expect(status == 128 + SIGTERM, "exit status \(String(describing: status)); output: \(worker.output)")
+        #expect(
+            [128 + SIGINT, 128 + SIGTERM].contains(status),
+            "exit status \(String(describing: status)); output: \(worker.output)")
+        #expect(worker.output.contains("shutting down"), "\(worker.output)")
+        #expect(worker.output.contains("second signal: exiting at once"), "\(worker.output)")
     }
 
     @Test("a shutdown that does not finish within shutdown_timeout_ms exits with status 1 and says why")
