@@ -262,7 +262,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgeConfigTests",
-            dependencies: ["BridgeConfig", "DeviceQueues", .product(name: "Yams", package: "Yams")]),
+            dependencies: [
+                "BridgeConfig", "DeviceQueues", .product(name: "Yams", package: "Yams"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(
             name: "BridgeIntegrationTests",
             dependencies: [

@@ -2,18 +2,22 @@ import Foundation
 import Yams
 
 /// One mapping of the YAML file, read field by field. Each field can be overridden by an
-/// environment variable named after its path (``ConfigurationSection/environmentName(of:)``).
-/// ``finish()`` rejects keys nobody read, so a misspelt key is an error, not a silent default.
+/// environment variable named after its path (``EnvironmentOverrides/name(of:)``). A field that
+/// cannot be read is recorded in the read's ``ConfigurationProblems`` and reads as absent, so the
+/// read goes on; ``finish()`` records keys nobody read, so a misspelt key is an error, not a
+/// silent default.
 struct ConfigurationSection {
     /// The section's path, e.g. `kafka`; empty for the top level.
     let path: String
     private let entries: [String: Node]
     private let environment: EnvironmentOverrides
+    private let problems: ConfigurationProblems
     private var read: Set<String> = []
 
-    init(_ node: Node?, path: String, environment: EnvironmentOverrides) throws(ConfigurationError) {
+    init(_ node: Node?, path: String, environment: EnvironmentOverrides, problems: ConfigurationProblems) {
         self.path = path
         self.environment = environment
+        self.problems = problems
         var entries: [String: Node] = [:]
         switch node {
         case nil:
@@ -23,15 +27,17 @@ struct ConfigurationSection {
         case .mapping(let mapping)?:
             for (key, value) in mapping {
                 guard let name = key.string else {
-                    throw ConfigurationError(field: path, "keys must be strings")
+                    problems.record(ConfigurationError(field: path, "keys must be strings"))
+                    continue
                 }
                 guard entries[name] == nil else {
-                    throw ConfigurationError(field: Self.join(path, name), "appears twice")
+                    problems.record(ConfigurationError(field: Self.join(path, name), "appears twice"))
+                    continue
                 }
                 entries[name] = value
             }
         default:
-            throw ConfigurationError(field: path, "must be a mapping of keys to values")
+            problems.record(ConfigurationError(field: path, "must be a mapping of keys to values"))
         }
         self.entries = entries
     }
@@ -40,54 +46,67 @@ struct ConfigurationSection {
 
     func field(_ key: String) -> String { Self.join(path, key) }
 
+    /// Records a problem of the field `key`.
+    func problem(_ key: String, _ problem: String) {
+        problems.record(ConfigurationError(field: field(key), problem))
+    }
+
+    /// Records a problem of the section as a whole.
+    func problem(_ problem: String) {
+        problems.record(ConfigurationError(field: path, problem))
+    }
+
     /// A nested section.
-    mutating func section(_ key: String) throws(ConfigurationError) -> ConfigurationSection {
+    mutating func section(_ key: String) -> ConfigurationSection {
         read.insert(key)
-        return try ConfigurationSection(entries[key], path: field(key), environment: environment)
+        return ConfigurationSection(entries[key], path: field(key), environment: environment, problems: problems)
     }
 
     /// The text of a scalar field, from the environment first, then the file; nil when absent.
-    mutating func string(_ key: String) throws(ConfigurationError) -> String? {
+    mutating func string(_ key: String) -> String? {
         read.insert(key)
         if let value = environment.value(for: field(key)) { return value }
         guard let node = entries[key] else { return nil }
         guard case .scalar(let scalar) = node else {
-            throw ConfigurationError(field: field(key), "must be a single value, not a list or mapping")
+            problem(key, "must be a single value, not a list or mapping")
+            return nil
         }
         if node.null != nil { return nil }
         return scalar.string
     }
 
     /// An integer field within `range`; nil when absent.
-    mutating func integer(_ key: String, in range: ClosedRange<Int64>) throws(ConfigurationError) -> Int64? {
-        guard let text = try string(key) else { return nil }
+    mutating func integer(_ key: String, in range: ClosedRange<Int64>) -> Int64? {
+        guard let text = string(key) else { return nil }
         guard let value = Int64(text.trimmingCharacters(in: .whitespaces)) else {
-            throw ConfigurationError(field: field(key), "must be a whole number, got \"\(text)\"")
+            problem(key, "must be a whole number, got \"\(text)\"")
+            return nil
         }
         guard range.contains(value) else {
-            throw ConfigurationError(
-                field: field(key), "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+            problem(key, "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+            return nil
         }
         return value
     }
 
     /// A field that takes one of `Choice`'s raw values; nil when absent.
-    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of type: Choice.Type)
-        throws(ConfigurationError) -> Choice?
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of type: Choice.Type) -> Choice?
     where Choice.RawValue == String {
-        guard let text = try string(key) else { return nil }
+        guard let text = string(key) else { return nil }
         guard let value = Choice(rawValue: text) else {
             let allowed = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
-            throw ConfigurationError(field: field(key), "must be \(allowed), got \"\(text)\"")
+            problem(key, "must be \(allowed), got \"\(text)\"")
+            return nil
         }
         return value
     }
 
     /// A text field that, when present, must not be empty.
-    mutating func nonEmptyString(_ key: String) throws(ConfigurationError) -> String? {
-        guard let text = try string(key) else { return nil }
+    mutating func nonEmptyString(_ key: String) -> String? {
+        guard let text = string(key) else { return nil }
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw ConfigurationError(field: field(key), "must not be empty")
+            problem(key, "must not be empty")
+            return nil
         }
         return text
     }
@@ -95,20 +114,22 @@ struct ConfigurationSection {
     /// Every entry of a mapping of free-form names to scalar values (e.g. librdkafka properties),
     /// plus the environment's `<prefix>_<NAME>` variables, with the name in lower case and
     /// underscores as dots.
-    mutating func freeFormStrings(_ key: String) throws(ConfigurationError) -> [String: String] {
+    mutating func freeFormStrings(_ key: String) -> [String: String] {
         var values: [String: String] = [:]
-        var nested = try section(key)
+        var nested = section(key)
         for name in nested.entries.keys {
-            values[name] = try nested.string(name)
+            values[name] = nested.string(name)
         }
         return values.merging(environment.values(under: field(key))) { $1 }
     }
 
-    /// Throws for the first key no read asked for.
-    func finish() throws(ConfigurationError) {
-        if let unknown = entries.keys.sorted().first(where: { !read.contains($0) }) {
-            let known = read.sorted().joined(separator: ", ")
-            throw ConfigurationError(field: field(unknown), "unknown key (known here: \(known))")
+    /// Records each key no read asked for, with the known key it most likely meant.
+    func finish() {
+        for unknown in entries.keys.sorted() where !read.contains(unknown) {
+            let hint =
+                ClosestName.to(unknown, among: read).map { "did you mean `\($0)`?" }
+                ?? "known here: \(read.sorted().joined(separator: ", "))"
+            problem(unknown, "unknown key (\(hint))")
         }
     }
 }

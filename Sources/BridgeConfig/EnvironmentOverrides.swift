@@ -4,7 +4,7 @@
 /// `kafka.properties` takes `FCM_BRIDGE_KAFKA_PROPERTIES_<NAME>`, the name in capitals with dots
 /// as underscores (`FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD` sets `sasl.password`).
 ///
-/// Reads are recorded, so that ``checkAllUsed()`` can reject a variable that names no field.
+/// Reads are recorded, so that ``recordUnused(in:)`` can report a variable that names no field.
 final class EnvironmentOverrides {
     static let prefix = "FCM_BRIDGE_"
     /// `FCM_BRIDGE_` variables that are not configuration fields: the watcher's webhook secrets
@@ -44,13 +44,15 @@ final class EnvironmentOverrides {
         return values
     }
 
-    /// Throws for the first `FCM_BRIDGE_` variable that overrides nothing.
-    func checkAllUsed() throws(ConfigurationError) {
-        let unknown = variables.keys.sorted().first { name in
-            !used.contains(name) && !Self.notFields.contains(name) && !usedPrefixes.contains { name.hasPrefix($0) }
-        }
-        if let unknown {
-            throw ConfigurationError(field: "", "environment variable \(unknown) overrides no configuration field")
+    /// Records each `FCM_BRIDGE_` variable that overrides nothing, with the variable it most
+    /// likely meant.
+    func recordUnused(in problems: ConfigurationProblems) {
+        for name in variables.keys.sorted() {
+            guard !used.contains(name), !Self.notFields.contains(name), !usedPrefixes.contains(where: name.hasPrefix)
+            else { continue }
+            let hint = ClosestName.to(name, among: used.union(Self.notFields)).map { " (did you mean \($0)?)" } ?? ""
+            problems.record(
+                ConfigurationError(field: "", "environment variable \(name) overrides no configuration field\(hint)"))
         }
     }
 }

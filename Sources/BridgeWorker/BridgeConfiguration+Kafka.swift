@@ -4,21 +4,21 @@ import Kafka
 import SecretProperties
 
 extension BridgeConfiguration {
-    /// Throws for the first entry of `kafka.properties`, `kafka.consumer_properties` or
+    /// Each entry of `kafka.properties`, `kafka.consumer_properties` and
     /// `kafka.producer_properties` that librdkafka refuses (an unknown name or an invalid value),
-    /// naming it as a field (`kafka.properties.<name>`) with its value, unless secret: the problem
+    /// named as a field (`kafka.properties.<name>`) with its value, unless secret: the problems
     /// the first client would otherwise meet, reported before anything starts.
-    public func checkKafkaProperties() throws(ConfigurationError) {
-        let sections = [
+    public var kafkaPropertyProblems: [ConfigurationError] {
+        [
             ("kafka.properties", kafka.properties), ("kafka.consumer_properties", kafka.consumerProperties),
             ("kafka.producer_properties", kafka.producerProperties),
-        ]
-        for (section, properties) in sections {
-            guard let problem = KafkaConfiguration.firstProblem(in: properties) else { continue }
-            let value =
-                SecretProperties.isSensitive(problem.property) ? "[redacted]" : properties[problem.property] ?? ""
-            throw ConfigurationError(
-                field: "\(section).\(problem.property)", "librdkafka refuses \"\(value)\": \(problem.reason)")
+        ].flatMap { section, properties in
+            KafkaConfiguration.problems(in: properties).map { problem in
+                let value =
+                    SecretProperties.isSensitive(problem.property) ? "[redacted]" : properties[problem.property] ?? ""
+                return ConfigurationError(
+                    field: "\(section).\(problem.property)", "librdkafka refuses \"\(value)\": \(problem.reason)")
+            }
         }
     }
 

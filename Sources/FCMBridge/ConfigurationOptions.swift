@@ -11,8 +11,8 @@ struct ConfigurationOptions: ParsableArguments {
     var config: String?
 
     /// The configuration and the command's root logger (see ``LoggingOptions``), logging at the
-    /// level `logging` and the configuration say; or exit status 2 after logging the field and
-    /// the problem.
+    /// level `logging` and the configuration say; or exit status 2 after logging every problem,
+    /// each naming its field.
     func load(logging: LoggingOptions, label: String) throws -> (BridgeConfiguration, Logger) {
         var logger = logging.logger(label: label)
         do {
@@ -20,22 +20,23 @@ struct ConfigurationOptions: ParsableArguments {
             logger.logLevel = logging.level(configured: configuration.logLevel)
             return (configuration, logger)
         } catch {
-            logger.critical("cannot start: \(error)")
+            for problem in error.problems { logger.critical("cannot start: \(problem.line)") }
             throw ExitCode(2)
         }
     }
 
-    /// The configuration, or the ``ConfigurationError`` naming the field: of the file, of the
-    /// environment, or a Kafka property librdkafka refuses.
+    /// The configuration, or a ``ConfigurationError`` holding every problem, each naming its
+    /// field: of the file, of the environment, and the Kafka properties librdkafka refuses.
     func loadOrThrow() throws(ConfigurationError) -> BridgeConfiguration {
         let environment = ProcessInfo.processInfo.environment
-        let configuration =
+        let (configuration, problems) =
             if let config {
-                try ConfigurationLoader.load(file: config, environment: environment)
+                ConfigurationLoader.read(file: config, environment: environment)
             } else {
-                try ConfigurationLoader.load(yaml: "", environment: environment)
+                ConfigurationLoader.read(yaml: "", environment: environment)
             }
-        try configuration.checkKafkaProperties()
+        let all = (problems?.problems ?? []) + configuration.kafkaPropertyProblems
+        if let error = ConfigurationError(combining: all) { throw error.attributed(to: environment) }
         return configuration
     }
 }

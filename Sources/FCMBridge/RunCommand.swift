@@ -14,14 +14,19 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a bridge worker.",
         discussion: """
-            Start as many workers as the input topics have partitions, with the same kafka.group_id. \
+            Run up to as many workers as the input topics have partitions, with the same \
+            kafka.group_id; more stand idle. \
             Each serves /metrics, /healthz and /readyz on http.listen (default 0.0.0.0:9090).
 
             Every configuration field can be overridden by an environment variable: FCM_BRIDGE_ and the \
             field's path in capitals with dots as underscores (queue.max_pending is \
             FCM_BRIDGE_QUEUE_MAX_PENDING; kafka.properties entries are FCM_BRIDGE_KAFKA_PROPERTIES_<NAME>). \
-            `fcm-bridge validate-config` shows the result. A bad configuration exits with status 2, \
-            naming the field.
+            `fcm-bridge validate-config` shows the result.
+
+            Exit status: 0 after a graceful shutdown; 1 on a failure at run time, or a shutdown \
+            that overran shutdown_timeout_ms; 2 on a configuration error (every problem is logged, \
+            each naming its field); 64 on a usage error; 128 + the signal's number on a second \
+            SIGTERM or SIGINT.
             """
     )
 

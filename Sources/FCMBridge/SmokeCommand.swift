@@ -72,7 +72,8 @@ struct SmokeCommand: AsyncParsableCommand {
             return received
         }
         guard received == count else {
-            throw ValidationError("read back \(received) of \(count) records")
+            logger.error("read back \(received) of \(count) records")
+            throw ExitCode(1)
         }
         logger.info("read back all \(received) records")
     }

@@ -38,6 +38,9 @@ struct TranslateCommand: ParsableCommand {
 
     func validate() throws {
         guard payloadLimit > 0 else { throw ValidationError("--payload-limit must be positive") }
+        if let file, !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("cannot read \(file): no such file, or not readable")
+        }
     }
 
     func run() throws {
@@ -47,7 +50,8 @@ struct TranslateCommand: ParsableCommand {
                 try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
                 ?? FileHandle.standardInput.readDataToEndOfFile()
         } catch {
-            throw ValidationError("cannot read \(file ?? "standard input"): \(error.localizedDescription)")
+            printError("cannot read \(file ?? "standard input"): \(error.localizedDescription)")
+            throw ExitCode(1)
         }
         let translator = APNsTranslator(bundleID: bundleID, payloadLimit: payloadLimit)
         let sentAt = self.sentAt ?? Int64(Date().timeIntervalSince1970 * 1000)

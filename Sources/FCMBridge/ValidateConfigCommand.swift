@@ -9,7 +9,7 @@ struct ValidateConfigCommand: ParsableCommand {
         commandName: "validate-config",
         abstract: "Check a configuration and print the effective one, secrets redacted.",
         discussion:
-            "Exits 0 when valid, 2 naming the field and the problem when not. Reads the FCM_BRIDGE_ variables as `run` does."
+            "Exits 0 when valid; 2 when not, with every problem on a line of its own, naming the field (and the FCM_BRIDGE_ variable that set it). Reads the FCM_BRIDGE_ variables as `run` does."
     )
 
     @OptionGroup var options: ConfigurationOptions
@@ -19,7 +19,9 @@ struct ValidateConfigCommand: ParsableCommand {
             let configuration = try options.loadOrThrow()
             print(configuration.fieldLines.joined(separator: "\n"))
         } catch {
-            printError("invalid configuration: \(error)")
+            let problems = error.problems
+            printError("invalid configuration: \(problems.count == 1 ? "1 problem" : "\(problems.count) problems")")
+            for problem in problems { printError("  \(problem.line)") }
             throw ExitCode(2)
         }
     }

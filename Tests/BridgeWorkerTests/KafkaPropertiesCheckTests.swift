@@ -17,10 +17,7 @@ struct KafkaPropertiesCheckTests {
     }
 
     static func error(of configuration: BridgeConfiguration) -> ConfigurationError? {
-        do {
-            try configuration.checkKafkaProperties()
-            return nil
-        } catch { return error }
+        configuration.kafkaPropertyProblems.first
     }
 
     @Test(
@@ -47,5 +44,17 @@ struct KafkaPropertiesCheckTests {
         #expect(error?.field == field)
         if let shown { #expect(error?.problem.contains(shown) == true, "\(String(describing: error))") }
         #expect(error?.problem.contains("s3cr3t") != true)
+    }
+
+    @Test("every refused property is its own problem, in section and name order")
+    func everyProblem() {
+        let configuration = Self.configuration(
+            properties: ["socket.timeout.ms": "soon", "acks": "all", "bogus.one": "1"],
+            producer: ["linger.ms": "-4"])
+        #expect(
+            configuration.kafkaPropertyProblems.map(\.field) == [
+                "kafka.properties.bogus.one", "kafka.properties.socket.timeout.ms",
+                "kafka.producer_properties.linger.ms",
+            ])
     }
 }

@@ -10,11 +10,14 @@ extension KafkaConfiguration {
         public var reason: String
     }
 
-    /// The first of `properties`, in name order, that librdkafka refuses to set: what creating
-    /// a client with them would fail on, found without a client.
-    public static func firstProblem(in properties: [String: String]) -> PropertyProblem? {
-        guard let conf = rd_kafka_conf_new() else { return nil }
+    /// Each of `properties`, in name order, that librdkafka refuses to set: what creating a
+    /// client with them would fail on, found without a client.
+    public static func problems(in properties: [String: String]) -> [PropertyProblem] {
+        guard let conf = rd_kafka_conf_new() else { return [] }
         defer { rd_kafka_conf_destroy(conf) }
-        return NativeConfiguration.set(properties, on: conf)
+        return properties.sorted { $0.key < $1.key }.compactMap {
+            NativeConfiguration.set([$0.key: $0.value], on: conf)
+        }
+        .map { PropertyProblem(property: $0.property, reason: redact($0.reason, properties: properties)) }
     }
 }
