@@ -131,6 +131,18 @@ struct TranslationTableTests {
             request: #"{"message":{"token":"t","apns":{"payload":{"aps":{"content-available":1}}}}}"#,
             headers: ["apns-push-type": "background", "apns-priority": "5"]),
         TranslationCase(
+            name: "apns.payload's aps flags given as booleans come out as the numbers 1 and 0",
+            request:
+                #"{"message":{"token":"t","apns":{"payload":{"aps":{"content-available":true,"mutable-content":false}}}}}"#,
+            payload: ["aps": #"{"content-available":1,"mutable-content":0}"#],
+            headers: ["apns-push-type": "background"]),
+        TranslationCase(
+            name: "content-available false from apns.payload is no background push",
+            request:
+                #"{"message":{"token":"t","data":{"k":"v"},"apns":{"payload":{"aps":{"content-available":false}}}}}"#,
+            payload: ["aps": #"{"content-available":0}"#],
+            headers: ["apns-push-type": nil]),
+        TranslationCase(
             name: "a background push keeps a priority its headers give",
             request:
                 #"{"message":{"token":"t","apns":{"headers":{"apns-priority":"10"},"payload":{"aps":{"content-available":1}}}}}"#,

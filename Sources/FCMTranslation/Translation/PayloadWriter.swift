@@ -152,10 +152,29 @@ struct PayloadWriter: ~Copyable {
         if let payload = request.apnsPayload,
             let overrides = FieldReader<APNsPayloadField>(document: document, object: payload, path: .root).value(.aps)
         {
-            for (key, value) in document.members(of: overrides) { aps.add(document.name(key), .node(value)) }
+            for (key, value) in document.members(of: overrides) {
+                let name = document.name(key)
+                aps.add(name, Self.isFlag(name) ? Self.flag(document[value].kind) ?? .node(value) : .node(value))
+            }
         }
         aps.sort()
         return aps
+    }
+
+    /// Whether `name` is one of `aps`' flags, which the inbox carries as numbers, never as
+    /// booleans.
+    private static func isFlag(_ name: ByteSpan) -> Bool {
+        name == Names.contentAvailable || name == Names.mutableContent
+    }
+
+    /// A flag given as a boolean, as the number APNs documents: 1 for true, 0 for false; nil for
+    /// any other value, which is written as given.
+    private static func flag(_ kind: JSONNode.Kind) -> APSValue? {
+        switch kind {
+        case .true: .one
+        case .false: .integer(0)
+        default: nil
+        }
     }
 
     /// What the message is to APNs: a Live Activity update when the request names one; else an
@@ -173,8 +192,8 @@ struct PayloadWriter: ~Copyable {
                 case .node(let node):
                     !(document[node].kind == .false
                         || (document[node].kind == .number && document.numberText(node) == "0"))
-                case .alert, .integer, .one:
-                    true
+                case .integer(let value): value != 0
+                case .alert, .one: true
                 }
         }
         return contentAvailable ? .background : .direct
