@@ -270,6 +270,7 @@ let package = Package(
             name: "BridgeIntegrationTests",
             dependencies: [
                 "BridgeWorker",
+                "BridgeEndpoints",
                 "BridgeStore",
                 "BridgeCore",
                 "BridgeConfig",
@@ -300,6 +301,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "BridgeEndpointsTests", dependencies: ["BridgeEndpoints"]),
         .testTarget(
             name: "BridgeStoreTests",
             dependencies: [

@@ -9,7 +9,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The worker's HTTP endpoints for operators, served with Hummingbird:
-/// - `/metrics`: every metric in the registry, in Prometheus' text format;
+/// - `/metrics`: every metric in the registry, and the process's own (``ProcessMetrics``), in
+///   Prometheus' text format;
 /// - `/healthz`: 200 while the worker's loop turns (``WorkerHealth/stuckAfter``), else 503;
 /// - `/readyz`: 200 once partitions are assigned and their state restored, else 503 saying why;
 /// - `/state/devices/{token}/topics` (a worker's): the device's topics, 200 from the worker that
@@ -73,8 +74,10 @@ public struct OperationsEndpoints: Service {
         let router = Router()
         let registry = self.registry
         let health = self.health
+        let process = ProcessMetrics(registry: registry)
         router.get("metrics") { _, _ in
-            Response(
+            process.update()
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }

@@ -48,7 +48,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         logger.info(
             "starting fcm-bridge worker",
             metadata: [
-                "librdkafka": "\(Librdkafka.version)", "kafka": "\(kafka)", "group": "\(configuration.kafka.groupID)",
+                "version": "\(BridgeVersion.current)", "librdkafka": "\(Librdkafka.version)", "kafka": "\(kafka)",
+                "group": "\(configuration.kafka.groupID)",
                 "delivery": "\(configuration.delivery.rawValue)",
             ])
         // One admin client serves start-up (topics) and then trimming, for the worker's life.

@@ -72,6 +72,8 @@ import NIOCore
             $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition)
         }
         let started = ContinuousClock.now
+        metrics.restoringPartitions.record(partitions.count)
+        defer { metrics.restoringPartitions.record(0) }
         var attempts = 1
         var startsOver = 0
         while true {

@@ -1,17 +1,15 @@
 import ArgumentParser
+import BridgeConfig
 import Foundation
 import Kafka
 
 /// The `fcm-bridge` command.
 @main
 struct FCMBridge: AsyncParsableCommand {
-    /// This build's version.
-    static let version = "0.10.0"
-
     static let configuration = CommandConfiguration(
         commandName: "fcm-bridge",
         abstract: "FCM send requests in, APNs-ready messages out, on your own Kafka.",
-        version: "fcm-bridge \(version) (librdkafka \(Librdkafka.version))",
+        version: "fcm-bridge \(BridgeVersion.current) (librdkafka \(Librdkafka.version))",
         subcommands: [
             RunCommand.self, ValidateConfigCommand.self, TopicsCommand.self, WatchCommand.self, GatewayCommand.self,
             DemoCommand.self, TranslateCommand.self, SmokeCommand.self,
