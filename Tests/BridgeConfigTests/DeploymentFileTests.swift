@@ -37,6 +37,21 @@ struct DeploymentFileTests {
         }
     }
 
+    @Test("the release is BridgeVersion's everywhere an operator pins it: the image tag, the docs, the changelog")
+    func releasePinned() throws {
+        let kustomization = try Self.yaml("deploy/kubernetes/kustomization.yaml")
+        let images = try #require(kustomization["images"] as? [[String: Any]])
+        #expect(images.map { $0["newTag"] as? String } == [BridgeVersion.current])
+        let changelog = try Self.text("CHANGELOG.md")
+        let releases = changelog.matches(of: /^## \[(\d+\.\d+\.\d+)\]/.anchorsMatchLineEndings()).map { String($0.1) }
+        #expect(releases.first == BridgeVersion.current, "CHANGELOG.md's newest release: \(releases)")
+        for file in ["README.md", "deploy/README.md", "deploy/kubernetes/kustomization.yaml", "deploy/Dockerfile"] {
+            let tags = Set(try Self.text(file).matches(of: /fcm-bridge:(\d+\.\d+\.\d+)/).map { String($0.1) })
+            #expect(tags.isSubset(of: [BridgeVersion.current]), "\(file) tags \(tags.sorted())")
+            #expect(!(try Self.text(file)).contains("fcm-bridge:latest"), "\(file) names the latest tag")
+        }
+    }
+
     @Test("the ConfigMap holds config/production.yaml as it is")
     func configMapIsProductionConfig() throws {
         let configMap = try Self.yaml("deploy/kubernetes/configmap.yaml")
