@@ -56,20 +56,28 @@ public final class FCMBridgeSender: Sendable {
     static let maximumSubscriptionTokens = 1000
 
     /// Sends `requests` and waits until the broker has them all; throws the first failure.
-    public func send(_ requests: [SendRequest]) async throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let records = try requests.map { request in
-            ProducerRecord(
-                topic: topic, key: request.token.map { ByteBuffer(string: $0) },
-                value: ByteBuffer(bytes: try encoder.encode(request)))
-        }
-        try await producer.send(records).throwFirstError()
+    /// Returns where each was written, in order: what names its messages in the statuses.
+    @discardableResult
+    public func send(_ requests: [SendRequest]) async throws -> [SentRequest] {
+        let reports = try await producer.send(try requests.map(record))
+        try reports.throwFirstError()
+        return reports.map { SentRequest(partition: $0.partition, offset: $0.offset) }
     }
 
-    /// Sends one request and waits until the broker has it.
-    public func send(_ request: SendRequest) async throws {
-        try await send([request])
+    /// Sends one request and waits until the broker has it; returns where it was written.
+    @discardableResult
+    public func send(_ request: SendRequest) async throws -> SentRequest {
+        let report = try await producer.send(try record(request))
+        return SentRequest(partition: report.partition, offset: report.offset)
+    }
+
+    /// The send topic's record of `request`: its JSON, keyed by its device when it names one.
+    private func record(_ request: SendRequest) throws -> ProducerRecord {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return ProducerRecord(
+            topic: topic, key: request.token.map { ByteBuffer(string: $0) },
+            value: ByteBuffer(bytes: try encoder.encode(request)))
     }
 
     /// Delivers what is in flight and disconnects.

@@ -70,14 +70,18 @@ struct FanOutTests {
             let others = (0..<5).map { uniqueToken("other\($0)") }
             try await subscribe([("news", members), ("sport", others)], fixture: fixture, reader: reader)
             for token in members.prefix(20) { try await fixture.presence(token, "connect", at: testEpoch) }
+            var sent: SentRequest?
             try await withSender(fixture) { sender in
-                try await sender.send(.v1(V1Message(topic: "/topics/news", notification: .init(title: "Headline"))))
+                sent = try await sender.send(
+                    .v1(V1Message(topic: "/topics/news", notification: .init(title: "Headline"))))
             }
             try await reader.waitUntil("fanned_out") { !fannedOut(in: $0).isEmpty }
             let status = try #require(fannedOut(in: reader).first)
             #expect(status.key == "news" && status.json["topic"] == .string("news"))
             #expect(status.json["count"] == .number("40"))
+            // The id the client learned from its delivery report is the send's in the statuses.
             let sendID = try #require(status.json["message_id"]?.stringValue)
+            #expect(sendID == sent?.messageID())
             try await reader.waitUntil("a status per member") { copyStatuses(in: $0).count >= 40 }
             let copies = copyStatuses(in: reader)
             #expect(Set(copies.keys) == Set(members))
