@@ -24,6 +24,17 @@ public enum ConfigurationLoader {
         return configuration
     }
 
+    /// Every field the loader reads, as dotted paths in the order read, with a free-form
+    /// mapping's entries as `<path>.<name>` (`kafka.properties.<name>`): what the README's
+    /// configuration reference must list.
+    public static var fields: [String] {
+        let problems = ConfigurationProblems()
+        let overrides = EnvironmentOverrides([:])
+        var root = ConfigurationSection(nil, path: "", environment: overrides, problems: problems)
+        _ = read(&root, problems: problems)
+        return overrides.fieldsAsked
+    }
+
     /// Reads the YAML file at `path` as far as it goes: see ``read(yaml:environment:)``.
     public static func read(file path: String, environment: [String: String])
         -> (configuration: BridgeConfiguration, problems: ConfigurationError?)

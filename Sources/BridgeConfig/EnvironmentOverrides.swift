@@ -5,7 +5,7 @@
 /// as underscores (`FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD` sets `sasl.password`).
 ///
 /// Reads are recorded, so that ``recordUnused(in:)`` can report a variable that names no field.
-final class EnvironmentOverrides {
+public final class EnvironmentOverrides {
     static let prefix = "FCM_BRIDGE_"
     /// `FCM_BRIDGE_` variables that are not configuration fields: the watcher's webhook secrets
     /// and the gateway's token secret, which never belong in the YAML file and may share an
@@ -15,14 +15,17 @@ final class EnvironmentOverrides {
     private let variables: [String: String]
     private var used: Set<String> = []
     private var usedPrefixes: [String] = []
+    /// The fields asked for, in order; a free-form mapping's as `<path>.<name>`.
+    private(set) var fieldsAsked: [String] = []
 
     /// The `FCM_BRIDGE_` variables of `environment`.
     init(_ environment: [String: String]) {
         variables = environment.filter { $0.key.hasPrefix(Self.prefix) }
     }
 
-    /// The variable that overrides `field`.
-    static func name(of field: String) -> String {
+    /// The variable that overrides `field`; a free-form mapping's entry `<path>.<name>` gives
+    /// `FCM_BRIDGE_<PATH>_<NAME>`.
+    public static func name(of field: String) -> String {
         prefix + String(field.uppercased().map { $0 == "." || $0 == "-" ? "_" : $0 })
     }
 
@@ -30,6 +33,7 @@ final class EnvironmentOverrides {
     func value(for field: String) -> String? {
         let name = Self.name(of: field)
         used.insert(name)
+        fieldsAsked.append(field)
         return variables[name]
     }
 
@@ -37,6 +41,7 @@ final class EnvironmentOverrides {
     func values(under field: String) -> [String: String] {
         let prefix = Self.name(of: field) + "_"
         usedPrefixes.append(prefix)
+        fieldsAsked.append(field + ".<name>")
         var values: [String: String] = [:]
         for (name, value) in variables where name.hasPrefix(prefix) && name.count > prefix.count {
             values[name.dropFirst(prefix.count).lowercased().replacing("_", with: ".")] = value

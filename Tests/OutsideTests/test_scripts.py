@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ["README.md", "DEVELOPERS.md", "BENCHMARKS.md", "deploy/README.md", *(str(p.relative_to(ROOT)) for p in ROOT.glob("docs/*.md"))]
+DOCS = ["README.md", "CONTRIBUTING.md", "DEVELOPERS.md", "BENCHMARKS.md", "deploy/README.md", *(str(p.relative_to(ROOT)) for p in ROOT.glob("docs/*.md"))]
 # A script path as a command or an argument, not inside another path; `source` before it when
 # the docs say to source it rather than run it.
 SCRIPT = re.compile(r"(source )?(?:\./|(?<![\w/.-]))(scripts/[\w.-]+\.(?:sh|py))\b")
