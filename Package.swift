@@ -301,13 +301,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "BridgeEndpointsTests", dependencies: ["BridgeEndpoints"]),
+        .testTarget(
+            name: "BridgeEndpointsTests",
+            dependencies: [
+                "BridgeEndpoints", "BridgeConfig", .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
         .testTarget(
             name: "BridgeStoreTests",
             dependencies: [
                 "BridgeStore", "BridgeCore", "DeviceQueues", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(

@@ -21,8 +21,10 @@ producer = Producer({
     # The Java client's partitioner for keyed records: a device's sends land on the partition
     # the bridge keeps its state in, in order. librdkafka's default (consistent_random) differs.
     "partitioner": "murmur2_random",
-    # acks=all, and no duplicate or reordered records from the producer's own retries.
+    # No duplicate or reordered records from the producer's own retries; idempotence needs
+    # acks=all, named here as the Java client's settings name it.
     "enable.idempotence": True,
+    "acks": "all",
 })
 statuses = Consumer({
     "bootstrap.servers": BOOTSTRAP,

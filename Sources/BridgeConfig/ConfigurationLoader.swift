@@ -35,7 +35,8 @@ public enum ConfigurationLoader {
         return overrides.fieldsAsked
     }
 
-    /// Reads the YAML file at `path` as far as it goes: see ``read(yaml:environment:)``.
+    /// Reads the YAML file at `path` as far as it goes: see ``read(yaml:environment:)``. A file
+    /// that cannot be read is a problem, and the environment is read as over an empty file.
     public static func read(file path: String, environment: [String: String])
         -> (configuration: BridgeConfiguration, problems: ConfigurationError?)
     {
@@ -43,23 +44,29 @@ public enum ConfigurationLoader {
             return read(yaml: try String(contentsOfFile: path, encoding: .utf8), environment: environment)
         } catch {
             let problem = ConfigurationError(field: "", "cannot read \(path): \(error.localizedDescription)")
-            return (BridgeConfiguration(kafka: .init(bootstrapServers: "")), problem)
+            return read(node: nil, environment: environment, first: problem)
         }
     }
 
     /// Reads YAML text as far as it goes: the configuration, with the default in place of each
     /// field that could not be read, and every problem found, in the order found (nil when none).
+    /// Text that is not YAML is a problem, and the environment is read as over an empty file.
     public static func read(yaml: String, environment: [String: String])
         -> (configuration: BridgeConfiguration, problems: ConfigurationError?)
     {
-        let node: Node?
         do {
-            node = try Yams.compose(yaml: yaml)
+            return read(node: try Yams.compose(yaml: yaml), environment: environment)
         } catch {
-            let problem = ConfigurationError(field: "", "not valid YAML: \(error)")
-            return (BridgeConfiguration(kafka: .init(bootstrapServers: "")), problem)
+            return read(
+                node: nil, environment: environment, first: ConfigurationError(field: "", "not valid YAML: \(error)"))
         }
+    }
+
+    private static func read(node: Node?, environment: [String: String], first: ConfigurationError? = nil)
+        -> (configuration: BridgeConfiguration, problems: ConfigurationError?)
+    {
         let problems = ConfigurationProblems()
+        if let first { problems.record(first) }
         let overrides = EnvironmentOverrides(environment)
         var root = ConfigurationSection(node, path: "", environment: overrides, problems: problems)
         let configuration = read(&root, problems: problems)
@@ -73,7 +80,9 @@ public enum ConfigurationLoader {
     {
         var kafkaSection = root.section("kafka")
         let servers = kafkaSection.nonEmptyString("bootstrap_servers")
-        if servers == nil { kafkaSection.problem("bootstrap_servers", "is required (host:port,...)") }
+        if !kafkaSection.isSet("bootstrap_servers") {
+            kafkaSection.problem("bootstrap_servers", "is required (host:port,...)")
+        }
         var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: servers ?? ""))
         readKafka(&kafkaSection, into: &configuration.kafka, problems: problems)
 
@@ -98,7 +107,7 @@ public enum ConfigurationLoader {
             ?? configuration.state.cleanupDelayMilliseconds
         state.finish()
         if configuration.delivery == .atLeastOnce || configuration.state.directory != nil {
-            refuseReportsOnlyOnError(configuration.kafka).map(problems.record)
+            if let problem = refuseReportsOnlyOnError(configuration.kafka) { problems.record(problem) }
         }
         configuration.commitIntervalMilliseconds =
             root.integer("commit_interval_ms", in: 1...10_000).map(Int.init)

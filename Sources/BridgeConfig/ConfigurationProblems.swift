@@ -4,9 +4,4 @@ final class ConfigurationProblems {
     private(set) var found: [ConfigurationError] = []
 
     func record(_ problem: ConfigurationError) { found.append(problem) }
-
-    /// Throws one error holding every problem found, if any.
-    func check() throws(ConfigurationError) {
-        if let error = ConfigurationError(combining: found) { throw error }
-    }
 }

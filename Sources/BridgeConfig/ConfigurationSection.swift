@@ -56,6 +56,12 @@ struct ConfigurationSection {
         problems.record(ConfigurationError(field: path, problem))
     }
 
+    /// Whether the field `key` is given a value, by the environment or the file (a null value
+    /// is none).
+    func isSet(_ key: String) -> Bool {
+        environment.isSet(field(key)) || entries[key].map { $0.null == nil } ?? false
+    }
+
     /// A nested section.
     mutating func section(_ key: String) -> ConfigurationSection {
         read.insert(key)

@@ -5,7 +5,7 @@
 /// as underscores (`FCM_BRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD` sets `sasl.password`).
 ///
 /// Reads are recorded, so that ``recordUnused(in:)`` can report a variable that names no field.
-public final class EnvironmentOverrides {
+final class EnvironmentOverrides {
     static let prefix = "FCM_BRIDGE_"
     /// `FCM_BRIDGE_` variables that are not configuration fields: the watcher's webhook secrets
     /// and the gateway's token secret, which never belong in the YAML file and may share an
@@ -25,8 +25,13 @@ public final class EnvironmentOverrides {
 
     /// The variable that overrides `field`; a free-form mapping's entry `<path>.<name>` gives
     /// `FCM_BRIDGE_<PATH>_<NAME>`.
-    public static func name(of field: String) -> String {
+    static func name(of field: String) -> String {
         prefix + String(field.uppercased().map { $0 == "." || $0 == "-" ? "_" : $0 })
+    }
+
+    /// Whether `field` has an override, without counting as a read.
+    func isSet(_ field: String) -> Bool {
+        variables[Self.name(of: field)] != nil
     }
 
     /// The override of a field, if set.

@@ -22,6 +22,7 @@ public struct OperationsEndpoints: Service {
     let registry: PrometheusCollectorRegistry
     let health: WorkerHealth
     let queries: StateQueries?
+    let process: ProcessMetrics
     let logger: Logger
 
     /// Endpoints on `address`, configured as `field`, for `registry` and `health`.
@@ -34,6 +35,7 @@ public struct OperationsEndpoints: Service {
         self.registry = registry
         self.health = health
         self.queries = queries
+        self.process = ProcessMetrics(registry: registry)
         self.logger = logger
     }
 
@@ -74,7 +76,7 @@ public struct OperationsEndpoints: Service {
         let router = Router()
         let registry = self.registry
         let health = self.health
-        let process = ProcessMetrics(registry: registry)
+        let process = self.process
         router.get("metrics") { _, _ in
             process.update()
             return Response(

@@ -16,7 +16,9 @@ import ServiceLifecycle
 /// batch at hand. Throws when a batch cannot be committed; a restart resumes from the last commit.
 public struct BridgeWorker: Service, CustomStringConvertible {
     private let configuration: BridgeConfiguration
-    private let metricsFactory: any MetricsFactory
+    /// Made with the worker, so that its series are exported from the process's start, before
+    /// any broker answers: what `FcmBridgeWorkersDown`'s `absent()` looks for.
+    private let metrics: WorkerMetrics
     /// What the health endpoints answer from.
     public let health: WorkerHealth
     /// What the endpoints ask about the devices whose state this worker holds.
@@ -24,13 +26,18 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     private let logger: Logger
 
     /// Creates a worker; nothing connects until ``run()``. Its metrics go to `metrics` (none
-    /// by default).
+    /// by default), from now on.
     public init(
         configuration: BridgeConfiguration, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
         health: WorkerHealth = WorkerHealth(), logger: Logger
     ) {
         self.configuration = configuration
-        self.metricsFactory = metrics
+        self.metrics = WorkerMetrics(
+            inputTopics: [
+                configuration.topics.send, configuration.topics.presence, configuration.topics.subscriptions,
+                configuration.repartitionTopic,
+            ],
+            outputTopics: OutputTopic.allCases.map { $0.name(in: configuration) }, factory: metrics)
         self.health = health
         self.logger = logger
     }
@@ -61,7 +68,6 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                     "state_partitions": "\(layout.statePartitions)",
                     "colocated_inputs": "\(layout.colocatedTopics.sorted())",
                 ])
-            let metrics = workerMetrics
             try await withKafkaProducer(
                 configuration: configuration.workerProducer(topicRecordLimit: layout.maxRecordBytes),
                 statistics: metrics.librdkafka.record, logger: logger
@@ -79,7 +85,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                     do {
                         try await consume(
                             consumer, producer: producer, admin: admin,
-                            processor: processor(layout, limits: limits), metrics: metrics)
+                            processor: processor(layout, limits: limits))
                     } catch {
                         logger.error("stopping: \(error)")
                         throw error
@@ -92,8 +98,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
 
     /// Runs the loop with its committer and restorer, and the trimmer beside it.
     private func consume(
-        _ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor,
-        metrics: WorkerMetrics
+        _ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor
     ) async throws {
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
         let stores = try configuration.state.directory.map { directory in
@@ -129,16 +134,6 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         trimmer.finish()
         await trimming
         if let failure { throw failure }
-    }
-
-    /// The worker's metrics, labelled with the topics it reads and writes.
-    private var workerMetrics: WorkerMetrics {
-        WorkerMetrics(
-            inputTopics: [
-                configuration.topics.send, configuration.topics.presence, configuration.topics.subscriptions,
-                configuration.repartitionTopic,
-            ],
-            outputTopics: OutputTopic.allCases.map { $0.name(in: configuration) }, factory: metricsFactory)
     }
 
     private func processor(_ layout: TopicLayout, limits: OutputLimits) -> RecordProcessor {

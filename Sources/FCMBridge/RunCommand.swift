@@ -61,7 +61,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         } catch let error as ConfigurationError {
             // Found only once connected (the internal topics' layout): still the configuration's fault.
-            logger.critical("cannot start: \(error)")
+            for problem in error.problems { logger.critical("cannot start: \(problem.line)") }
             throw ExitCode(2)
         }
     }

@@ -35,7 +35,7 @@ struct TopicsCommand: AsyncParsableCommand {
                     : TopicReport.survey(configuration, admin: admin)
             }
         } catch let error as ConfigurationError {
-            printError("\(error)")
+            for problem in error.problems { printError(problem.line) }
             throw ExitCode(2)
         }
         print(report)

@@ -212,7 +212,7 @@ struct WatchCommand: AsyncParsableCommand {
                 try await statuses.close()
             }
         } catch let error as ConfigurationError {
-            logger.critical("cannot start: \(error)")
+            for problem in error.problems { logger.critical("cannot start: \(problem.line)") }
             throw ExitCode(2)
         }
     }

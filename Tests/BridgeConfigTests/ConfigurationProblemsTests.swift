@@ -104,4 +104,26 @@ struct ConfigurationProblemsTests {
             #expect(distance >= abs(x.count - y.count) && distance <= max(x.count, y.count))
         }
     }
+
+    @Test("text that is not YAML is one problem, and the environment's problems are still found")
+    func notYAML() {
+        let found = Self.problems("kafka: [unclosed", environment: ["FCM_BRIDGE_QUEUE_MAX_PENDING": "abc"])
+        #expect(found.map(\.field) == ["", "kafka.bootstrap_servers", "queue.max_pending"], "\(found)")
+        #expect(found.first?.problem.hasPrefix("not valid YAML") == true)
+    }
+
+    @Test("a file that cannot be read is one problem, and the environment's problems are still found")
+    func unreadableFile() {
+        let (_, problems) = ConfigurationLoader.read(
+            file: "/nonexistent/fcm-bridge.yaml",
+            environment: ["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": "b:1", "FCM_BRIDGE_DELIVERY": "sometimes"])
+        #expect(problems?.problems.map(\.field) == ["", "delivery"], "\(String(describing: problems))")
+        #expect(problems?.problems.last?.variable == "FCM_BRIDGE_DELIVERY")
+    }
+
+    @Test("an empty required value is one problem, not also a missing one")
+    func emptyRequired() {
+        let found = Self.problems("kafka: {bootstrap_servers: ' '}")
+        #expect(found.map(\.line) == ["configuration field `kafka.bootstrap_servers`: must not be empty"])
+    }
 }

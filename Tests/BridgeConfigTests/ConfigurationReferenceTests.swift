@@ -1,7 +1,8 @@
-import BridgeConfig
 import Foundation
 import Testing
 import Yams
+
+@testable import BridgeConfig
 
 /// The README's configuration reference is checked against the loader: every key it reads, the
 /// variable of each, and the defaults the example file shows (whose values are the defaults,
@@ -57,5 +58,15 @@ struct ConfigurationReferenceTests {
             checked += 1
         }
         #expect(checked >= 20)
+    }
+
+    @Test("the variables that are not configuration fields are those the loader lets pass")
+    func notFields() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(
+            readme.components(separatedBy: "### Variables that are not configuration fields\n").last)
+        let table = section.split(separator: "\n").drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }
+        let variables = table.compactMap { $0.firstMatch(of: /^\| `(FCM_BRIDGE_[A-Z_]+)` \|/).map { String($0.1) } }
+        #expect(Set(variables) == EnvironmentOverrides.notFields && variables.count == 2)
     }
 }

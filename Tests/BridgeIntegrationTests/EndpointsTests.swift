@@ -44,7 +44,9 @@ struct EndpointsTests {
             configuration, extraEnvironment: ["FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS": "soon"])
         #expect(try await worker.exitStatus(within: .seconds(30)) == 2, "\(worker.output)")
         #expect(
-            worker.output.contains("`kafka.consumer_properties.fetch.wait.max.ms`: librdkafka refuses \"soon\""),
+            worker.output.contains(
+                "`kafka.consumer_properties.fetch.wait.max.ms` (set by FCM_BRIDGE_KAFKA_CONSUMER_PROPERTIES_FETCH_WAIT_MAX_MS): librdkafka refuses \"soon\""
+            ),
             "\(worker.output)")
     }
 

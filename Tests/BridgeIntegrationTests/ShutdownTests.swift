@@ -47,6 +47,26 @@ struct ShutdownTests {
     }
 }
 
+/// What a worker that cannot reach its cluster still tells Prometheus: the series the fleet-down
+/// alert looks for, so that a fleet stuck at start-up is not mistaken for one nobody scrapes.
+@Suite("A worker stuck at start-up", .timeLimit(.minutes(1)))
+struct StuckWorkerMetricsTests {
+    @Test("it exports fcm_bridge_records_consumed_total, its build and its process metrics before any broker answers")
+    func exportsFromTheStart() async throws {
+        let worker = try await stuckWorker()
+        defer { worker.kill() }
+        let address = try #require(try await worker.httpAddress(), "no endpoints: \(worker.output)")
+        let metrics = try await httpGet(address, "/metrics").body
+        for series in [
+            "fcm_bridge_records_consumed_total{", "fcm_bridge_build_info{version=", "process_resident_memory_bytes ",
+            "process_start_time_seconds ",
+        ] {
+            #expect(metrics.contains(series), "\(series) in \(metrics)")
+        }
+        #expect(!worker.output.contains("topics ready"), "the worker reached a broker: \(worker.output)")
+    }
+}
+
 @Suite("Worker configuration errors", .needsBroker, .timeLimit(.minutes(2)))
 struct LayoutErrorTests {
     @Test("internal topics split differently from the state exit 2, naming topics.state_partitions")

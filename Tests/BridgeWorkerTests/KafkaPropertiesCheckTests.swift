@@ -1,4 +1,5 @@
 import BridgeConfig
+import Foundation
 import Testing
 
 @testable import BridgeWorker
@@ -56,5 +57,29 @@ struct KafkaPropertiesCheckTests {
                 "kafka.properties.bogus.one", "kafka.properties.socket.timeout.ms",
                 "kafka.producer_properties.linger.ms",
             ])
+    }
+
+    /// The README's configuration examples of Kafka security: each YAML block that configures `kafka`.
+    static func readmeSecurityExamples() throws -> [String] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        return readme.matches(of: /```yaml\n(kafka:\n(?:.*\n)*?)```/).map { String($0.1) }
+    }
+
+    @Test("the README's Kafka security examples load, and librdkafka takes each property (OIDC where built in)")
+    func readmeExamples() throws {
+        let examples = try Self.readmeSecurityExamples()
+        #expect(examples.count >= 3)
+        for example in examples {
+            let configuration = try ConfigurationLoader.load(
+                yaml: example, environment: ["FCM_BRIDGE_KAFKA_BOOTSTRAP_SERVERS": "b:1"])
+            #expect(!configuration.kafka.properties.isEmpty, "\(example)")
+            // A librdkafka built without libcurl refuses OIDC, saying so; the README says to check.
+            let problems = configuration.kafkaPropertyProblems.filter {
+                !$0.problem.contains("not supported in this build")
+            }
+            #expect(problems.isEmpty, "\(example): \(problems)")
+        }
     }
 }

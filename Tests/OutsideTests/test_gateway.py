@@ -144,8 +144,8 @@ def test_an_unknown_service_account_gets_no_token(stack, monkeypatch):
         messaging.send(messaging.Message(token="device-stranger"), app=stranger)
 
 
-def test_the_dashboard_and_alert_rules_name_only_what_the_gateway_exports(stack, app):
-    """deploy/'s gateway panels and rules, against a running gateway's /metrics (the Swift suite's
+def test_the_dashboard_alert_rules_and_docs_name_only_what_the_gateway_exports(stack, app):
+    """deploy/'s gateway panels and rules, and the docs' gateway metrics, against a running gateway's /metrics (the Swift suite's
     DashboardMetricsTests checks the rest against a worker and a watcher)."""
     import json
     import urllib.request
@@ -163,6 +163,9 @@ def test_the_dashboard_and_alert_rules_name_only_what_the_gateway_exports(stack,
     expressions += re.findall(r"^\s*expr:\s*(.*)$", (root / "deploy/prometheus/fcm-bridge.rules.yaml").read_text(), re.M)
     gateway = [e for e in expressions if "fcm_bridge_gateway_" in e]
     assert len(gateway) >= 4, gateway
+    for doc in ["README.md", "deploy/README.md"]:
+        named = set(re.findall(r"fcm_bridge_gateway_[a-z0-9_]+", (root / doc).read_text()))
+        assert named <= exported.keys(), f"{doc} names gateway metrics nobody exports: {named - exported.keys()}"
     for expression in gateway:
         names = set(re.findall(r"fcm_bridge_gateway_[a-z0-9_]+", expression))
         assert names <= exported.keys(), f"{expression} names metrics the gateway does not export"

@@ -18,8 +18,15 @@ final class ProcessMetrics: Sendable {
     private let startTime: Gauge
     private let openDescriptors: Gauge
     private let maxDescriptors: Gauge
+    private let bootTime: Double?
 
-    init(registry: PrometheusCollectorRegistry) {
+    /// Registers the metrics in `registry`, with the process's cgroup `memoryLimit` (none: the
+    /// limit is not exported) and the machine's `bootTime`, which do not change while it runs.
+    init(
+        registry: PrometheusCollectorRegistry, memoryLimit: Int64? = ProcessSample.currentMemoryLimit(),
+        bootTime: Double? = ProcessSample.currentBootTime()
+    ) {
+        self.bootTime = bootTime
         resident = registry.makeGauge(name: "process_resident_memory_bytes", help: "Resident memory size in bytes.")
         virtual = registry.makeGauge(name: "process_virtual_memory_bytes", help: "Virtual memory size in bytes.")
         cpuSeconds = registry.makeCounter(
@@ -32,7 +39,7 @@ final class ProcessMetrics: Sendable {
             name: "fcm_bridge_build_info", labels: [("version", BridgeVersion.current)],
             help: "Always 1: the fcm-bridge release this process runs."
         ).set(Int64(1))
-        if let limit = ProcessSample.currentMemoryLimit() {
+        if let limit = memoryLimit {
             registry.makeGauge(
                 name: "fcm_bridge_memory_limit_bytes", help: "The memory limit of the process's cgroup, in bytes."
             ).set(limit)
@@ -45,7 +52,12 @@ final class ProcessMetrics: Sendable {
 
     /// Reads `/proc` and sets the gauges: called before each scrape's output.
     func update() {
-        let sample = ProcessSample.current()
+        update(with: ProcessSample.current(bootTime: bootTime))
+    }
+
+    /// Sets the gauges to `sample`'s values; the CPU counter goes up by what the sample adds to
+    /// the most counted so far, never down.
+    func update(with sample: ProcessSample) {
         if let value = sample.residentBytes { resident.set(value) }
         if let value = sample.virtualBytes { virtual.set(value) }
         if let value = sample.cpuSeconds {

@@ -10,19 +10,18 @@ struct ProcessSample: Sendable, Hashable {
     var startTimeSeconds: Double?
     var openFileDescriptors: Int64?
 
-    /// Reads this process's sample from `/proc`.
-    static func current() -> ProcessSample {
+    /// Reads this process's sample from `/proc`, with the machine's `bootTime`
+    /// (``currentBootTime()``) for the start time.
+    static func current(bootTime: Double?) -> ProcessSample {
         var sample = ProcessSample()
         let pageSize = Int64(sysconf(Int32(_SC_PAGESIZE)))
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
             (sample.virtualBytes, sample.residentBytes) = memory(statm: statm, pageSize: pageSize)
         }
-        if let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-            let system = try? String(contentsOfFile: "/proc/stat", encoding: .utf8)
-        {
+        if let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8) {
             (sample.cpuSeconds, sample.startTimeSeconds) = times(
-                stat: stat, bootTime: bootTime(system), ticksPerSecond: ticksPerSecond)
+                stat: stat, bootTime: bootTime, ticksPerSecond: ticksPerSecond)
         }
         if let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
             sample.openFileDescriptors = Int64(descriptors.count)
@@ -58,6 +57,11 @@ struct ProcessSample: Sendable, Hashable {
         let cpu = field(14).flatMap { user in field(15).map { user + $0 } }
         let start = field(22).flatMap { since in bootTime.map { $0 + since } }
         return (cpu, start)
+    }
+
+    /// The machine's boot time in seconds since the epoch, read once: it does not change.
+    static func currentBootTime() -> Double? {
+        (try? String(contentsOfFile: "/proc/stat", encoding: .utf8)).flatMap(bootTime)
     }
 
     /// The boot time in seconds since the epoch: `/proc/stat`'s `btime` line.
