@@ -10,8 +10,9 @@ import GRDBSQLite
 /// Only committed records are written: the worker writes a batch's changelog records once its
 /// transaction (or, at least once, its offsets) committed, and a restore the records it kept.
 public struct PartitionStore: Sendable {
-    /// The file's format; a store of another format is rebuilt.
-    static let format = 1
+    /// The file's format; a store of another format is rebuilt. Format 2 keeps a
+    /// ``RecordChecksum`` of each record.
+    static let format = 2
 
     /// Whose state the store holds.
     public let identity: StoreIdentity
@@ -56,7 +57,7 @@ public struct PartitionStore: Sendable {
                         checkpoint INTEGER NOT NULL);
                     CREATE TABLE IF NOT EXISTS record (
                         sequence INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL, time INTEGER,
-                        collapse_key BLOB, expires_at BLOB);
+                        collapse_key BLOB, expires_at BLOB, checksum INTEGER NOT NULL);
                     """)
             guard let row = try Row.fetchOne(database, sql: #"SELECT format, "group", topic, partition FROM identity"#)
             else {
@@ -109,14 +110,16 @@ public struct PartitionStore: Sendable {
     /// Calls `body` with each stored record, in changelog order, as a record of the changelog
     /// partition at an offset before ``checkpoint()``, and the two headers the codec reads of
     /// records of 0.10; the bytes are SQLite's, valid only during the call. An error `body`
-    /// throws stops the reading and is thrown.
+    /// throws stops the reading and is thrown; a record whose bytes no longer match its
+    /// checksum throws ``StoreDoubt`` before `body` sees it.
     public func forEachRecord(_ body: (ChangelogRecordView, StoredHeaders) throws -> Void) throws {
         try database.read { database in
             // Kept alive while its SQLite statement is stepped: releasing it finalizes that.
             let prepared = try database.makeStatement(
-                sql: "SELECT key, value, time, collapse_key, expires_at FROM record ORDER BY sequence")
+                sql: "SELECT key, value, time, collapse_key, expires_at, checksum FROM record ORDER BY sequence")
             defer { withExtendedLifetime(prepared) {} }
             let statement = prepared.sqliteStatement
+            var count = 0
             while true {
                 let code = sqlite3_step(statement)
                 if code == SQLITE_DONE { return }
@@ -127,11 +130,19 @@ public struct PartitionStore: Sendable {
                     throw StoreDoubt(path: path, reason: "a record has no key or value")
                 }
                 let time = sqlite3_column_type(statement, 2) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 2)
+                let headers = StoredHeaders(collapseKey: Self.blob(statement, 3), expiresAt: Self.blob(statement, 4))
+                count += 1
+                let checksum = RecordChecksum.of(
+                    key: key, value: value, time: time, collapseKey: headers.collapseKey, expiresAt: headers.expiresAt)
+                guard checksum == sqlite3_column_int64(statement, 5) else {
+                    throw StoreDoubt(
+                        path: path, reason: "record \(count) does not match its checksum: the file was damaged")
+                }
                 try body(
                     ChangelogRecordView(
                         topic: identity.topic, partition: identity.partition, offset: -1, key: key, value: value,
                         createTime: time),
-                    StoredHeaders(collapseKey: Self.blob(statement, 3), expiresAt: Self.blob(statement, 4)))
+                    headers)
             }
         }
     }

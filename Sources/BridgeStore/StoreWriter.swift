@@ -11,12 +11,14 @@ public struct StoreWriter {
     init(_ database: Database) throws {
         self.database = database
         put = try database.cachedStatement(
-            sql: "INSERT OR REPLACE INTO record (key, value, time, collapse_key, expires_at) VALUES (?, ?, ?, ?, ?)")
+            sql:
+                "INSERT OR REPLACE INTO record (key, value, time, collapse_key, expires_at, checksum) VALUES (?, ?, ?, ?, ?, ?)"
+        )
         remove = try database.cachedStatement(sql: "DELETE FROM record WHERE key = ?")
     }
 
-    /// Stores a changelog record: the latest of its key, placed after every other; a tombstone
-    /// (nil `value`) removes its key.
+    /// Stores a changelog record, with its ``RecordChecksum``: the latest of its key, placed
+    /// after every other; a tombstone (nil `value`) removes its key.
     public mutating func put(
         key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, time: Int64?,
         collapseKey: UnsafeRawBufferPointer? = nil, expiresAt: UnsafeRawBufferPointer? = nil
@@ -32,6 +34,9 @@ public struct StoreWriter {
         if let time { sqlite3_bind_int64(statement, 3, time) } else { sqlite3_bind_null(statement, 3) }
         bind(collapseKey, at: 4, of: statement)
         bind(expiresAt, at: 5, of: statement)
+        sqlite3_bind_int64(
+            statement, 6,
+            RecordChecksum.of(key: key, value: value, time: time, collapseKey: collapseKey, expiresAt: expiresAt))
         try step(statement)
     }
 

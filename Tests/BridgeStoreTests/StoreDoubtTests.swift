@@ -10,14 +10,16 @@ import Testing
 struct StoreDoubtTests {
     static let logger = Logger(label: "test")
 
-    /// A store of partition 0 holding two records, checkpointed at 2, closed.
-    static func writeStore(_ files: borrowing StoreFiles, group: String = "group") throws {
+    /// A store of partition 0 holding `records` (two by default), checkpointed past them, closed.
+    static func writeStore(
+        _ files: borrowing StoreFiles, group: String = "group",
+        records: [(String, String)] = [("d a", "{}"), ("d b", "{}")]
+    ) throws {
         var directory = try files.directory(group: group)
         _ = try directory.open(0, logger: logger)
         var batch = StoreBatch()
-        batch.append("d a", "{}")
-        batch.append("d b", "{}")
-        batch.checkpoints = [0: 2]
+        for (key, value) in records { batch.append(key, value) }
+        batch.checkpoints = [0: Int64(records.count)]
         try directory.write(batch)
     }
 
@@ -94,6 +96,29 @@ struct StoreDoubtTests {
         let reopened = try Self.reopen(files)
         #expect(reopened.doubt != nil)
         #expect(reopened.checkpoint == 0 && reopened.records == 0)
+    }
+}
+
+extension StoreDoubtTests {
+    @Test("a byte changed inside a stored value, which SQLite does not see, makes the store a doubt")
+    func valueByteChanged() throws {
+        let files = StoreFiles()
+        let filler = String(repeating: "A", count: 64)
+        try Self.writeStore(files, records: [("d a", #"{"filler":"\#(filler)"}"#)])
+
+        let file = URL(fileURLWithPath: try files.directory().file(of: 0))
+        var data = try Data(contentsOf: file)
+        let at = try #require(data.firstRange(of: Data(filler.utf8))).lowerBound + 10
+        data[at] = UInt8(ascii: "B")
+        try data.write(to: file)
+
+        let store = try PartitionStore.open(
+            at: file.path, identity: StoreIdentity(group: "group", topic: "changelog", partition: 0))
+        #expect {
+            try store.forEachRecord { _, _ in }
+        } throws: { error in
+            (error as? StoreDoubt)?.reason == "record 1 does not match its checksum: the file was damaged"
+        }
     }
 }
 
