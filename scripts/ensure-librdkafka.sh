@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Makes librdkafka >= 2.2 available to the build and writes $DEPS/librdkafka.env, which
+# Makes librdkafka >= 2.3 available to the build and writes $DEPS/librdkafka.env, which
 # scripts/env.sh sources (PKG_CONFIG_PATH, LD_LIBRARY_PATH, linker rpath).
 #
 # 1. A librdkafka already found (system or project-local) that is new enough is used as is.
-# 2. Else the system's librdkafka-dev package, when the distribution ships >= 2.2.
+# 2. Else the system's librdkafka-dev package, when the distribution ships >= 2.3.
 # 3. Else (Debian 12 ships 2.0.2) Debian 13's source package librdkafka 2.8.0-1 is built into
 #    $DEPS/librdkafka. The result is cached: a second run does nothing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-MINIMUM=2.2.0
+MINIMUM=2.3.0
 SOURCE_VERSION=2.8.0-1
 PREFIX="$DEPS/librdkafka"
 ENV_FILE="$DEPS/librdkafka.env"

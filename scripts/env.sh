@@ -1,4 +1,4 @@
-# Sourced by the other scripts: makes librdkafka >= 2.2 available and sets what `swift build`,
+# Sourced by the other scripts: makes librdkafka >= 2.3 available and sets what `swift build`,
 # `swift test` and `swift run` need to find it, at build time and at run time.
 # SWIFT_LINK_FLAGS carries an rpath to the project-local librdkafka, so binaries load it and not
 # an older system copy even outside these scripts.

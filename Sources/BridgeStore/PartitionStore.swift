@@ -21,8 +21,12 @@ public struct PartitionStore: Sendable {
     private let database: DatabaseQueue
 
     /// Opens the store at `path`, creating it empty when there is no file. Throws
-    /// ``StoreDoubt`` when the file is not a readable store of `identity` in this format.
-    public static func open(at path: String, identity: StoreIdentity) throws(StoreDoubt) -> PartitionStore {
+    /// ``StoreDoubt`` when the file is not a readable store of `identity` in this format, or was
+    /// written from another incarnation of the changelog: `changelogID` is the changelog topic's
+    /// id (KIP-516) when the cluster gives one, and a store that knows none adopts it.
+    public static func open(at path: String, identity: StoreIdentity, changelogID: String? = nil) throws(StoreDoubt)
+        -> PartitionStore
+    {
         do {
             var configuration = Configuration()
             // A crash of the process loses nothing SQLite committed; a power loss may lose the
@@ -37,7 +41,7 @@ public struct PartitionStore: Sendable {
             }
             let database = try DatabaseQueue(path: path, configuration: configuration)
             let store = PartitionStore(identity: identity, path: path, database: database)
-            try store.prepare()
+            try store.prepare(changelogID: changelogID)
             return store
         } catch let doubt as StoreDoubt {
             throw doubt
@@ -46,25 +50,28 @@ public struct PartitionStore: Sendable {
         }
     }
 
-    /// Creates the tables of a new store, or checks that an existing one is `identity`'s.
-    private func prepare() throws {
+    /// Creates the tables of a new store, or checks that an existing one is `identity`'s, of the
+    /// changelog `changelogID` names.
+    private func prepare(changelogID: String?) throws {
         try database.write { database in
             try database.execute(
                 sql: """
                     CREATE TABLE IF NOT EXISTS identity (
                         single INTEGER PRIMARY KEY CHECK (single = 1), format INTEGER NOT NULL,
                         "group" TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL,
-                        checkpoint INTEGER NOT NULL);
+                        checkpoint INTEGER NOT NULL, topic_id TEXT);
                     CREATE TABLE IF NOT EXISTS record (
                         sequence INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL, time INTEGER,
                         collapse_key BLOB, expires_at BLOB, checksum INTEGER NOT NULL);
                     """)
-            guard let row = try Row.fetchOne(database, sql: #"SELECT format, "group", topic, partition FROM identity"#)
+            guard
+                let row = try Row.fetchOne(
+                    database, sql: #"SELECT format, "group", topic, partition, topic_id FROM identity"#)
             else {
                 try database.execute(
                     sql:
-                        #"INSERT INTO identity (single, format, "group", topic, partition, checkpoint) VALUES (1, ?, ?, ?, ?, 0)"#,
-                    arguments: [Self.format, identity.group, identity.topic, identity.partition])
+                        #"INSERT INTO identity (single, format, "group", topic, partition, checkpoint, topic_id) VALUES (1, ?, ?, ?, ?, 0, ?)"#,
+                    arguments: [Self.format, identity.group, identity.topic, identity.partition, changelogID])
                 return
             }
             // Decoded with errors, never traps: a damaged or foreign file is a store to doubt.
@@ -77,6 +84,19 @@ public struct PartitionStore: Sendable {
             }
             guard found == identity else {
                 throw StoreDoubt(path: path, reason: "it holds \(found), not \(identity)")
+            }
+            guard let changelogID else { return }
+            switch try row.decode(String?.self, atIndex: 4) {
+            case changelogID?:
+                return
+            case let stored?:
+                throw StoreDoubt(
+                    path: path,
+                    reason:
+                        "it was written from another incarnation of the changelog (topic id \(stored), now \(changelogID)): the topic was deleted and created again"
+                )
+            case nil:
+                try database.execute(sql: "UPDATE identity SET topic_id = ?", arguments: [changelogID])
             }
         }
     }

@@ -11,6 +11,9 @@ public struct StateDirectory: Sendable {
     public let group: String
     /// The changelog topic.
     public let topic: String
+    /// The changelog topic's id (KIP-516) when the cluster gives one: a store written from
+    /// another incarnation of the topic is in doubt.
+    public let changelogID: String?
     /// How long the store of a released partition is kept.
     public let cleanupDelay: Duration
     /// The open stores, by partition.
@@ -23,10 +26,13 @@ public struct StateDirectory: Sendable {
     /// The state directory at `path`, created when missing, and locked for this process until
     /// the value (and every copy of it) goes. Stores already there count as released now. Throws
     /// ``StateDirectoryError`` when it cannot be created or read, or another process holds it.
-    public init(path: String, group: String, topic: String, cleanupDelay: Duration) throws(StateDirectoryError) {
+    public init(path: String, group: String, topic: String, changelogID: String? = nil, cleanupDelay: Duration)
+        throws(StateDirectoryError)
+    {
         self.path = path
         self.group = group
         self.topic = topic
+        self.changelogID = changelogID
         self.cleanupDelay = cleanupDelay
         let files: [String]
         do {
@@ -51,7 +57,7 @@ public struct StateDirectory: Sendable {
         let identity = StoreIdentity(group: group, topic: topic, partition: partition)
         let file = self.file(of: partition)
         do {
-            let store = try PartitionStore.open(at: file, identity: identity)
+            let store = try PartitionStore.open(at: file, identity: identity, changelogID: changelogID)
             open[partition] = store
             return store
         } catch {
@@ -66,7 +72,8 @@ public struct StateDirectory: Sendable {
         try delete(partition)
         do {
             let store = try PartitionStore.open(
-                at: file(of: partition), identity: StoreIdentity(group: group, topic: topic, partition: partition))
+                at: file(of: partition), identity: StoreIdentity(group: group, topic: topic, partition: partition),
+                changelogID: changelogID)
             open[partition] = store
             return store
         } catch {

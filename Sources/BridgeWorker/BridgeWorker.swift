@@ -85,7 +85,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                     do {
                         try await consume(
                             consumer, producer: producer, admin: admin,
-                            processor: processor(layout, limits: limits))
+                            processor: processor(layout, limits: limits), changelogID: layout.changelogID)
                     } catch {
                         logger.error("stopping: \(error)")
                         throw error
@@ -98,7 +98,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
 
     /// Runs the loop with its committer and restorer, and the trimmer beside it.
     private func consume(
-        _ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor
+        _ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor,
+        changelogID: TopicID?
     ) async throws {
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
         let stores = try configuration.state.directory.map { directory in
@@ -106,6 +107,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                 "keeping each state partition's state in a local store", metadata: ["directory": "\(directory)"])
             return try StateDirectory(
                 path: directory, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
+                changelogID: changelogID?.description,
                 cleanupDelay: .milliseconds(configuration.state.cleanupDelayMilliseconds))
         }
         var committer = BatchCommitter(

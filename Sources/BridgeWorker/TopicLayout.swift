@@ -13,6 +13,9 @@ struct TopicLayout: Sendable {
     /// (which counts a whole record batch) less the batch's framing; nil where the cluster does
     /// not report it.
     var maxRecordBytes: Int?
+    /// The changelog topic's id, which tells a store written from a changelog since deleted and
+    /// created again; nil where the cluster gives none.
+    var changelogID: TopicID?
 
     /// Creates missing topics and checks that the internal ones are partitioned alike.
     static func prepare(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws
@@ -57,7 +60,29 @@ struct TopicLayout: Sendable {
         let maxRecordBytes = try await checkSettings(configuration, admin: admin, logger: logger)
             .map { $0 - OutputLimits.batchOverheadBytes }
         let colocated = Set([topics.send, topics.presence].filter { existing[$0] == statePartitions })
-        return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated, maxRecordBytes: maxRecordBytes)
+        return TopicLayout(
+            statePartitions: statePartitions, colocatedTopics: colocated, maxRecordBytes: maxRecordBytes,
+            changelogID: await changelogID(configuration.changelogTopic, admin: admin, logger: logger))
+    }
+
+    /// The changelog's topic id, or nil, said once, where the cluster gives none or refuses to
+    /// describe topics: a store is then checked against the changelog's offsets alone.
+    private static func changelogID(_ changelog: String, admin: KafkaAdmin, logger: Logger) async -> TopicID? {
+        let id: TopicID?
+        do {
+            id = try await admin.topicIDs([changelog])[changelog]
+        } catch {
+            logger.warning(
+                "cannot learn the changelog's topic id: a changelog deleted and created again is told only by its offsets",
+                metadata: ["error": "\(error)"])
+            return nil
+        }
+        if id == nil {
+            logger.notice(
+                "the cluster gives the changelog no topic id (Kafka before 2.8): a changelog deleted and created again is told only by its offsets"
+            )
+        }
+        return id
     }
 
     /// How many ways device state is split: as configured, else as the send topic is (or will be,

@@ -100,6 +100,38 @@ struct StoreDoubtTests {
 }
 
 extension StoreDoubtTests {
+    /// Opens partition 0's store as `reopen` does, knowing the changelog's topic id `changelogID`.
+    static func open(_ files: borrowing StoreFiles, changelogID: String?) throws -> (records: Int, doubt: String?) {
+        var doubt: String?
+        let path = try files.directory().file(of: 0)
+        do {
+            _ = try PartitionStore.open(
+                at: path, identity: StoreIdentity(group: "group", topic: "changelog", partition: 0),
+                changelogID: changelogID)
+        } catch {
+            doubt = error.reason
+        }
+        var directory = try StateDirectory(
+            path: files.path, group: "group", topic: "changelog", changelogID: changelogID, cleanupDelay: .seconds(600))
+        return (try directory.open(0, logger: logger).recordCount(), doubt)
+    }
+
+    @Test("a store written from another incarnation of the changelog (another topic id) is rebuilt")
+    func changelogCreatedAgain() throws {
+        let files = StoreFiles()
+        try Self.writeStore(files)
+        // Written without an id: the first id it is opened with is adopted.
+        #expect(try Self.open(files, changelogID: "a").doubt == nil)
+        // A cluster that gives no id checks nothing.
+        #expect(try Self.open(files, changelogID: nil).doubt == nil)
+        let recreated = try Self.open(files, changelogID: "b")
+        #expect(
+            recreated.doubt
+                == "it was written from another incarnation of the changelog (topic id a, now b): the topic was deleted and created again"
+        )
+        #expect(recreated.records == 0)
+    }
+
     @Test("a byte changed inside a stored value, which SQLite does not see, makes the store a doubt")
     func valueByteChanged() throws {
         let files = StoreFiles()

@@ -27,6 +27,24 @@ struct AdminTests {
 }
 
 extension AdminTests {
+    @Test("each topic has an id of its own, the same each time it is asked; an unknown topic has none")
+    func topicIDs() async throws {
+        let admin = try KafkaAdmin(configuration: TestBroker.kafka(), logger: TestBroker.logger)
+        let names = [TestBroker.uniqueName("id-a"), TestBroker.uniqueName("id-b")]
+        try await admin.createTopics(names.map { NewTopic(name: $0, partitions: 1) }, ignoreExisting: false)
+        let unknown = TestBroker.uniqueName("never-created")
+        let ids = try await admin.topicIDs(names + [unknown])
+        let again = try await admin.topicIDs([names[0]])
+        await admin.close()
+        guard !ids.isEmpty else {
+            print("skipped: the cluster gives no topic ids (Kafka before 2.8)")
+            return
+        }
+        #expect(ids.keys.sorted() == names.sorted(), "\(ids)")
+        #expect(ids[names[0]] != ids[names[1]])
+        #expect(again[names[0]] == ids[names[0]])
+    }
+
     @Test("DeleteRecords moves the log start where the broker supports it, and fails cleanly where not")
     func deleteRecords() async throws {
         let admin = try KafkaAdmin(configuration: TestBroker.kafka(), logger: TestBroker.logger)

@@ -21,7 +21,8 @@ extension GatewayRoutes {
     /// unsubscription. Answered `{}` whether or not the device was subscribed: the gateway does not
     /// know, so `allow_missing` is always taken as true.
     func unsubscribe(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let project = try await admittedProject(of: request, context: context)
+        // Checked for the caller's token and project; the answer names neither.
+        _ = try await admittedProject(of: request, context: context)
         let token = try registration(in: context)
         let name = try topicName(try Self.pathParameter("topic", in: context))
         try await record(.unsubscribe, topic: name, tokens: [token])

@@ -99,7 +99,7 @@ extension NativeHandle {
     /// Starts one admin request with `send` (given options with the timeouts set, and the queue
     /// its answer comes to), waits for the answer, checks it for a request-level error and hands
     /// it to `read`, which must not keep it.
-    private func request<T>(
+    func request<T>(
         _ operation: rd_kafka_admin_op_t, _ what: String, timeout: Duration,
         send: (_ options: OpaquePointer?, _ queue: OpaquePointer?) -> Void,
         read: (_ answer: OpaquePointer) throws -> T
