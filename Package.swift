@@ -310,6 +310,7 @@ let package = Package(
             name: "BridgeStoreTests",
             dependencies: [
                 "BridgeStore", "BridgeCore", "DeviceQueues", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -131,7 +131,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
         try? FileManager.default.removeItem(atPath: path)
         let open = {
             try StateDirectory(
-                path: path, group: "restore-benchmark", topic: topic, cleanupDelay: .seconds(600))
+                path: path, group: "restore-benchmark", topic: topic, changelogID: nil, cleanupDelay: .seconds(600))
         }
         var stores: StateDirectory? = try open()
         var states = DeviceStates()

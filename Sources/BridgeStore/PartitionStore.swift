@@ -10,21 +10,23 @@ import GRDBSQLite
 /// Only committed records are written: the worker writes a batch's changelog records once its
 /// transaction (or, at least once, its offsets) committed, and a restore the records it kept.
 public struct PartitionStore: Sendable {
-    /// The file's format; a store of another format is rebuilt. Format 2 keeps a
-    /// ``RecordChecksum`` of each record.
-    static let format = 2
+    /// The file's format; a store of another format is rebuilt. Format 3 keeps a
+    /// ``RecordChecksum`` of each record and of the identity row, and the changelog's topic id.
+    static let format = 3
 
     /// Whose state the store holds.
     public let identity: StoreIdentity
     /// The store's file.
     public let path: String
     private let database: DatabaseQueue
+    /// The topic id of the changelog its records were written from; nil when none is known.
+    private let changelogID: String?
 
     /// Opens the store at `path`, creating it empty when there is no file. Throws
     /// ``StoreDoubt`` when the file is not a readable store of `identity` in this format, or was
     /// written from another incarnation of the changelog: `changelogID` is the changelog topic's
     /// id (KIP-516) when the cluster gives one, and a store that knows none adopts it.
-    public static func open(at path: String, identity: StoreIdentity, changelogID: String? = nil) throws(StoreDoubt)
+    public static func open(at path: String, identity: StoreIdentity, changelogID: String?) throws(StoreDoubt)
         -> PartitionStore
     {
         do {
@@ -40,9 +42,8 @@ public struct PartitionStore: Sendable {
                     sql: "PRAGMA page_size = 16384; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000")
             }
             let database = try DatabaseQueue(path: path, configuration: configuration)
-            let store = PartitionStore(identity: identity, path: path, database: database)
-            try store.prepare(changelogID: changelogID)
-            return store
+            let stored = try prepare(database, at: path, identity: identity, changelogID: changelogID)
+            return PartitionStore(identity: identity, path: path, database: database, changelogID: stored)
         } catch let doubt as StoreDoubt {
             throw doubt
         } catch {
@@ -51,66 +52,56 @@ public struct PartitionStore: Sendable {
     }
 
     /// Creates the tables of a new store, or checks that an existing one is `identity`'s, of the
-    /// changelog `changelogID` names.
-    private func prepare(changelogID: String?) throws {
+    /// changelog `changelogID` names (a store that knows no id adopts it). Returns the id the
+    /// store keeps.
+    private static func prepare(
+        _ database: DatabaseQueue, at path: String, identity: StoreIdentity, changelogID: String?
+    ) throws -> String? {
         try database.write { database in
             try database.execute(
-                sql: """
-                    CREATE TABLE IF NOT EXISTS identity (
-                        single INTEGER PRIMARY KEY CHECK (single = 1), format INTEGER NOT NULL,
-                        "group" TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL,
-                        checkpoint INTEGER NOT NULL, topic_id TEXT);
+                sql: IdentityRow.createTable
+                    + """
                     CREATE TABLE IF NOT EXISTS record (
                         sequence INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL, time INTEGER,
                         collapse_key BLOB, expires_at BLOB, checksum INTEGER NOT NULL);
                     """)
-            guard
-                let row = try Row.fetchOne(
-                    database, sql: #"SELECT format, "group", topic, partition, topic_id FROM identity"#)
-            else {
-                try database.execute(
-                    sql:
-                        #"INSERT INTO identity (single, format, "group", topic, partition, checkpoint, topic_id) VALUES (1, ?, ?, ?, ?, 0, ?)"#,
-                    arguments: [Self.format, identity.group, identity.topic, identity.partition, changelogID])
-                return
+            guard var row = try IdentityRow.read(database, path: path) else {
+                try IdentityRow(format: format, identity: identity, checkpoint: 0, topicID: changelogID)
+                    .write(to: database)
+                return changelogID
             }
-            // Decoded with errors, never traps: a damaged or foreign file is a store to doubt.
-            let found = StoreIdentity(
-                group: try row.decode(String.self, atIndex: 1), topic: try row.decode(String.self, atIndex: 2),
-                partition: try row.decode(Int32.self, atIndex: 3))
-            let format = try row.decode(Int.self, atIndex: 0)
-            guard format == Self.format else {
-                throw StoreDoubt(path: path, reason: "it is of format \(format), not \(Self.format)")
+            guard row.identity == identity else {
+                throw StoreDoubt(path: path, reason: "it holds \(row.identity), not \(identity)")
             }
-            guard found == identity else {
-                throw StoreDoubt(path: path, reason: "it holds \(found), not \(identity)")
-            }
-            guard let changelogID else { return }
-            switch try row.decode(String?.self, atIndex: 4) {
-            case changelogID?:
-                return
-            case let stored?:
+            guard let changelogID, row.topicID != changelogID else { return row.topicID }
+            if let stored = row.topicID {
+                // Read from the file: shown bounded and printable.
+                let shown = String(
+                    stored.unicodeScalars.prefix(64).map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" })
                 throw StoreDoubt(
                     path: path,
                     reason:
-                        "it was written from another incarnation of the changelog (topic id \(stored), now \(changelogID)): the topic was deleted and created again"
+                        "it was written from another incarnation of the changelog (topic id \(shown), now \(changelogID)): the topic was deleted and created again"
                 )
-            case nil:
-                try database.execute(sql: "UPDATE identity SET topic_id = ?", arguments: [changelogID])
             }
+            row.topicID = changelogID
+            try row.write(to: database)
+            return changelogID
         }
     }
 
     /// The changelog offset the stored records cover: a restore reads the changelog from here.
-    /// Throws ``StoreDoubt`` for a checkpoint that cannot be: negative, or none with records.
+    /// Throws ``StoreDoubt`` for a checkpoint that cannot be (negative, or none with records) or
+    /// that does not match its checksum.
     public func checkpoint() throws(StoreDoubt) -> Int64 {
         do {
-            let (checkpoint, hasRecords) = try database.read { database in
-                let row = try Row.fetchOne(
-                    database, sql: "SELECT checkpoint, EXISTS (SELECT 1 FROM record) FROM identity")
-                return (try row?.decode(Int64.self, atIndex: 0), try row?.decode(Bool.self, atIndex: 1) ?? false)
+            let (row, hasRecords) = try database.read { database in
+                (
+                    try IdentityRow.read(database, path: path),
+                    try Bool.fetchOne(database, sql: "SELECT EXISTS (SELECT 1 FROM record)") ?? false
+                )
             }
-            guard let checkpoint else { throw StoreDoubt(path: path, reason: "it has no checkpoint") }
+            guard let checkpoint = row?.checkpoint else { throw StoreDoubt(path: path, reason: "it has no checkpoint") }
             guard checkpoint > 0 || (checkpoint == 0 && !hasRecords) else {
                 throw StoreDoubt(path: path, reason: "its checkpoint \(checkpoint) does not cover its records")
             }
@@ -181,7 +172,8 @@ public struct PartitionStore: Sendable {
         try database.write { database in
             var writer = try StoreWriter(database)
             try body(&writer)
-            try database.execute(sql: "UPDATE identity SET checkpoint = ?", arguments: [checkpoint])
+            try IdentityRow(format: Self.format, identity: identity, checkpoint: checkpoint, topicID: changelogID)
+                .write(to: database)
         }
     }
 }

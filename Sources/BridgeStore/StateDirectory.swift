@@ -23,10 +23,12 @@ public struct StateDirectory: Sendable {
     /// This process's hold on the directory.
     private let lock: DirectoryLock
 
-    /// The state directory at `path`, created when missing, and locked for this process until
-    /// the value (and every copy of it) goes. Stores already there count as released now. Throws
+    /// The state directory at `path`, for `group`'s changelog `topic` of the topic id
+    /// `changelogID` (nil when the cluster gives none), created when missing, and locked for this
+    /// process until the value (and every copy of it) goes. Stores already there count as
+    /// released now. Throws
     /// ``StateDirectoryError`` when it cannot be created or read, or another process holds it.
-    public init(path: String, group: String, topic: String, changelogID: String? = nil, cleanupDelay: Duration)
+    public init(path: String, group: String, topic: String, changelogID: String?, cleanupDelay: Duration)
         throws(StateDirectoryError)
     {
         self.path = path

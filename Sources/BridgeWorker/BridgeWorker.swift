@@ -85,7 +85,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                     do {
                         try await consume(
                             consumer, producer: producer, admin: admin,
-                            processor: processor(layout, limits: limits), changelogID: layout.changelogID)
+                            processor: processor(layout, limits: limits))
                     } catch {
                         logger.error("stopping: \(error)")
                         throw error
@@ -98,14 +98,15 @@ public struct BridgeWorker: Service, CustomStringConvertible {
 
     /// Runs the loop with its committer and restorer, and the trimmer beside it.
     private func consume(
-        _ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor,
-        changelogID: TopicID?
+        _ consumer: KafkaConsumer, producer: KafkaProducer, admin: KafkaAdmin, processor: RecordProcessor
     ) async throws {
         let trimmer = RepartitionTrimmer(topic: configuration.repartitionTopic, logger: logger)
-        let stores = try configuration.state.directory.map { directory in
+        var stores: StateDirectory?
+        if let directory = configuration.state.directory {
             logger.info(
                 "keeping each state partition's state in a local store", metadata: ["directory": "\(directory)"])
-            return try StateDirectory(
+            let changelogID = await TopicLayout.changelogID(configuration.changelogTopic, admin: admin, logger: logger)
+            stores = try StateDirectory(
                 path: directory, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
                 changelogID: changelogID?.description,
                 cleanupDelay: .milliseconds(configuration.state.cleanupDelayMilliseconds))

@@ -5,7 +5,8 @@ import Kafka
 extension ChangelogRestorer {
     /// Replays each partition's local store into `states` (which holds the partitions, adopted
     /// and empty) and returns where each partition's changelog is to be read from. A store in
-    /// doubt (unreadable, foreign, of another format) is deleted, its doubt logged in one line,
+    /// doubt (unreadable, damaged, foreign, of another format or another incarnation of the
+    /// changelog) is deleted, its doubt logged in one line,
     /// and its partition read from the beginning into a new one.
     func load(_ partitions: [Int32], into states: inout DeviceStates, from stores: inout StateDirectory) throws
         -> StoreStarts

@@ -13,9 +13,6 @@ struct TopicLayout: Sendable {
     /// (which counts a whole record batch) less the batch's framing; nil where the cluster does
     /// not report it.
     var maxRecordBytes: Int?
-    /// The changelog topic's id, which tells a store written from a changelog since deleted and
-    /// created again; nil where the cluster gives none.
-    var changelogID: TopicID?
 
     /// Creates missing topics and checks that the internal ones are partitioned alike.
     static func prepare(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger) async throws
@@ -60,17 +57,16 @@ struct TopicLayout: Sendable {
         let maxRecordBytes = try await checkSettings(configuration, admin: admin, logger: logger)
             .map { $0 - OutputLimits.batchOverheadBytes }
         let colocated = Set([topics.send, topics.presence].filter { existing[$0] == statePartitions })
-        return TopicLayout(
-            statePartitions: statePartitions, colocatedTopics: colocated, maxRecordBytes: maxRecordBytes,
-            changelogID: await changelogID(configuration.changelogTopic, admin: admin, logger: logger))
+        return TopicLayout(statePartitions: statePartitions, colocatedTopics: colocated, maxRecordBytes: maxRecordBytes)
     }
 
-    /// The changelog's topic id, or nil, said once, where the cluster gives none or refuses to
-    /// describe topics: a store is then checked against the changelog's offsets alone.
-    private static func changelogID(_ changelog: String, admin: KafkaAdmin, logger: Logger) async -> TopicID? {
+    /// The changelog's topic id, which tells the local stores a changelog since deleted and
+    /// created again; or nil, said once, where the cluster gives none, or cannot or will not
+    /// describe the topic: a store is then checked against the changelog's offsets alone.
+    static func changelogID(_ changelog: String, admin: KafkaAdmin, logger: Logger) async -> TopicID? {
         let id: TopicID?
         do {
-            id = try await admin.topicIDs([changelog])[changelog]
+            id = try await admin.topicID(of: changelog)
         } catch {
             logger.warning(
                 "cannot learn the changelog's topic id: a changelog deleted and created again is told only by its offsets",
@@ -79,7 +75,7 @@ struct TopicLayout: Sendable {
         }
         if id == nil {
             logger.notice(
-                "the cluster gives the changelog no topic id (Kafka before 2.8): a changelog deleted and created again is told only by its offsets"
+                "the changelog has no topic id (Kafka before 2.8, or not yet known to the broker answering): a changelog deleted and created again is told only by its offsets"
             )
         }
         return id

@@ -10,11 +10,10 @@ extension KafkaAdmin {
 }
 
 extension KafkaAdmin {
-    /// The topic id (KIP-516) of each topic in `names` the cluster knows, by name. A topic the
-    /// cluster does not know is absent, and so is every topic on a cluster without topic ids
-    /// (Kafka before 2.8). Other failures (not authorized, a broker that cannot describe topics)
-    /// throw ``KafkaError``.
-    public func topicIDs(_ names: [String], timeout: Duration = .seconds(10)) async throws -> [String: TopicID] {
-        try await client.blocking("describe topics") { try $0.topicIDs(names, timeout: timeout) }
+    /// The topic id (KIP-516) of the topic `name`; nil when the cluster does not know the topic,
+    /// or gives no ids (Kafka before 2.8). Other failures (not authorized, a broker that cannot
+    /// describe topics) throw ``KafkaError``.
+    public func topicID(of name: String, timeout: Duration = .seconds(10)) async throws -> TopicID? {
+        try await client.blocking("describe topics") { try $0.topicID(of: name, timeout: timeout) }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A topic's id (KIP-516): the cluster's name for one incarnation of a topic. A topic deleted and
 /// created again under its name gets a new id, which its offsets cannot tell.
 public struct TopicID: Sendable, Hashable, CustomStringConvertible {
@@ -15,12 +17,11 @@ public struct TopicID: Sendable, Hashable, CustomStringConvertible {
     /// The id brokers without topic ids answer with.
     var isZero: Bool { high == 0 && low == 0 }
 
-    /// The two halves in hexadecimal, 16 digits each, joined by `-`.
+    /// The id as Kafka writes it (`kafka-topics.sh --describe`'s `TopicId`): its 16 bytes, most
+    /// significant first, in URL-safe base64 without padding.
     public var description: String {
-        func hex(_ value: UInt64) -> String {
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }
-        return "\(hex(high))-\(hex(low))"
+        let bytes = withUnsafeBytes(of: high.bigEndian) { Array($0) } + withUnsafeBytes(of: low.bigEndian) { Array($0) }
+        return Data(bytes).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_")
+            .replacing("=", with: "")
     }
 }

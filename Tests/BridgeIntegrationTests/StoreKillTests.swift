@@ -98,7 +98,7 @@ struct StoreKillTests {
         try await restorer.restore(partitions, committed: committed, forwards: forwards, into: &whole)
         var stores: StateDirectory? = try StateDirectory(
             path: copy.path, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
-            cleanupDelay: .seconds(600))
+            changelogID: nil, cleanupDelay: .seconds(600))
         var restored = DeviceStates()
         try await restorer.restore(
             partitions, committed: committed, forwards: forwards, into: &restored, stores: &stores)

@@ -1,6 +1,7 @@
 import BridgeCore
 import BridgeStore
 import Foundation
+import GRDB
 import Logging
 import Testing
 
@@ -32,7 +33,7 @@ struct StoreDoubtTests {
         do {
             _ = try PartitionStore.open(
                 at: try files.directory(group: group).file(of: 0),
-                identity: StoreIdentity(group: group, topic: "changelog", partition: 0))
+                identity: StoreIdentity(group: group, topic: "changelog", partition: 0), changelogID: nil)
         } catch {
             doubt = error.reason
         }
@@ -116,20 +117,62 @@ extension StoreDoubtTests {
         return (try directory.open(0, logger: logger).recordCount(), doubt)
     }
 
-    @Test("a store written from another incarnation of the changelog (another topic id) is rebuilt")
+    @Test("a store written from another incarnation of the changelog (another topic id) is rebuilt, under the new id")
     func changelogCreatedAgain() throws {
         let files = StoreFiles()
         try Self.writeStore(files)
-        // Written without an id: the first id it is opened with is adopted.
-        #expect(try Self.open(files, changelogID: "a").doubt == nil)
+        // Written without an id: the first id it is opened with is adopted, its records kept.
+        #expect(try Self.open(files, changelogID: "a") == (2, nil))
         // A cluster that gives no id checks nothing.
-        #expect(try Self.open(files, changelogID: nil).doubt == nil)
+        #expect(try Self.open(files, changelogID: nil) == (2, nil))
         let recreated = try Self.open(files, changelogID: "b")
         #expect(
             recreated.doubt
                 == "it was written from another incarnation of the changelog (topic id a, now b): the topic was deleted and created again"
         )
         #expect(recreated.records == 0)
+        // The new store is the new incarnation's.
+        #expect(try Self.open(files, changelogID: "b").doubt == nil)
+        #expect(try Self.open(files, changelogID: "a").doubt?.contains("(topic id b, now a)") == true)
+    }
+
+    @Test("a checkpoint changed on disk, which would skip changelog records, makes the store a doubt")
+    func checkpointChanged() throws {
+        let files = StoreFiles()
+        try Self.writeStore(files)
+        let file = try files.directory().file(of: 0)
+        let database = try DatabaseQueue(path: file)
+        try database.write { try $0.execute(sql: "UPDATE identity SET checkpoint = 1000") }
+        try database.close()
+        let reopened = try Self.reopen(files)
+        #expect(reopened.doubt == "its identity and checkpoint do not match their checksum: the file was damaged")
+        #expect(reopened.checkpoint == 0 && reopened.records == 0)
+    }
+
+    @Test("a store of an earlier format is rebuilt, saying so, whatever its identity row holds")
+    func earlierFormat() throws {
+        let files = StoreFiles()
+        let file = try files.directory().file(of: 0)
+        let database = try DatabaseQueue(path: file)
+        try database.write { database in
+            // Format 1's tables: no checksums, no topic id.
+            try database.execute(
+                sql: #"""
+                    CREATE TABLE identity (
+                        single INTEGER PRIMARY KEY CHECK (single = 1), format INTEGER NOT NULL,
+                        "group" TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL,
+                        checkpoint INTEGER NOT NULL);
+                    CREATE TABLE record (
+                        sequence INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL, time INTEGER,
+                        collapse_key BLOB, expires_at BLOB);
+                    INSERT INTO identity VALUES (1, 1, 'group', 'changelog', 0, 2);
+                    INSERT INTO record (key, value) VALUES (x'642061', x'7b7d');
+                    """#)
+        }
+        try database.close()
+        let reopened = try Self.reopen(files)
+        #expect(reopened.doubt == "it is of format 1, not 3")
+        #expect(reopened.checkpoint == 0 && reopened.records == 0)
     }
 
     @Test("a byte changed inside a stored value, which SQLite does not see, makes the store a doubt")
@@ -145,7 +188,7 @@ extension StoreDoubtTests {
         try data.write(to: file)
 
         let store = try PartitionStore.open(
-            at: file.path, identity: StoreIdentity(group: "group", topic: "changelog", partition: 0))
+            at: file.path, identity: StoreIdentity(group: "group", topic: "changelog", partition: 0), changelogID: nil)
         #expect {
             try store.forEachRecord { _, _ in }
         } throws: { error in

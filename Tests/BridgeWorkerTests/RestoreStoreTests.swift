@@ -127,6 +127,6 @@ struct RestoreStoreTests {
 extension TemporaryDirectory {
     /// The directory as a state directory of group `group`, for the changelog `topic`.
     func stateDirectory(topic: String, group: String = "group") throws -> StateDirectory {
-        try StateDirectory(path: path, group: group, topic: topic, cleanupDelay: .seconds(600))
+        try StateDirectory(path: path, group: group, topic: topic, changelogID: nil, cleanupDelay: .seconds(600))
     }
 }

@@ -1,16 +1,16 @@
 import Kafka
 import Testing
 
-/// A topic id is written as its two halves in 16 hex digits each: what a store keeps to tell one
-/// incarnation of the changelog from the next.
+/// A topic id is written as Kafka writes it, which is what a store keeps to tell one incarnation
+/// of the changelog from the next, and what an operator compares with `kafka-topics.sh`.
 @Suite("Topic ids")
 struct TopicIDTests {
     @Test(
-        "an id is written as two halves of 16 hex digits, zeros kept",
+        "an id is its 16 bytes, most significant first, in URL-safe base64 without padding (vectors from Python's base64)",
         arguments: [
-            (TopicID(high: 0, low: 1), "0000000000000000-0000000000000001"),
-            (TopicID(high: 0x01a2_1a7e_158f_7d41, low: 0x849a_99c2_cbb2_0052), "01a21a7e158f7d41-849a99c2cbb20052"),
-            (TopicID(high: .max, low: .max), "ffffffffffffffff-ffffffffffffffff"),
+            (TopicID(high: 0, low: 1), "AAAAAAAAAAAAAAAAAAAAAQ"),
+            (TopicID(high: 0x01a2_1a7e_197b_7d50, low: 0xa2d3_ecbe_e182_a884), "AaIafhl7fVCi0-y-4YKohA"),
+            (TopicID(high: .max, low: .max), "_____________________w"),
         ])
     func written(id: TopicID, text: String) {
         #expect(id.description == text)

@@ -1,14 +1,13 @@
 import CRDKafka
-import Glibc
 
 extension NativeHandle {
-    /// The topic id of each topic in `names` the cluster knows and gives an id for, by name.
-    func topicIDs(_ names: [String], timeout: Duration) throws -> [String: TopicID] {
-        let copies = names.map { strdup($0) }
-        defer { for copy in copies { free(copy) } }
-        var pointers: [UnsafePointer<CChar>?] = copies.map { copy in copy.map { UnsafePointer($0) } }
-        let collection = pointers.withUnsafeMutableBufferPointer {
-            rd_kafka_TopicCollection_of_topic_names($0.baseAddress, $0.count)
+    /// The topic id of the topic `name`; nil when the cluster does not know the topic or gives no
+    /// ids (a zero id). Any other failure of the topic's description throws.
+    func topicID(of name: String, timeout: Duration) throws -> TopicID? {
+        // librdkafka copies the name into the collection.
+        let collection = name.withCString { name in
+            var names: [UnsafePointer<CChar>?] = [name]
+            return rd_kafka_TopicCollection_of_topic_names(&names, 1)
         }
         defer { rd_kafka_TopicCollection_destroy(collection) }
         return try request(RD_KAFKA_ADMIN_OP_DESCRIBETOPICS, "describe topics", timeout: timeout) { options, queue in
@@ -16,21 +15,21 @@ extension NativeHandle {
         } read: { answer in
             var count = 0
             guard let result = rd_kafka_event_DescribeTopics_result(answer),
-                let described = rd_kafka_DescribeTopics_result_topics(result, &count)
-            else { return [:] }
-            var ids: [String: TopicID] = [:]
-            for index in 0..<count {
-                // An unknown topic carries its error; a broker without topic ids gives a zero id.
-                guard let description = described[index], rd_kafka_TopicDescription_error(description) == nil,
-                    let id = rd_kafka_TopicDescription_topic_id(description)
-                else { continue }
-                let topicID = TopicID(
-                    high: UInt64(bitPattern: rd_kafka_Uuid_most_significant_bits(id)),
-                    low: UInt64(bitPattern: rd_kafka_Uuid_least_significant_bits(id)))
-                guard !topicID.isZero else { continue }
-                ids[String(cString: rd_kafka_TopicDescription_name(description))] = topicID
+                let described = rd_kafka_DescribeTopics_result_topics(result, &count), count > 0,
+                let description = described[0]
+            else { return nil }
+            // The error belongs to the description: read, never destroyed here.
+            if let error = rd_kafka_TopicDescription_error(description) {
+                let code = rd_kafka_error_code(error)
+                if code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART { return nil }
+                let text = rd_kafka_error_string(error).map { String(cString: $0) } ?? ""
+                throw KafkaError(code, message: "describe topic \(name): \(text)")
             }
-            return ids
+            guard let id = rd_kafka_TopicDescription_topic_id(description) else { return nil }
+            let topicID = TopicID(
+                high: UInt64(bitPattern: rd_kafka_Uuid_most_significant_bits(id)),
+                low: UInt64(bitPattern: rd_kafka_Uuid_least_significant_bits(id)))
+            return topicID.isZero ? nil : topicID
         }
     }
 }
