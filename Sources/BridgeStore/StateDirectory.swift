@@ -26,8 +26,8 @@ public struct StateDirectory: Sendable {
     /// The state directory at `path`, for `group`'s changelog `topic` of the topic id
     /// `changelogID` (nil when the cluster gives none), created when missing, and locked for this
     /// process until the value (and every copy of it) goes. Stores already there count as
-    /// released now. Throws
-    /// ``StateDirectoryError`` when it cannot be created or read, or another process holds it.
+    /// released now. Throws ``StateDirectoryError`` when it cannot be created or read, or another
+    /// process holds it.
     public init(path: String, group: String, topic: String, changelogID: String?, cleanupDelay: Duration)
         throws(StateDirectoryError)
     {
