@@ -5,16 +5,15 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public var field: String
     /// What is wrong.
     public var problem: String
-    /// The environment variable that set the field's value, when one did.
+    /// The environment variable that set the field's value, when one did (``attributed(to:)``).
     public var variable: String?
     /// The problems found after this one in the same read, in the order they were found.
     public var others: [ConfigurationError] = []
 
     /// Creates an error about a field.
-    public init(field: String, _ problem: String, variable: String? = nil) {
+    public init(field: String, _ problem: String) {
         self.field = field
         self.problem = problem
-        self.variable = variable
     }
 
     /// One error holding every one of `problems`, in order; nil when there are none.

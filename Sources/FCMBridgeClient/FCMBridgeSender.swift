@@ -41,8 +41,7 @@ public final class FCMBridgeSender: Sendable {
             var topic: String
             var tokens: [String]
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
+        let encoder = Self.encoder()
         let records = try stride(from: 0, to: devices.count, by: Self.maximumSubscriptionTokens).map { start in
             let body = Body(
                 action: action, topic: topic,
@@ -59,25 +58,30 @@ public final class FCMBridgeSender: Sendable {
     /// Returns where each was written, in order: what names its messages in the statuses.
     @discardableResult
     public func send(_ requests: [SendRequest]) async throws -> [SentRequest] {
-        let reports = try await producer.send(try requests.map(record))
+        let encoder = Self.encoder()
+        let reports = try await producer.send(try requests.map { try record($0, encoder: encoder) })
         try reports.throwFirstError()
-        return reports.map { SentRequest(partition: $0.partition, offset: $0.offset) }
+        return reports.map(SentRequest.init)
     }
 
     /// Sends one request and waits until the broker has it; returns where it was written.
     @discardableResult
     public func send(_ request: SendRequest) async throws -> SentRequest {
-        let report = try await producer.send(try record(request))
-        return SentRequest(partition: report.partition, offset: report.offset)
+        SentRequest(try await producer.send(try record(request, encoder: Self.encoder())))
     }
 
     /// The send topic's record of `request`: its JSON, keyed by its device when it names one.
-    private func record(_ request: SendRequest) throws -> ProducerRecord {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return ProducerRecord(
+    private func record(_ request: SendRequest, encoder: JSONEncoder) throws -> ProducerRecord {
+        ProducerRecord(
             topic: topic, key: request.token.map { ByteBuffer(string: $0) },
             value: ByteBuffer(bytes: try encoder.encode(request)))
+    }
+
+    /// The encoder of every request's JSON: keys sorted, so equal requests are equal bytes.
+    private static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
     }
 
     /// Delivers what is in flight and disconnects.

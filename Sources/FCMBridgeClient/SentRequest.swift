@@ -1,3 +1,5 @@
+import Kafka
+
 /// Where a send request was written, which names its messages: the bridge's message id of a
 /// request's device number `index` is `<partition>:<offset>:<index>`, the id every status and
 /// inbox record of that message carries.
@@ -11,6 +13,11 @@ public struct SentRequest: Sendable, Hashable {
     public init(partition: Int32, offset: Int64) {
         self.partition = partition
         self.offset = offset
+    }
+
+    /// Where the producer's `report` says the request was written.
+    init(_ report: DeliveryReport) {
+        self.init(partition: report.partition, offset: report.offset)
     }
 
     /// The message id of the request's device number `index`: 0 for a request to one device,

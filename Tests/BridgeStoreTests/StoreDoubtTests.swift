@@ -136,14 +136,18 @@ extension StoreDoubtTests {
         #expect(try Self.open(files, changelogID: "a").doubt?.contains("(topic id b, now a)") == true)
     }
 
+    /// Runs `sql` on partition 0's store file, as another program writing to it would.
+    static func execute(_ sql: String, onStoreOf files: borrowing StoreFiles) throws {
+        let database = try DatabaseQueue(path: try files.directory().file(of: 0))
+        try database.write { try $0.execute(sql: sql) }
+        try database.close()
+    }
+
     @Test("a checkpoint changed on disk, which would skip changelog records, makes the store a doubt")
     func checkpointChanged() throws {
         let files = StoreFiles()
         try Self.writeStore(files)
-        let file = try files.directory().file(of: 0)
-        let database = try DatabaseQueue(path: file)
-        try database.write { try $0.execute(sql: "UPDATE identity SET checkpoint = 1000") }
-        try database.close()
+        try Self.execute("UPDATE identity SET checkpoint = 1000", onStoreOf: files)
         let reopened = try Self.reopen(files)
         #expect(reopened.doubt == "its identity and checkpoint do not match their checksum: the file was damaged")
         #expect(reopened.checkpoint == 0 && reopened.records == 0)
@@ -152,24 +156,19 @@ extension StoreDoubtTests {
     @Test("a store of an earlier format is rebuilt, saying so, whatever its identity row holds")
     func earlierFormat() throws {
         let files = StoreFiles()
-        let file = try files.directory().file(of: 0)
-        let database = try DatabaseQueue(path: file)
-        try database.write { database in
-            // Format 1's tables: no checksums, no topic id.
-            try database.execute(
-                sql: #"""
-                    CREATE TABLE identity (
-                        single INTEGER PRIMARY KEY CHECK (single = 1), format INTEGER NOT NULL,
-                        "group" TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL,
-                        checkpoint INTEGER NOT NULL);
-                    CREATE TABLE record (
-                        sequence INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL, time INTEGER,
-                        collapse_key BLOB, expires_at BLOB);
-                    INSERT INTO identity VALUES (1, 1, 'group', 'changelog', 0, 2);
-                    INSERT INTO record (key, value) VALUES (x'642061', x'7b7d');
-                    """#)
-        }
-        try database.close()
+        // Format 1's tables: no checksums, no topic id.
+        try Self.execute(
+            #"""
+            CREATE TABLE identity (
+                single INTEGER PRIMARY KEY CHECK (single = 1), format INTEGER NOT NULL,
+                "group" TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL,
+                checkpoint INTEGER NOT NULL);
+            CREATE TABLE record (
+                sequence INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, value BLOB NOT NULL, time INTEGER,
+                collapse_key BLOB, expires_at BLOB);
+            INSERT INTO identity VALUES (1, 1, 'group', 'changelog', 0, 2);
+            INSERT INTO record (key, value) VALUES (x'642061', x'7b7d');
+            """#, onStoreOf: files)
         let reopened = try Self.reopen(files)
         #expect(reopened.doubt == "it is of format 1, not 3")
         #expect(reopened.checkpoint == 0 && reopened.records == 0)
