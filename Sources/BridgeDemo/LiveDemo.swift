@@ -85,22 +85,29 @@ public struct LiveDemo: Sendable {
                 while (try? await Task.sleep(for: .seconds(1))) != nil { sink.yield(.tick) }
             }
             defer { group.cancelAll() }
-            return await summarize(plan: plan, from: start)
+            let ending = await summarize(plan: plan, from: start)
+            // Shown before the parts stop and the clients close, whatever that takes.
+            finish(ending, devices: plan.tokens.count, elapsed: start.duration(to: .now))
+            return ending
         }
         await clients.close(logger: logger)
-        let elapsed = start.duration(to: .now)
-        let board = ending.scoreboard
-        // The closing summary gives rates over the whole run.
+        if let failure = ending.failure { throw DemoFailure(description: failure) }
+        return ending.scoreboard
+    }
+
+    /// The closing summary, with rates over the whole run, and the verdict.
+    private func finish(_ ending: Ending, devices: Int, elapsed: Duration) {
         let columns = display.lineWidth
         display.finish(
             DemoSummary.lines(
-                board, previous: DemoScoreboard(), interval: elapsed, elapsed: elapsed, duration: settings.duration,
-                devices: plan.tokens.count, columns: columns) + [""]
-                + DemoSummary.verdict(board, elapsed: elapsed, columns: columns),
+                ending.scoreboard, previous: DemoScoreboard(), interval: elapsed, elapsed: elapsed,
+                duration: settings.duration, devices: devices, columns: columns) + [""]
+                + DemoSummary.verdict(ending.scoreboard, elapsed: elapsed, columns: columns),
             replacing: ending.shown)
-        if let failure = ending.failure { throw DemoFailure(description: failure) }
-        return board
     }
+
+    /// How the run ended: what it saw, the failure that ended it, and the lines on screen.
+    private typealias Ending = (scoreboard: DemoScoreboard, failure: String?, shown: Int)
 
     /// Whether `status` is about one of the run's devices, or is a `fanned_out` of one of its
     /// topic or condition sends (keyed by the first topic).
@@ -111,9 +118,7 @@ public struct LiveDemo: Sendable {
     }
 
     /// Records every event and redraws each second, until the run is over.
-    private func summarize(plan: DevicePlan, from start: ContinuousClock.Instant) async -> (
-        scoreboard: DemoScoreboard, failure: String?, shown: Int
-    ) {
+    private func summarize(plan: DevicePlan, from start: ContinuousClock.Instant) async -> Ending {
         var board = DemoScoreboard(checksEachMessage: settings.duration != nil, allowsRepeats: settings.allowsRepeats)
         var previous = board
         var previousTick = start

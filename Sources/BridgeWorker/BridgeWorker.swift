@@ -59,9 +59,19 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                 "group": "\(configuration.kafka.groupID)",
                 "delivery": "\(configuration.delivery.rawValue)",
             ])
+        do {
+            try await run(kafka: kafka)
+        } catch let error as ShutDownBeforeStart {
+            logger.notice("\(error)")
+        }
+    }
+
+    private func run(kafka: KafkaConfiguration) async throws {
         // One admin client serves start-up (topics) and then trimming, for the worker's life.
         try await withKafkaAdmin(configuration: kafka, logger: logger) { admin in
-            let layout = try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
+            let layout = try await UnreachableClusterRetry().run("reading the topics", health: health, logger: logger) {
+                try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
+            }
             logger.info(
                 "topics ready",
                 metadata: [

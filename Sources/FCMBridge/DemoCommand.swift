@@ -51,6 +51,9 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 
+    /// How long a stopped demo waits for its clients to close.
+    static let closingDeadline = Duration.seconds(15)
+
     func run() async throws {
         var (configuration, logger) = try options.load(logging: logging, label: "fcm-bridge.demo")
         // The summary is the output; only trouble is logged.
@@ -72,6 +75,7 @@ struct DemoCommand: AsyncParsableCommand {
         settings.maxPending = configuration.queue.maxPending
         settings.allowsRepeats = configuration.delivery == .atLeastOnce
         let demo = LiveDemo(settings: settings, logger: logger)
+        let (stopped, stop) = AsyncStream.makeStream(of: Void.self)
         let board = try await withThrowingTaskGroup(of: DemoScoreboard?.self) { group in
             group.addTask {
                 // Ctrl-C (or SIGTERM) ends the run with a final summary; a second one at once.
@@ -80,6 +84,19 @@ struct DemoCommand: AsyncParsableCommand {
                     signals += 1
                     guard signals == 1 else { Foundation.exit(128 + signal.rawValue) }
                     demo.stop()
+                    stop.yield()
+                }
+                return nil
+            }
+            group.addTask { [logger] in
+                // Once stopped, the summary is out: closing the demo's clients may not hold the
+                // terminal for long.
+                for await _ in stopped {
+                    guard (try? await Task.sleep(for: Self.closingDeadline)) != nil else { return nil }
+                    logger.warning(
+                        "the demo's Kafka clients did not close within \(Self.closingDeadline) of the stop; exiting without them"
+                    )
+                    Foundation.exit(0)
                 }
                 return nil
             }

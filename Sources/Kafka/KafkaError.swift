@@ -20,6 +20,12 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// librdkafka's local queue of records to send is full: try again once some are delivered.
     public var isQueueFull: Bool { code == .queueFull }
 
+    /// No broker answered: none could be reached, resolved or kept connected, or the request
+    /// timed out. Worth trying again later; says nothing of what the cluster would answer.
+    public var isClusterUnreachable: Bool {
+        [Code.transport, .allBrokersDown, .resolve, .timedOut].contains(code)
+    }
+
     /// The cluster will not do what was asked, however often: it does not support the request
     /// (version or feature), does not authorize it, or a policy forbids it.
     public var isRefusedByCluster: Bool {

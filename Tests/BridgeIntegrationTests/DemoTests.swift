@@ -135,6 +135,30 @@ struct DemoTests {
         #expect(try await exited(broker), "the broker still runs")
     }
 
+    @Test("Ctrl-C after the broker died: the summary at once, and the demo ends within its closing deadline")
+    func interruptedWithoutBroker() async throws {
+        let brokerName = "demo-test-\(UUID().uuidString.prefix(8))"
+        var environment = WorkerProcess.ownGroupAndTopics("demo-gone")
+        environment["KAFKA_BOOTSTRAP_SERVERS"] = ""
+        environment["DEMO_BROKER"] = brokerName
+        // The worker's own shutdown cannot commit either; it is given a short deadline.
+        environment["FCM_BRIDGE_SHUTDOWN_TIMEOUT_MS"] = "2000"
+        let (run, script) = try await demo(["--devices", "20", "--rate", "50"], environment: environment)
+        #expect(
+            try await run.waitForOutput(containing: "requests ", timeout: .seconds(120)), "\(run.output.suffix(3000))")
+        let brokerFile = WorkerProcess.repositoryRoot.appendingPathComponent(".deps/run/\(brokerName).pid")
+        let broker = try #require(
+            Int32(try String(contentsOf: brokerFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(broker, SIGKILL)
+        // The clients find the broker gone, with records of theirs still in flight.
+        try await Task.sleep(for: .seconds(2))
+        kill(-script, SIGINT)
+        let status = try await run.exitStatus(within: .seconds(60))
+        #expect(status == 0, "\(run.output.suffix(3000))")
+        #expect(run.output.contains("demo stopped after"), "\(run.output.suffix(3000))")
+        #expect(groupGone(script))
+    }
+
     /// Whether process `pid` has exited (a zombie no one reaped yet counts), waiting up to 5 s.
     private func exited(_ pid: Int32) async throws -> Bool {
         for _ in 0..<50 {

@@ -7,18 +7,26 @@ import Testing
 /// `/metrics`, `/healthz` and `/readyz` of a running `fcm-bridge run`, and its rejection log.
 @Suite("Operator endpoints", .needsBroker, .timeLimit(.minutes(3)))
 struct EndpointsTests {
-    @Test("a worker that cannot reach its cluster is alive but not ready")
+    @Test("a worker that cannot reach its cluster waits alive but not ready, and stops gracefully: exit 0")
     func notReadyBeforeAssignment() async throws {
         // Port 9 (discard) on loopback: nothing listens, so the worker never joins a group.
         var configuration = BridgeConfiguration(kafka: .init(bootstrapServers: "127.0.0.1:9"))
         configuration.bundleID = "com.example.test"
         let worker = try WorkerProcess(configuration)
+        defer { worker.kill() }
         let address = try #require(try await worker.httpAddress(), "no endpoints: \(worker.output)")
+        // Past the first failed attempt: the worker waits for its cluster instead of exiting.
+        try #require(
+            try await worker.waitForOutput(
+                containing: "cannot reach the Kafka cluster; trying again", timeout: .seconds(60)),
+            "\(worker.output)")
         let ready = try await httpGet(address, "/readyz")
         #expect(ready.status == 503 && ready.body.contains("not ready: starting"), "\(ready)")
         let health = try await httpGet(address, "/healthz")
         #expect(health.status == 200, "\(health)")
-        worker.kill()
+        worker.send(SIGTERM)
+        #expect(try await worker.exitStatus(within: .seconds(30)) == 0, "\(worker.output)")
+        #expect(worker.output.contains("shut down before the Kafka cluster answered"), "\(worker.output)")
     }
 
     @Test("a second process on the same address does not start: exit 2, naming the field and the address")

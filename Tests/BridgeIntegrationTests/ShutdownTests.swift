@@ -25,8 +25,7 @@ struct ShutdownTests {
     func secondSignal() async throws {
         let worker = try await stuckWorker()
         // Two different signals, back to back: the same one twice may merge into one while
-        // pending, and waiting in between races the worker's 10 s metadata timeout on a loaded
-        // machine. Whichever is taken first starts the shutdown; the other ends the process.
+        // pending. Whichever is taken first starts the shutdown; the other ends the process.
         worker.send(SIGINT)
         worker.send(SIGTERM)
         let status = try await worker.exitStatus(within: .seconds(5))

@@ -70,6 +70,12 @@ extension KafkaError.Code {
     public static let messageTimedOut = Self(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT)
     /// A topic to create exists already (`TOPIC_ALREADY_EXISTS`).
     public static let topicAlreadyExists = Self(RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+    /// No connection to a broker could be made or kept (`_TRANSPORT`).
+    public static let transport = Self(RD_KAFKA_RESP_ERR__TRANSPORT)
+    /// Every broker the client knows is down (`_ALL_BROKERS_DOWN`).
+    public static let allBrokersDown = Self(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+    /// A broker's host name did not resolve (`_RESOLVE`).
+    public static let resolve = Self(RD_KAFKA_RESP_ERR__RESOLVE)
     /// An operation did not finish in time (`_TIMED_OUT`).
     public static let timedOut = Self(RD_KAFKA_RESP_ERR__TIMED_OUT)
     /// An invalid argument or configuration value (`_INVALID_ARG`).

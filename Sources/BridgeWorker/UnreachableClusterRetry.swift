@@ -1,0 +1,55 @@
+import BridgeHealth
+import Kafka
+import Logging
+import ServiceLifecycle
+
+/// Start-up steps that need the cluster, tried again while no broker answers: a worker started
+/// before its cluster, or during an outage, waits alive and not ready (and says so in its log)
+/// instead of exiting. Any other error, and a graceful shutdown, ends the wait.
+struct UnreachableClusterRetry: Sendable {
+    /// The wait after the first failure; each next wait doubles, up to ``longestDelay``.
+    var firstDelay = Duration.seconds(1)
+    var longestDelay = Duration.seconds(30)
+
+    /// The wait after failed attempt `attempt` (1 for the first).
+    func delay(afterAttempt attempt: Int) -> Duration {
+        var delay = firstDelay
+        for _ in 1..<max(attempt, 1) where delay < longestDelay { delay *= 2 }
+        return min(delay, longestDelay)
+    }
+
+    /// Runs `step` until it succeeds or fails for a reason other than an unreachable cluster.
+    /// Throws ``ShutDownBeforeStart`` when a graceful shutdown comes while waiting.
+    func run<T>(
+        _ step: String, health: WorkerHealth, logger: Logger, _ body: () async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let result = try await body()
+                if attempt > 1 { logger.notice("the Kafka cluster answers", metadata: ["step": "\(step)"]) }
+                return result
+            } catch let error as KafkaError where error.isClusterUnreachable {
+                let delay = delay(afterAttempt: attempt)
+                logger.warning(
+                    "cannot reach the Kafka cluster; trying again (alive, not ready)",
+                    metadata: [
+                        "step": "\(step)", "error": "\(error)", "attempt": "\(attempt)", "retry_in": "\(delay)",
+                    ])
+                health.turned()
+                guard !Task.isShuttingDownGracefully else { throw ShutDownBeforeStart() }
+                do {
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
+                } catch is CancellationError {
+                    throw ShutDownBeforeStart()
+                }
+            }
+        }
+    }
+}
+
+/// A graceful shutdown came while the worker waited for its cluster: nothing had started.
+struct ShutDownBeforeStart: Error, CustomStringConvertible {
+    var description: String { "shut down before the Kafka cluster answered" }
+}
