@@ -52,8 +52,9 @@ public struct PartitionStore: Sendable {
     }
 
     /// Creates the tables of a new store, or checks that an existing one is `identity`'s, of the
-    /// changelog `changelogID` names (a store that knows no id adopts it). Returns the id the
-    /// store keeps.
+    /// changelog `changelogID` names. A store that knows no id adopts it only while it covers
+    /// nothing: records written without an id cannot be told from those of a changelog deleted
+    /// and created since. Returns the id the store keeps.
     private static func prepare(
         _ database: DatabaseQueue, at path: String, identity: StoreIdentity, changelogID: String?
     ) throws -> String? {
@@ -82,6 +83,13 @@ public struct PartitionStore: Sendable {
                     path: path,
                     reason:
                         "it was written from another incarnation of the changelog (topic id \(shown), now \(changelogID)): the topic was deleted and created again"
+                )
+            }
+            guard row.checkpoint == 0 else {
+                throw StoreDoubt(
+                    path: path,
+                    reason:
+                        "it was written without the changelog's topic id (now \(changelogID)): it cannot be told from a changelog deleted and created again since"
                 )
             }
             row.topicID = changelogID

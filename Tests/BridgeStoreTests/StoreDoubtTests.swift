@@ -13,10 +13,10 @@ struct StoreDoubtTests {
 
     /// A store of partition 0 holding `records` (two by default), checkpointed past them, closed.
     static func writeStore(
-        _ files: borrowing StoreFiles, group: String = "group",
+        _ files: borrowing StoreFiles, group: String = "group", changelogID: String? = nil,
         records: [(String, String)] = [("d a", "{}"), ("d b", "{}")]
     ) throws {
-        var directory = try files.directory(group: group)
+        var directory = try files.directory(group: group, changelogID: changelogID)
         _ = try directory.open(0, logger: logger)
         var batch = StoreBatch()
         for (key, value) in records { batch.append(key, value) }
@@ -120,8 +120,7 @@ extension StoreDoubtTests {
     @Test("a store written from another incarnation of the changelog (another topic id) is rebuilt, under the new id")
     func changelogCreatedAgain() throws {
         let files = StoreFiles()
-        try Self.writeStore(files)
-        // Written without an id: the first id it is opened with is adopted, its records kept.
+        try Self.writeStore(files, changelogID: "a")
         #expect(try Self.open(files, changelogID: "a") == (2, nil))
         // A cluster that gives no id checks nothing.
         #expect(try Self.open(files, changelogID: nil) == (2, nil))
@@ -134,6 +133,28 @@ extension StoreDoubtTests {
         // The new store is the new incarnation's.
         #expect(try Self.open(files, changelogID: "b").doubt == nil)
         #expect(try Self.open(files, changelogID: "a").doubt?.contains("(topic id b, now a)") == true)
+    }
+
+    @Test("a store written without the changelog's topic id is rebuilt once an id is known; an empty one adopts it")
+    func writtenWithoutID() throws {
+        let files = StoreFiles()
+        try Self.writeStore(files)
+        let learned = try Self.open(files, changelogID: "a")
+        #expect(
+            learned.doubt
+                == "it was written without the changelog's topic id (now a): it cannot be told from a changelog deleted and created again since"
+        )
+        #expect(learned.records == 0)
+        // The rebuilt store keeps the id: the next opening under it has no doubt.
+        #expect(try Self.open(files, changelogID: "a") == (0, nil))
+
+        let empty = StoreFiles()
+        do {
+            var directory = try empty.directory()
+            _ = try directory.open(0, logger: Self.logger)
+        }
+        #expect(try Self.open(empty, changelogID: "a").doubt == nil)
+        #expect(try Self.open(empty, changelogID: "b").doubt?.contains("(topic id a, now b)") == true)
     }
 
     /// Runs `sql` on partition 0's store file, as another program writing to it would.

@@ -8,8 +8,11 @@ typealias StoreFiles = TemporaryDirectory
 
 extension TemporaryDirectory {
     /// The directory as a worker of group `group` opens it, for the changelog topic `changelog`.
-    func directory(group: String = "group", cleanupDelay: Duration = .seconds(600)) throws -> StateDirectory {
-        try StateDirectory(path: path, group: group, topic: "changelog", changelogID: nil, cleanupDelay: cleanupDelay)
+    func directory(group: String = "group", changelogID: String? = nil, cleanupDelay: Duration = .seconds(600)) throws
+        -> StateDirectory
+    {
+        try StateDirectory(
+            path: path, group: group, topic: "changelog", changelogID: changelogID, cleanupDelay: cleanupDelay)
     }
 }
 
