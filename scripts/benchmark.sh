@@ -21,6 +21,9 @@
 #                                            10000,100000,1000000): devices reached/s vs the eos ceiling
 #   scripts/benchmark.sh storm [STORMS]     unicast latency and RSS while SENDSxMEMBERS fan-outs run at once
 #                                            (default 50x20000,150x20000,1x1000000), vs the quiet bridge
+#   scripts/benchmark.sh rolling [ARGS]     two static members with state directories: one restarted,
+#                                            then a third joining; the gaps they cause in the inbox
+#                                            vs a quiet window of the same run
 #   scripts/benchmark.sh gateway [ARGS]     sends/s through `fcm-bridge gateway` (wrk, 64 keep-alive
 #                                            connections) vs rdkafka_performance producing the same
 #                                            bodies; p99 at 5,000/s (wrk, paced); the Admin SDK's send_each
@@ -109,6 +112,13 @@ case "$which" in
       --rdkafka-performance "$baseline" --wrk "$debian/usr/bin/wrk" \
       --library-path "$debian/usr/lib/x86_64-linux-gnu" "$@"
     ;;
+  rolling)
+    python_path="$(outside_tools_pythonpath)"
+    use_local_broker_unless_given bench
+    swift build -c release --product fcm-bridge "${SWIFT_LINK_FLAGS[@]}"
+    PYTHONPATH="$python_path" python3 Benchmarks/RollingRestart/rolling_restart.py \
+      --bootstrap "$KAFKA_BOOTSTRAP_SERVERS" --binary "$(swift build -c release --show-bin-path)/fcm-bridge" "$@"
+    ;;
   restore)
     use_local_broker_unless_given bench
     swift build -c release --product RestoreBenchmark "${SWIFT_LINK_FLAGS[@]}"
@@ -128,5 +138,5 @@ case "$which" in
     echo "callgrind: $small requests $small_count instructions, $large requests $large_count instructions"
     echo "instructions per request: $(( (large_count - small_count) / (large - small) ))"
     ;;
-  *) die "usage: $0 kafka|translation|translation-instructions|memory|restore|processing|e2e [ARGS]" ;;
+  *) die "usage: $0 kafka|translation|translation-instructions|memory|memberships|restore|processing|e2e|fanout|storm|gateway|rolling [ARGS]" ;;
 esac
