@@ -54,8 +54,12 @@ public struct LiveDemo: Sendable {
     /// Ends the run now, with a final summary.
     public func stop() { sink.yield(.stopRequested) }
 
-    /// Runs the demo; returns what it saw. Throws when a part of it failed.
-    public func run() async throws -> DemoScoreboard {
+    /// Runs the demo; returns what it saw. Throws when a part of it failed. `summarized` is
+    /// told what the run saw, and whether a part failed, as soon as the final summary is shown:
+    /// before the parts stop and the clients close, which a broker gone away can hold.
+    public func run(summarized: @Sendable (DemoScoreboard, _ failed: Bool) -> Void = { _, _ in }) async throws
+        -> DemoScoreboard
+    {
         let run = String(UInt32.random(in: .min ... .max), radix: 16)
         let plan = DevicePlan(
             run: run, devices: settings.devices, settlesAt: settings.duration.map { Int($0.components.seconds) })
@@ -88,6 +92,7 @@ public struct LiveDemo: Sendable {
             let ending = await summarize(plan: plan, from: start)
             // Shown before the parts stop and the clients close, whatever that takes.
             finish(ending, devices: plan.tokens.count, elapsed: start.duration(to: .now))
+            summarized(ending.scoreboard, ending.failure != nil)
             return ending
         }
         await clients.close(logger: logger)

@@ -25,7 +25,8 @@ public struct PartitionStore: Sendable {
     /// Opens the store at `path`, creating it empty when there is no file. Throws
     /// ``StoreDoubt`` when the file is not a readable store of `identity` in this format, or was
     /// written from another incarnation of the changelog: `changelogID` is the changelog topic's
-    /// id (KIP-516) when the cluster gives one, and a store that knows none adopts it.
+    /// id (KIP-516) when the cluster gives one. A store that knows none adopts it while it
+    /// covers nothing, and is a doubt otherwise.
     public static func open(at path: String, identity: StoreIdentity, changelogID: String?) throws(StoreDoubt)
         -> PartitionStore
     {

@@ -69,7 +69,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     private func run(kafka: KafkaConfiguration) async throws {
         // One admin client serves start-up (topics) and then trimming, for the worker's life.
         try await withKafkaAdmin(configuration: kafka, logger: logger) { admin in
-            let layout = try await UnreachableClusterRetry().run("reading the topics", health: health, logger: logger) {
+            let retry = UnreachableClusterRetry(refusal: { admin.connectionRefusal })
+            let layout = try await retry.run("reading the topics", health: health, logger: logger) {
                 try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
             }
             logger.info(
@@ -115,7 +116,10 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         if let directory = configuration.state.directory {
             logger.info(
                 "keeping each state partition's state in a local store", metadata: ["directory": "\(directory)"])
-            let changelogID = await TopicLayout.changelogID(configuration.changelogTopic, admin: admin, logger: logger)
+            let retry = UnreachableClusterRetry(refusal: { admin.connectionRefusal })
+            let changelogID = try await retry.run("describing the changelog", health: health, logger: logger) {
+                try await TopicLayout.changelogID(configuration.changelogTopic, admin: admin, logger: logger)
+            }
             stores = try StateDirectory(
                 path: directory, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
                 changelogID: changelogID?.description,

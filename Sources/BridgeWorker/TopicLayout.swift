@@ -63,10 +63,14 @@ struct TopicLayout: Sendable {
     /// The changelog's topic id, which tells the local stores a changelog since deleted and
     /// created again; or nil, said once, where the cluster gives none, or cannot or will not
     /// describe the topic: a store is then checked against the changelog's offsets alone.
-    static func changelogID(_ changelog: String, admin: KafkaAdmin, logger: Logger) async -> TopicID? {
+    /// Throws only when no broker answers (``KafkaError/isClusterUnreachable``), for the caller
+    /// to try again.
+    static func changelogID(_ changelog: String, admin: KafkaAdmin, logger: Logger) async throws -> TopicID? {
         let id: TopicID?
         do {
             id = try await admin.topicID(of: changelog)
+        } catch let error as KafkaError where error.isClusterUnreachable {
+            throw error
         } catch {
             logger.warning(
                 "cannot learn the changelog's topic id: a changelog deleted and created again is told only by its offsets",
@@ -89,7 +93,8 @@ struct TopicLayout: Sendable {
 
     /// Refuses internal topics whose settings would lose state or event time (they may have been
     /// created by hand, or by an older version), and returns the lowest `max.message.bytes` of
-    /// the topics the bridge writes. A cluster that cannot describe configs is trusted.
+    /// the topics the bridge writes. A cluster that cannot describe configs is trusted; an
+    /// unreachable one is thrown, for the caller to try again.
     private static func checkSettings(_ configuration: BridgeConfiguration, admin: KafkaAdmin, logger: Logger)
         async throws -> Int?
     {
@@ -100,6 +105,8 @@ struct TopicLayout: Sendable {
         let configs: [String: [String: String]]
         do {
             configs = try await admin.topicConfigs(outputs)
+        } catch let error as KafkaError where error.isClusterUnreachable {
+            throw error
         } catch {
             logger.warning(
                 "cannot check the topics' settings; make sure the internal ones are as the README says",

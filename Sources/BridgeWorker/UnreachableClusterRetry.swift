@@ -5,24 +5,25 @@ import ServiceLifecycle
 
 /// Start-up steps that need the cluster, tried again while no broker answers: a worker started
 /// before its cluster, or during an outage, waits alive and not ready (and says so in its log)
-/// instead of exiting. Any other error, and a graceful shutdown, ends the wait.
+/// instead of exiting. A broker that refuses the connection (authentication or TLS), any other
+/// error, and a graceful shutdown end the wait.
 struct UnreachableClusterRetry: Sendable {
     /// The wait after the first failure; each next wait doubles, up to ``longestDelay``.
     var firstDelay = Duration.seconds(1)
     var longestDelay = Duration.seconds(30)
+    /// Tells a refused connection, which a step's "unreachable" error can hide: it is thrown as
+    /// ``ClusterRefusesConnection``.
+    var refusal: @Sendable () -> KafkaError? = { nil }
 
     /// The wait after failed attempt `attempt` (1 for the first).
     func delay(afterAttempt attempt: Int) -> Duration {
-        var delay = firstDelay
-        for _ in 1..<max(attempt, 1) where delay < longestDelay { delay *= 2 }
-        return min(delay, longestDelay)
+        let doublings = min(max(attempt, 1) - 1, 30)
+        return min(firstDelay * (1 << doublings), longestDelay)
     }
 
     /// Runs `step` until it succeeds or fails for a reason other than an unreachable cluster.
     /// Throws ``ShutDownBeforeStart`` when a graceful shutdown comes while waiting.
-    func run<T>(
-        _ step: String, health: WorkerHealth, logger: Logger, _ body: () async throws -> T
-    ) async throws -> T {
+    func run<T>(_ step: String, health: WorkerHealth, logger: Logger, _ body: () async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
@@ -31,6 +32,7 @@ struct UnreachableClusterRetry: Sendable {
                 if attempt > 1 { logger.notice("the Kafka cluster answers", metadata: ["step": "\(step)"]) }
                 return result
             } catch let error as KafkaError where error.isClusterUnreachable {
+                if let refused = refusal() { throw ClusterRefusesConnection(refusal: refused) }
                 let delay = delay(afterAttempt: attempt)
                 logger.warning(
                     "cannot reach the Kafka cluster; trying again (alive, not ready)",
@@ -47,9 +49,4 @@ struct UnreachableClusterRetry: Sendable {
             }
         }
     }
-}
-
-/// A graceful shutdown came while the worker waited for its cluster: nothing had started.
-struct ShutDownBeforeStart: Error, CustomStringConvertible {
-    var description: String { "shut down before the Kafka cluster answered" }
 }

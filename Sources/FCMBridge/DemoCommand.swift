@@ -51,7 +51,8 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 
-    /// How long a stopped demo waits for its clients to close.
+    /// How long an ended demo, its summary shown, waits for its parts to stop and its clients
+    /// to close.
     static let closingDeadline = Duration.seconds(15)
 
     func run() async throws {
@@ -75,7 +76,7 @@ struct DemoCommand: AsyncParsableCommand {
         settings.maxPending = configuration.queue.maxPending
         settings.allowsRepeats = configuration.delivery == .atLeastOnce
         let demo = LiveDemo(settings: settings, logger: logger)
-        let (stopped, stop) = AsyncStream.makeStream(of: Void.self)
+        let (summarized, summary) = AsyncStream.makeStream(of: Int32.self)
         let board = try await withThrowingTaskGroup(of: DemoScoreboard?.self) { group in
             group.addTask {
                 // Ctrl-C (or SIGTERM) ends the run with a final summary; a second one at once.
@@ -84,30 +85,36 @@ struct DemoCommand: AsyncParsableCommand {
                     signals += 1
                     guard signals == 1 else { Foundation.exit(128 + signal.rawValue) }
                     demo.stop()
-                    stop.yield()
                 }
                 return nil
             }
             group.addTask { [logger] in
-                // Once stopped, the summary is out: closing the demo's clients may not hold the
-                // terminal for long.
-                for await _ in stopped {
+                // The summary is out: stopping the parts and closing the clients (which a broker
+                // gone away holds) may not hold the terminal for long.
+                for await status in summarized {
                     guard (try? await Task.sleep(for: Self.closingDeadline)) != nil else { return nil }
                     logger.warning(
-                        "the demo's Kafka clients did not close within \(Self.closingDeadline) of the stop; exiting without them"
+                        "the demo's Kafka clients did not close within \(Self.closingDeadline) of its summary; exiting without them"
                     )
-                    Foundation.exit(0)
+                    Foundation.exit(status)
                 }
                 return nil
             }
-            group.addTask { try await demo.run() }
+            group.addTask {
+                try await demo.run { board, failed in summary.yield(exitStatus(board, failed: failed)) }
+            }
             defer { group.cancelAll() }
             while let result = try await group.next() {
                 if let board = result { return board }
             }
             return DemoScoreboard()
         }
-        // A bounded run that was not stopped early vouches for every request.
-        if duration != nil, !board.stopped, !board.accountedFor { throw ExitCode(1) }
+        if exitStatus(board, failed: false) != 0 { throw ExitCode(1) }
+    }
+
+    /// 1 for a failed run, or a bounded run not stopped early that cannot vouch for every
+    /// request; 0 otherwise.
+    private func exitStatus(_ board: DemoScoreboard, failed: Bool) -> Int32 {
+        failed || duration != nil && !board.stopped && !board.accountedFor ? 1 : 0
     }
 }

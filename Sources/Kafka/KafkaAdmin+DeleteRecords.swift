@@ -8,6 +8,6 @@ extension KafkaAdmin {
         -> [TopicPartitionOffset]
     {
         guard !offsets.isEmpty else { return [] }
-        return try await client.blocking("delete records") { try $0.deleteRecords(before: offsets, timeout: timeout) }
+        return try await call("delete records") { try $0.deleteRecords(before: offsets, timeout: timeout) }
     }
 }

@@ -5,7 +5,7 @@ extension KafkaAdmin {
     public func topicConfigs(_ names: [String], timeout: Duration = .seconds(10)) async throws -> [String: [String:
         String]]
     {
-        try await client.blocking("describe configs") { try $0.topicConfigs(names, timeout: timeout) }
+        try await call("describe configs") { try $0.topicConfigs(names, timeout: timeout) }
     }
 }
 
@@ -14,6 +14,6 @@ extension KafkaAdmin {
     /// or gives no ids (Kafka before 2.8). Other failures (not authorized, a broker that cannot
     /// describe topics) throw ``KafkaError``.
     public func topicID(of name: String, timeout: Duration = .seconds(10)) async throws -> TopicID? {
-        try await client.blocking("describe topics") { try $0.topicID(of: name, timeout: timeout) }
+        try await call("describe topics") { try $0.topicID(of: name, timeout: timeout) }
     }
 }

@@ -44,14 +44,30 @@ public final class KafkaAdmin: Sendable {
     public func createTopics(_ topics: [NewTopic], ignoreExisting: Bool = true, timeout: Duration = .seconds(30))
         async throws
     {
-        try await client.blocking("create topics") {
+        try await call("create topics") {
             try $0.createTopics(topics, ignoreExisting: ignoreExisting, timeout: timeout)
+        }
+    }
+
+    /// The last failure to authenticate or to set up TLS with a broker that an admin call saw,
+    /// which retrying does not mend (a broker's refusal reaches a request only as "transport
+    /// failure" or "timed out"); nil when there was none.
+    public var connectionRefusal: KafkaError? { client.context.lastRefusal }
+
+    /// Runs `body` on the client's thread, then serves the events that arrived meanwhile: the
+    /// client's errors (logged, and a refusal kept), which nothing else would take off its queue.
+    func call<T: Sendable>(_ operation: String, _ body: @escaping @Sendable (NativeHandle) throws -> T) async throws
+        -> T
+    {
+        try await client.blocking(operation) { native in
+            defer { native.serveEvents() }
+            return try body(native)
         }
     }
 
     /// The metadata of every topic in the cluster.
     public func topics(timeout: Duration = .seconds(10)) async throws -> [TopicMetadata] {
-        try await client.blocking("metadata") { try $0.topics(timeout: timeout) }
+        try await call("metadata") { try $0.topics(timeout: timeout) }
     }
 
     /// The metadata of one topic, or nil when the cluster does not have it.

@@ -21,9 +21,15 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isQueueFull: Bool { code == .queueFull }
 
     /// No broker answered: none could be reached, resolved or kept connected, or the request
-    /// timed out. Worth trying again later; says nothing of what the cluster would answer.
+    /// timed out. Worth trying again later, unless a connection was refused
+    /// (``isConnectionRefusal``), which such an error can hide.
     public var isClusterUnreachable: Bool {
-        [Code.transport, .allBrokersDown, .resolve, .timedOut].contains(code)
+        [Code.transport, .allBrokersDown, .resolveFailed, .timedOut].contains(code)
+    }
+
+    /// A broker refused the connection: authentication or TLS failed. Retrying does not mend it.
+    public var isConnectionRefusal: Bool {
+        [Code.authentication, .tls, .saslAuthenticationFailed].contains(code)
     }
 
     /// The cluster will not do what was asked, however often: it does not support the request

@@ -153,9 +153,13 @@ struct DemoTests {
         // The clients find the broker gone, with records of theirs still in flight.
         try await Task.sleep(for: .seconds(2))
         kill(-script, SIGINT)
+        // The summary first, before the parts and the clients are given up on.
+        #expect(
+            try await run.waitForOutput(containing: "demo stopped after", timeout: .seconds(10)),
+            "\(run.output.suffix(3000))")
         let status = try await run.exitStatus(within: .seconds(60))
         #expect(status == 0, "\(run.output.suffix(3000))")
-        #expect(run.output.contains("demo stopped after"), "\(run.output.suffix(3000))")
+        #expect(run.output.contains("did not close within 15.0 seconds"), "\(run.output.suffix(3000))")
         #expect(groupGone(script))
     }
 

@@ -145,8 +145,9 @@ extension StoreDoubtTests {
                 == "it was written without the changelog's topic id (now a): it cannot be told from a changelog deleted and created again since"
         )
         #expect(learned.records == 0)
-        // The rebuilt store keeps the id: the next opening under it has no doubt.
+        // The rebuilt store keeps the id: no doubt under it, and another is one.
         #expect(try Self.open(files, changelogID: "a") == (0, nil))
+        #expect(try Self.open(files, changelogID: "b").doubt?.contains("(topic id a, now b)") == true)
 
         let empty = StoreFiles()
         do {

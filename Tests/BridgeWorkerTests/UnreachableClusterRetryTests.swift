@@ -17,7 +17,7 @@ struct UnreachableClusterRetryTests {
     @Test("an unreachable cluster is tried again until it answers; the answer is returned")
     func retriesUntilAnswered() async throws {
         let retry = UnreachableClusterRetry(firstDelay: .milliseconds(1), longestDelay: .milliseconds(2))
-        let failures: [KafkaError.Code] = [.transport, .allBrokersDown, .resolve, .timedOut]
+        let failures: [KafkaError.Code] = [.transport, .allBrokersDown, .resolveFailed, .timedOut]
         var attempts = 0
         let answer = try await retry.run("a step", health: WorkerHealth(), logger: Logger(label: "test")) {
             attempts += 1
@@ -25,6 +25,21 @@ struct UnreachableClusterRetryTests {
             return attempts
         }
         #expect(answer == 5)
+    }
+
+    @Test("a refused connection behind an unreachable cluster ends the wait at once, naming the refusal")
+    func refusalEndsTheWait() async throws {
+        let refusal = KafkaError(code: .tls, message: "certificate verify failed")
+        let retry = UnreachableClusterRetry(firstDelay: .milliseconds(1), refusal: { refusal })
+        var attempts = 0
+        let error = await #expect(throws: ClusterRefusesConnection.self) {
+            try await retry.run("a step", health: WorkerHealth(), logger: Logger(label: "test")) {
+                attempts += 1
+                throw KafkaError(code: .transport)
+            }
+        }
+        #expect(attempts == 1)
+        #expect(error?.description.contains("certificate verify failed") == true)
     }
 
     @Test(

@@ -1,9 +1,11 @@
 """A worker started before its cluster answers, as after a cluster outage or in a deployment whose
 brokers come up last: it waits, alive and not ready, and starts once a broker answers, without a
 restart. The cluster "comes up" when a forwarder starts listening on the address the worker was
-given, passing connections on to the test broker."""
+given, passing connections on to the test broker. A broker that refuses the connection (here:
+TLS with a certificate the worker does not trust) is not waited for."""
 import os
 import socket
+import ssl
 import threading
 import urllib.error
 import urllib.request
@@ -11,7 +13,7 @@ import uuid
 
 import pytest
 
-from gateway_stack import Process, bridge_environment
+from gateway_stack import Process, bridge_environment, make_certificates
 
 BOOTSTRAP = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
 pytestmark = pytest.mark.skipif(not BOOTSTRAP, reason="needs a broker: KAFKA_BOOTSTRAP_SERVERS")
@@ -39,7 +41,11 @@ def forward(listener, target):
             client, _ = listener.accept()
         except OSError:
             return
-        upstream = socket.create_connection(target)
+        try:
+            upstream = socket.create_connection(target)
+        except OSError:
+            client.close()
+            continue
         threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
         threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
 
@@ -79,3 +85,38 @@ def test_a_worker_started_before_its_cluster_waits_then_starts(tmp_path):
         listener.close()
         worker.stop()
     assert worker.process.returncode == 0, (tmp_path / "worker.log").read_text()[-3000:]
+
+
+def serve_tls(listener, certificates):
+    """Answers every connection with a TLS handshake under `certificates`' server certificate."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificates["certificate"], certificates["key"])
+    while True:
+        try:
+            client, _ = listener.accept()
+        except OSError:
+            return
+        try:
+            with context.wrap_socket(client, server_side=True) as connection:
+                connection.recv(1)
+        except (OSError, ssl.SSLError):
+            pass
+
+
+def test_a_broker_that_refuses_the_connection_stops_the_worker(tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    threading.Thread(target=serve_tls, args=(listener, make_certificates(tmp_path)), daemon=True).start()
+    address = "127.0.0.1:%d" % listener.getsockname()[1]
+    environment = bridge_environment(address, f"refused-{uuid.uuid4().hex[:8]}")
+    environment["FCM_BRIDGE_KAFKA_PROPERTIES_SECURITY_PROTOCOL"] = "SSL"
+    worker = Process([os.environ["FCM_BRIDGE_BINARY"], "run"], environment, tmp_path / "worker.log")
+    try:
+        worker.process.wait(timeout=90)
+    finally:
+        listener.close()
+        worker.stop()
+    output = (tmp_path / "worker.log").read_text()
+    assert worker.process.returncode == 1, output[-3000:]
+    assert "the Kafka cluster refuses the connection" in output, output[-3000:]

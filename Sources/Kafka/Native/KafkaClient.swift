@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
 import SecretProperties
+import Synchronization
 
 /// What librdkafka's callbacks reach through the client's opaque pointer.
 class ClientContext: @unchecked Sendable {
@@ -11,11 +12,24 @@ class ClientContext: @unchecked Sendable {
     let secrets: [String: String]
     /// Told of every statistics report (`statistics.interval.ms`), on librdkafka's thread.
     let statistics: (@Sendable (KafkaStatistics) -> Void)?
+    /// The last refusal of a broker connection the error callback reported.
+    private let refusal = Mutex<KafkaError?>(nil)
 
     init(logger: Logger, properties: [String: String], statistics: (@Sendable (KafkaStatistics) -> Void)? = nil) {
         self.logger = logger
         self.secrets = properties.filter { SecretProperties.isSensitive($0.key) }
         self.statistics = statistics
+    }
+
+    /// The last failure to authenticate or to set up TLS with a broker (``KafkaError/isConnectionRefusal``),
+    /// which retrying does not mend; nil when there was none.
+    var lastRefusal: KafkaError? { refusal.withLock { $0 } }
+
+    /// Logs an error of librdkafka's error callback at the level it deserves, and keeps it
+    /// when it is a refusal of a connection.
+    func report(_ error: KafkaError) {
+        logger.log(level: Logger.Level(clientError: error), "librdkafka: \(error)")
+        if error.isConnectionRefusal { refusal.withLock { $0 = error } }
     }
 
     /// `text` with secret values replaced by `[redacted]`.
@@ -85,8 +99,7 @@ final class KafkaClient<State: ClientStateMachine>: @unchecked Sendable where St
         rd_kafka_conf_set_error_cb(conf) { rk, err, reason, _ in
             guard let context = ClientContext.from(rd_kafka_opaque(rk)) else { return }
             let code = rd_kafka_resp_err_t(rawValue: err)
-            let error = KafkaError(code, message: reason.map { context.redact(String(cString: $0)) })
-            context.logger.log(level: Logger.Level(clientError: code), "librdkafka: \(error)")
+            context.report(KafkaError(code, message: reason.map { context.redact(String(cString: $0)) }))
         }
         if context.statistics != nil {
             rd_kafka_conf_set_stats_cb(conf) { rk, json, length, _ in
@@ -222,16 +235,11 @@ extension KafkaClient where State == ClientLifecycle<NativeHandle> {
 }
 
 extension Logger.Level {
-    /// The level of an error librdkafka's error callback reports: fatal ones critical; failed
-    /// authentication and TLS, which retrying does not mend, errors; the rest (connections
-    /// refused or lost, all brokers down) warnings, as librdkafka retries them.
-    init(clientError code: rd_kafka_resp_err_t) {
-        switch code {
-        case RD_KAFKA_RESP_ERR__FATAL: self = .critical
-        case RD_KAFKA_RESP_ERR__AUTHENTICATION, RD_KAFKA_RESP_ERR__SSL, RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
-            self = .error
-        default: self = .warning
-        }
+    /// The level of an error librdkafka's error callback reports: fatal ones critical; refused
+    /// connections (failed authentication and TLS), which retrying does not mend, errors; the
+    /// rest (connections refused or lost, all brokers down) warnings, as librdkafka retries them.
+    init(clientError error: KafkaError) {
+        self = error.code == .fatal ? .critical : error.isConnectionRefusal ? .error : .warning
     }
 
     /// Maps a syslog level (librdkafka's log levels) to a swift-log level.

@@ -75,7 +75,13 @@ extension KafkaError.Code {
     /// Every broker the client knows is down (`_ALL_BROKERS_DOWN`).
     public static let allBrokersDown = Self(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
     /// A broker's host name did not resolve (`_RESOLVE`).
-    public static let resolve = Self(RD_KAFKA_RESP_ERR__RESOLVE)
+    public static let resolveFailed = Self(RD_KAFKA_RESP_ERR__RESOLVE)
+    /// Authenticating to a broker failed (`_AUTHENTICATION`).
+    public static let authentication = Self(RD_KAFKA_RESP_ERR__AUTHENTICATION)
+    /// Setting up TLS with a broker failed (`_SSL`).
+    public static let tls = Self(RD_KAFKA_RESP_ERR__SSL)
+    /// The broker refused the SASL credentials (`SASL_AUTHENTICATION_FAILED`).
+    public static let saslAuthenticationFailed = Self(RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED)
     /// An operation did not finish in time (`_TIMED_OUT`).
     public static let timedOut = Self(RD_KAFKA_RESP_ERR__TIMED_OUT)
     /// An invalid argument or configuration value (`_INVALID_ARG`).

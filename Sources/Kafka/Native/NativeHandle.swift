@@ -18,4 +18,10 @@ extension NativeHandle {
         let text = String(cBuffer: errorText)
         return KafkaError(code: KafkaError.Code(err), message: text, isFatal: true)
     }
+
+    /// Serves the events on the client's main queue that have arrived (errors, and a
+    /// producer's delivery reports) through their callbacks. Does not wait.
+    func serveEvents() {
+        _ = rd_kafka_poll(pointer, 0)
+    }
 }

@@ -1,0 +1,12 @@
+import Kafka
+
+/// A broker refused the worker's connection (authentication or TLS): the Kafka properties are
+/// wrong, and waiting does not mend them.
+struct ClusterRefusesConnection: Error, CustomStringConvertible {
+    var refusal: KafkaError
+
+    var description: String {
+        "the Kafka cluster refuses the connection (\(refusal)): check kafka.properties "
+            + "(security.protocol, sasl.*, ssl.*)"
+    }
+}
