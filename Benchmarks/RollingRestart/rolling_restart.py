@@ -13,6 +13,9 @@ Reported, each against the same partitions' longest gap in a quiet window of the
   - the restarted worker back in service: from its process start to the first inbox record, on
     a partition it owns, of a send made after that start;
   - the longest gap in the inbox partitions of the worker(s) that kept their partitions.
+The restart's window runs from the stop to WINDOW seconds after the new start, the join's from
+the third worker's start to WINDOW seconds after its restore: both longer than the quiet window,
+which only makes the comparison stricter for them.
 """
 import argparse
 import json
@@ -42,7 +45,7 @@ class Inbox:
     def __init__(self, bootstrap, topic, partitions):
         self.records = []  # (partition, received, sent)
         self.lock = threading.Lock()
-        self.stopping = False
+        self.stopping = threading.Event()
         # Every partition from its beginning, with no group to join: the inbox is empty until the
         # sends start, and reading begins at once.
         self.consumer = Consumer({
@@ -54,17 +57,21 @@ class Inbox:
         self.thread.start()
 
     def run(self):
-        while not self.stopping:
+        while not self.stopping.is_set():
             for message in self.consumer.consume(1000, 0.05):
                 if message.error() or message.value() is None:
                     continue
                 try:
-                    data = json.loads(message.value())["apns"]["payload"]["sent_at"]
+                    data = json.loads(message.value())["apns"]["payload"]["bench_sent_at"]
                 except (ValueError, KeyError, TypeError):
                     continue
                 with self.lock:
                     self.records.append((message.partition(), time.monotonic(), float(data)))
         self.consumer.close()
+
+    def close(self):
+        self.stopping.set()
+        self.thread.join(30)
 
     def longest_gaps(self, start, end, partitions):
         """Per partition, the longest time between records received in [start, end], counting
@@ -102,7 +109,7 @@ def sender(bootstrap, topic, tokens, rate, stop):
         now = time.monotonic()
         while due <= now:
             token = tokens[index % len(tokens)]
-            request = {"message": {"token": token, "data": {"sent_at": repr(now)}}}
+            request = {"message": {"token": token, "data": {"bench_sent_at": repr(now)}}}
             producer.produce(topic, key=token, value=json.dumps(request))
             index, due = index + 1, due + interval
         producer.poll(0)
@@ -122,9 +129,14 @@ def preload(bootstrap, topic, count):
     producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random", "linger.ms": 20})
     for number in range(count):
         token = f"offline-{number:08d}"
-        producer.produce(topic, key=token, value=json.dumps({"message": {"token": token, "data": {"n": "1"}}}))
-        if number % 10000 == 0:
-            producer.poll(0)
+        value = json.dumps({"message": {"token": token, "data": {"n": "1"}}})
+        while True:
+            try:
+                producer.produce(topic, key=token, value=value)
+                break
+            except BufferError:  # librdkafka's queue is full: let deliveries drain it
+                producer.poll(0.5)
+        producer.poll(0)
     producer.flush(120)
 
 
@@ -135,7 +147,7 @@ def assigned(log_path, send_topic, since=0):
         lines = [line for line in file if "partitions assigned:" in line]
     if not lines:
         return set()
-    return {int(p) for p in re.findall(re.escape(send_topic) + r"\[(\d+)\]", lines[-1])}
+    return {int(p) for p in re.findall(r"(?<![\w.-])" + re.escape(send_topic) + r"\[(\d+)\]", lines[-1])}
 
 
 def rebalances(log_path, since):
@@ -242,21 +254,28 @@ def main():
         during_restart = inbox.longest_gaps(restart_start, restart_end, owned_by_a)
 
         log("a third worker joins")
-        c_log_size = 0
+        before_join = {slot: (assigned(logs[slot], topics["send"]), os.path.getsize(logs[slot])) for slot in "ab"}
         join_start = time.monotonic()
         start("c")
-        wait_for(logs["c"], "restored device state", 120, c_log_size)
+        wait_for(logs["c"], "restored device state", 120)
         time.sleep(arguments.window)
         join_end = time.monotonic()
         moved = assigned(logs["c"], topics["send"])
-        kept = partitions - moved
+        # What a and b each held before and hold after: the partitions that did not move.
+        kept = set()
+        for slot, (owned, since) in before_join.items():
+            kept |= owned & assigned(logs[slot], topics["send"], since)
         during_join = inbox.longest_gaps(join_start, join_end, kept)
+        inbox.close()
     finally:
         stop.set()
         fleet.stop_all()
 
     def longest(gaps, among):
         return max((gaps[p] for p in among), default=0)
+
+    def ratio(value, baseline):
+        return f"{value / baseline:.1f}" if baseline > 0 else "n/a"
 
     print(f"{arguments.partitions} partitions, {arguments.online_devices} online devices at "
           f"{arguments.rate} sends/s, {arguments.offline_devices} offline devices with a message each; "
@@ -270,13 +289,12 @@ def main():
     else:
         print(f"| restarted worker back in service: start to first new message (s) | {back - b_started:.2f} | | |")
     print(f"| of which its restore, from its log (s) | {restored_in} | | |")
-    q = longest(quiet, owned_by_a)
-    print(f"| longest gap on the other worker's partitions during the restart (s) | "
-          f"{longest(during_restart, owned_by_a):.2f} | {q:.2f} | {longest(during_restart, owned_by_a) / q:.1f} |")
-    q = longest(quiet, kept)
-    print(f"| longest gap on the partitions kept while a third worker joined (s) | "
-          f"{longest(during_join, kept):.2f} | {q:.2f} | {longest(during_join, kept) / q:.1f} |")
-    print(f"| partitions moved to the third worker | {sorted(moved)} | | |")
+    q, g = longest(quiet, owned_by_a), longest(during_restart, owned_by_a)
+    print(f"| longest gap on the other worker's partitions during the restart (s) | {g:.2f} | {q:.2f} | {ratio(g, q)} |")
+    q, g = longest(quiet, kept), longest(during_join, kept)
+    print(f"| longest gap on the partitions a and b kept while a third worker joined (s) | {g:.2f} | {q:.2f} | "
+          f"{ratio(g, q)} |")
+    print(f"| partitions the third worker took; partitions a and b kept | {sorted(moved)}; {sorted(kept)} | | |")
 
 
 if __name__ == "__main__":
