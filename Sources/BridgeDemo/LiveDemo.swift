@@ -55,9 +55,10 @@ public struct LiveDemo: Sendable {
     public func stop() { sink.yield(.stopRequested) }
 
     /// Runs the demo; returns what it saw. Throws when a part of it failed. `summarized` is
-    /// told what the run saw, and whether a part failed, as soon as the final summary is shown:
-    /// before the parts stop and the clients close, which a broker gone away can hold.
-    public func run(summarized: @Sendable (DemoScoreboard, _ failed: Bool) -> Void = { _, _ in }) async throws
+    /// told what the run saw, and the failure of a part if one failed, as soon as the final
+    /// summary is shown: before the parts stop and the clients close, which a broker gone away
+    /// can hold.
+    public func run(summarized: @Sendable (DemoScoreboard, _ failure: String?) -> Void = { _, _ in }) async throws
         -> DemoScoreboard
     {
         let run = String(UInt32.random(in: .min ... .max), radix: 16)
@@ -92,7 +93,7 @@ public struct LiveDemo: Sendable {
             let ending = await summarize(plan: plan, from: start)
             // Shown before the parts stop and the clients close, whatever that takes.
             finish(ending, devices: plan.tokens.count, elapsed: start.duration(to: .now))
-            summarized(ending.scoreboard, ending.failure != nil)
+            summarized(ending.scoreboard, ending.failure)
             return ending
         }
         await clients.close(logger: logger)

@@ -63,13 +63,16 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             try await run(kafka: kafka)
         } catch let error as ShutDownBeforeStart {
             logger.notice("\(error)")
+        } catch let error as ClusterRefusesConnection {
+            logger.critical("cannot start: \(error)")
+            throw error
         }
     }
 
     private func run(kafka: KafkaConfiguration) async throws {
         // One admin client serves start-up (topics) and then trimming, for the worker's life.
         try await withKafkaAdmin(configuration: kafka, logger: logger) { admin in
-            let retry = UnreachableClusterRetry(refusal: { admin.connectionRefusal })
+            let retry = UnreachableClusterRetry(refusal: { admin.takeConnectionRefusal() })
             let layout = try await retry.run("reading the topics", health: health, logger: logger) {
                 try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
             }
@@ -97,6 +100,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                         try await consume(
                             consumer, producer: producer, admin: admin,
                             processor: processor(layout, limits: limits))
+                    } catch let error as ShutDownBeforeStart {
+                        throw error
                     } catch {
                         logger.error("stopping: \(error)")
                         throw error
@@ -116,7 +121,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         if let directory = configuration.state.directory {
             logger.info(
                 "keeping each state partition's state in a local store", metadata: ["directory": "\(directory)"])
-            let retry = UnreachableClusterRetry(refusal: { admin.connectionRefusal })
+            let retry = UnreachableClusterRetry(refusal: { admin.takeConnectionRefusal() })
             let changelogID = try await retry.run("describing the changelog", health: health, logger: logger) {
                 try await TopicLayout.changelogID(configuration.changelogTopic, admin: admin, logger: logger)
             }

@@ -11,7 +11,8 @@ struct UnreachableClusterRetry: Sendable {
     /// The wait after the first failure; each next wait doubles, up to ``longestDelay``.
     var firstDelay = Duration.seconds(1)
     var longestDelay = Duration.seconds(30)
-    /// Tells a refused connection, which a step's "unreachable" error can hide: it is thrown as
+    /// Takes the refused connection reported since it was last called, which a step's
+    /// "unreachable" error can hide: one seen during an attempt is thrown as
     /// ``ClusterRefusesConnection``.
     var refusal: @Sendable () -> KafkaError? = { nil }
 
@@ -27,6 +28,7 @@ struct UnreachableClusterRetry: Sendable {
         var attempt = 0
         while true {
             attempt += 1
+            _ = refusal()  // what came before this attempt
             do {
                 let result = try await body()
                 if attempt > 1 { logger.notice("the Kafka cluster answers", metadata: ["step": "\(step)"]) }

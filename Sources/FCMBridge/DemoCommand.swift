@@ -76,7 +76,7 @@ struct DemoCommand: AsyncParsableCommand {
         settings.maxPending = configuration.queue.maxPending
         settings.allowsRepeats = configuration.delivery == .atLeastOnce
         let demo = LiveDemo(settings: settings, logger: logger)
-        let (summarized, summary) = AsyncStream.makeStream(of: Int32.self)
+        let (summarized, summary) = AsyncStream.makeStream(of: (status: Int32, failure: String?).self)
         let board = try await withThrowingTaskGroup(of: DemoScoreboard?.self) { group in
             group.addTask {
                 // Ctrl-C (or SIGTERM) ends the run with a final summary; a second one at once.
@@ -91,17 +91,20 @@ struct DemoCommand: AsyncParsableCommand {
             group.addTask { [logger] in
                 // The summary is out: stopping the parts and closing the clients (which a broker
                 // gone away holds) may not hold the terminal for long.
-                for await status in summarized {
+                for await (status, failure) in summarized {
                     guard (try? await Task.sleep(for: Self.closingDeadline)) != nil else { return nil }
                     logger.warning(
                         "the demo's Kafka clients did not close within \(Self.closingDeadline) of its summary; exiting without them"
                     )
+                    if let failure { logger.error("the demo failed: \(failure)") }
                     Foundation.exit(status)
                 }
                 return nil
             }
             group.addTask {
-                try await demo.run { board, failed in summary.yield(exitStatus(board, failed: failed)) }
+                try await demo.run { board, failure in
+                    summary.yield((exitStatus(board, failed: failure != nil), failure))
+                }
             }
             defer { group.cancelAll() }
             while let result = try await group.next() {

@@ -49,10 +49,10 @@ public final class KafkaAdmin: Sendable {
         }
     }
 
-    /// The last failure to authenticate or to set up TLS with a broker that an admin call saw,
-    /// which retrying does not mend (a broker's refusal reaches a request only as "transport
-    /// failure" or "timed out"); nil when there was none.
-    public var connectionRefusal: KafkaError? { client.context.lastRefusal }
+    /// The refusal of a broker connection (``KafkaError/isConnectionRefusal``) that admin calls
+    /// saw since the last time this was asked, which retrying does not mend (a refusal reaches a
+    /// request only as "transport failure" or "timed out"); nil when there was none.
+    public func takeConnectionRefusal() -> KafkaError? { client.context.takeRefusal() }
 
     /// Runs `body` on the client's thread, then serves the events that arrived meanwhile: the
     /// client's errors (logged, and a refusal kept), which nothing else would take off its queue.

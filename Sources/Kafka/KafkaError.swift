@@ -27,9 +27,11 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         [Code.transport, .allBrokersDown, .resolveFailed, .timedOut].contains(code)
     }
 
-    /// A broker refused the connection: authentication or TLS failed. Retrying does not mend it.
+    /// A broker refused the connection: it did not pass TLS (a certificate not trusted, say) or
+    /// refused the credentials. Retrying does not mend it. A failure to get credentials at all
+    /// (`_AUTHENTICATION`: an OAUTHBEARER token endpoint that is down) is not one.
     public var isConnectionRefusal: Bool {
-        [Code.authentication, .tls, .saslAuthenticationFailed].contains(code)
+        [Code.tls, .saslAuthenticationFailed].contains(code)
     }
 
     /// The cluster will not do what was asked, however often: it does not support the request

@@ -1,6 +1,7 @@
 import BridgeHealth
 import Kafka
 import Logging
+import Synchronization
 import Testing
 
 @testable import BridgeWorker
@@ -40,6 +41,20 @@ struct UnreachableClusterRetryTests {
         }
         #expect(attempts == 1)
         #expect(error?.description.contains("certificate verify failed") == true)
+    }
+
+    @Test("a refusal reported before an attempt is not held against it")
+    func earlierRefusalIsForgotten() async throws {
+        let reported = Mutex<KafkaError?>(KafkaError(code: .saslAuthenticationFailed))
+        let retry = UnreachableClusterRetry(
+            firstDelay: .milliseconds(1), refusal: { reported.withLock { $0.take() } })
+        var attempts = 0
+        let answer = try await retry.run("a step", health: WorkerHealth(), logger: Logger(label: "test")) {
+            attempts += 1
+            if attempts == 1 { throw KafkaError(code: .transport) }
+            return attempts
+        }
+        #expect(answer == 2)
     }
 
     @Test(

@@ -119,4 +119,4 @@ def test_a_broker_that_refuses_the_connection_stops_the_worker(tmp_path):
         worker.stop()
     output = (tmp_path / "worker.log").read_text()
     assert worker.process.returncode == 1, output[-3000:]
-    assert "the Kafka cluster refuses the connection" in output, output[-3000:]
+    assert "cannot start: the Kafka cluster refuses the connection" in output, output[-3000:]

@@ -21,9 +21,9 @@ class ClientContext: @unchecked Sendable {
         self.statistics = statistics
     }
 
-    /// The last failure to authenticate or to set up TLS with a broker (``KafkaError/isConnectionRefusal``),
-    /// which retrying does not mend; nil when there was none.
-    var lastRefusal: KafkaError? { refusal.withLock { $0 } }
+    /// The refusal of a broker connection (``KafkaError/isConnectionRefusal``) reported since
+    /// the last time this was asked, which retrying does not mend; nil when there was none.
+    func takeRefusal() -> KafkaError? { refusal.withLock { $0.take() } }
 
     /// Logs an error of librdkafka's error callback at the level it deserves, and keeps it
     /// when it is a refusal of a connection.
@@ -235,11 +235,16 @@ extension KafkaClient where State == ClientLifecycle<NativeHandle> {
 }
 
 extension Logger.Level {
-    /// The level of an error librdkafka's error callback reports: fatal ones critical; refused
-    /// connections (failed authentication and TLS), which retrying does not mend, errors; the
-    /// rest (connections refused or lost, all brokers down) warnings, as librdkafka retries them.
+    /// The level of an error librdkafka's error callback reports: fatal ones critical; failed
+    /// authentication and TLS, which retrying rarely mends, errors; the rest (TCP connections
+    /// refused or lost, all brokers down) warnings, as librdkafka retries them.
     init(clientError error: KafkaError) {
-        self = error.code == .fatal ? .critical : error.isConnectionRefusal ? .error : .warning
+        self =
+            switch error.code {
+            case .fatal: .critical
+            case .authentication, .tls, .saslAuthenticationFailed: .error
+            default: .warning
+            }
     }
 
     /// Maps a syslog level (librdkafka's log levels) to a swift-log level.

@@ -19,8 +19,8 @@ extension NativeHandle {
         return KafkaError(code: KafkaError.Code(err), message: text, isFatal: true)
     }
 
-    /// Serves the events on the client's main queue that have arrived (errors, and a
-    /// producer's delivery reports) through their callbacks. Does not wait.
+    /// Serves the events on an admin client's main queue that have arrived (its errors)
+    /// through their callbacks. Does not wait.
     func serveEvents() {
         _ = rd_kafka_poll(pointer, 0)
     }
