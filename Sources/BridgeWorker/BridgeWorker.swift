@@ -72,7 +72,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
     private func run(kafka: KafkaConfiguration) async throws {
         // One admin client serves start-up (topics) and then trimming, for the worker's life.
         try await withKafkaAdmin(configuration: kafka, logger: logger) { admin in
-            let retry = UnreachableClusterRetry(refusal: { admin.takeConnectionRefusal() })
+            let retry = UnreachableClusterRetry(admin: admin)
             let layout = try await retry.run("reading the topics", health: health, logger: logger) {
                 try await TopicLayout.prepare(configuration, admin: admin, logger: logger)
             }
@@ -121,7 +121,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         if let directory = configuration.state.directory {
             logger.info(
                 "keeping each state partition's state in a local store", metadata: ["directory": "\(directory)"])
-            let retry = UnreachableClusterRetry(refusal: { admin.takeConnectionRefusal() })
+            let retry = UnreachableClusterRetry(admin: admin)
             let changelogID = try await retry.run("describing the changelog", health: health, logger: logger) {
                 try await TopicLayout.changelogID(configuration.changelogTopic, admin: admin, logger: logger)
             }

@@ -1,7 +1,7 @@
 import Kafka
 
-/// A broker refused the worker's connection (authentication or TLS): the Kafka properties are
-/// wrong, and waiting does not mend them.
+/// A broker refused the worker's connection (an untrusted certificate, refused credentials):
+/// the Kafka properties are wrong, and waiting does not mend them.
 struct ClusterRefusesConnection: Error, CustomStringConvertible {
     var refusal: KafkaError
 

@@ -5,8 +5,8 @@ import ServiceLifecycle
 
 /// Start-up steps that need the cluster, tried again while no broker answers: a worker started
 /// before its cluster, or during an outage, waits alive and not ready (and says so in its log)
-/// instead of exiting. A broker that refuses the connection (authentication or TLS), any other
-/// error, and a graceful shutdown end the wait.
+/// instead of exiting. A broker that refuses the connection (an untrusted certificate, refused
+/// credentials), any other error, and a graceful shutdown end the wait.
 struct UnreachableClusterRetry: Sendable {
     /// The wait after the first failure; each next wait doubles, up to ``longestDelay``.
     var firstDelay = Duration.seconds(1)
@@ -50,5 +50,12 @@ struct UnreachableClusterRetry: Sendable {
                 }
             }
         }
+    }
+}
+
+extension UnreachableClusterRetry {
+    /// Tries steps of `admin`'s calls, telling a refused connection from what they saw.
+    init(admin: KafkaAdmin) {
+        self.init(refusal: { admin.takeConnectionRefusal() })
     }
 }
