@@ -35,6 +35,25 @@ struct DemoTests {
         return (run, try #require(script))
     }
 
+    /// An unbounded demo of 20 devices at 50 requests a second, in `group` with `environment`
+    /// added, whose script starts a broker of its own (no cluster named), once its summary shows:
+    /// the run, the script's process id (its group's), and the broker's.
+    private func runningDemoWithOwnBroker(group: String, environment extra: [String: String] = [:]) async throws
+        -> (run: WorkerProcess, script: Int32, broker: Int32)
+    {
+        let brokerName = "demo-test-\(UUID().uuidString.prefix(8))"
+        var environment = WorkerProcess.ownGroupAndTopics(group).merging(extra) { $1 }
+        environment["KAFKA_BOOTSTRAP_SERVERS"] = ""
+        environment["DEMO_BROKER"] = brokerName
+        let (run, script) = try await demo(["--devices", "20", "--rate", "50"], environment: environment)
+        #expect(
+            try await run.waitForOutput(containing: "requests ", timeout: .seconds(120)), "\(run.output.suffix(3000))")
+        let brokerFile = WorkerProcess.repositoryRoot.appendingPathComponent(".deps/run/\(brokerName).pid")
+        let broker = try #require(
+            Int32(try String(contentsOf: brokerFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        return (run, script, broker)
+    }
+
     /// Every process of the script's group is gone (else they are killed, and false).
     private func groupGone(_ script: Int32) -> Bool {
         guard kill(-script, 0) == 0 else { return true }
@@ -113,17 +132,7 @@ struct DemoTests {
 
     @Test("Ctrl-C stops the demo with a final summary, then the worker and the broker the script started")
     func interrupted() async throws {
-        let brokerName = "demo-test-\(UUID().uuidString.prefix(8))"
-        // No cluster named: the script starts a broker of its own.
-        var environment = WorkerProcess.ownGroupAndTopics("demo")
-        environment["KAFKA_BOOTSTRAP_SERVERS"] = ""
-        environment["DEMO_BROKER"] = brokerName
-        let (run, script) = try await demo(["--devices", "20", "--rate", "50"], environment: environment)
-        #expect(
-            try await run.waitForOutput(containing: "requests ", timeout: .seconds(120)), "\(run.output.suffix(3000))")
-        let brokerFile = WorkerProcess.repositoryRoot.appendingPathComponent(".deps/run/\(brokerName).pid")
-        let broker = try #require(
-            Int32(try String(contentsOf: brokerFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let (run, script, broker) = try await runningDemoWithOwnBroker(group: "demo")
 
         // Ctrl-C: SIGINT to the whole foreground process group.
         kill(-script, SIGINT)
@@ -137,18 +146,9 @@ struct DemoTests {
 
     @Test("Ctrl-C after the broker died: the summary at once, and the demo ends within its closing deadline")
     func interruptedWithoutBroker() async throws {
-        let brokerName = "demo-test-\(UUID().uuidString.prefix(8))"
-        var environment = WorkerProcess.ownGroupAndTopics("demo-gone")
-        environment["KAFKA_BOOTSTRAP_SERVERS"] = ""
-        environment["DEMO_BROKER"] = brokerName
         // The worker's own shutdown cannot commit either; it is given a short deadline.
-        environment["FCM_BRIDGE_SHUTDOWN_TIMEOUT_MS"] = "2000"
-        let (run, script) = try await demo(["--devices", "20", "--rate", "50"], environment: environment)
-        #expect(
-            try await run.waitForOutput(containing: "requests ", timeout: .seconds(120)), "\(run.output.suffix(3000))")
-        let brokerFile = WorkerProcess.repositoryRoot.appendingPathComponent(".deps/run/\(brokerName).pid")
-        let broker = try #require(
-            Int32(try String(contentsOf: brokerFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let (run, script, broker) = try await runningDemoWithOwnBroker(
+            group: "demo-gone", environment: ["FCM_BRIDGE_SHUTDOWN_TIMEOUT_MS": "2000"])
         kill(broker, SIGKILL)
         // The clients find the broker gone, with records of theirs still in flight.
         try await Task.sleep(for: .seconds(2))

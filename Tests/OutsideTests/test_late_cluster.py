@@ -25,6 +25,16 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def accept_each(listener, handle):
+    """Calls `handle` with each connection `listener` accepts, until it is closed."""
+    while True:
+        try:
+            client, _ = listener.accept()
+        except OSError:
+            return
+        handle(client)
+
+
 def forward(listener, target):
     """Accepts connections on `listener` and passes each, both ways, to `target` (host, port)."""
     def pipe(source, sink):
@@ -36,18 +46,16 @@ def forward(listener, target):
         finally:
             sink.close()
 
-    while True:
-        try:
-            client, _ = listener.accept()
-        except OSError:
-            return
+    def connect(client):
         try:
             upstream = socket.create_connection(target)
         except OSError:
             client.close()
-            continue
+            return
         threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
         threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+
+    accept_each(listener, connect)
 
 
 def status(url):
@@ -91,16 +99,15 @@ def serve_tls(listener, certificates):
     """Answers every connection with a TLS handshake under `certificates`' server certificate."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(certificates["certificate"], certificates["key"])
-    while True:
-        try:
-            client, _ = listener.accept()
-        except OSError:
-            return
+
+    def handshake(client):
         try:
             with context.wrap_socket(client, server_side=True) as connection:
                 connection.recv(1)
         except (OSError, ssl.SSLError):
             pass
+
+    accept_each(listener, handshake)
 
 
 def test_a_broker_that_refuses_the_connection_stops_the_worker(tmp_path):
