@@ -133,16 +133,31 @@ public struct PartitionStore: Sendable {
     /// throws stops the reading and is thrown; a record whose bytes no longer match its
     /// checksum throws ``StoreDoubt`` before `body` sees it.
     public func forEachRecord(_ body: (ChangelogRecordView, StoredHeaders) throws -> Void) throws {
+        var cursor = StoreCursor()
+        try forEachRecord(after: &cursor, limit: .max, body)
+    }
+
+    /// ``forEachRecord(_:)`` from where `cursor` is to at most `limit` records, the cursor moved
+    /// past them: a store read in parts, each its own read (nothing writes the store meanwhile).
+    public func forEachRecord(
+        after cursor: inout StoreCursor, limit: Int, _ body: (ChangelogRecordView, StoredHeaders) throws -> Void
+    ) throws {
         try database.read { database in
             // Kept alive while its SQLite statement is stepped: releasing it finalizes that.
+            let columns = "SELECT key, value, time, collapse_key, expires_at, checksum, sequence FROM record"
             let prepared = try database.makeStatement(
-                sql: "SELECT key, value, time, collapse_key, expires_at, checksum FROM record ORDER BY sequence")
+                sql: columns + (cursor.sequence == nil ? "" : " WHERE sequence > ?2") + " ORDER BY sequence LIMIT ?1")
             defer { withExtendedLifetime(prepared) {} }
             let statement = prepared.sqliteStatement
-            var count = 0
+            sqlite3_bind_int64(statement, 1, Int64(clamping: limit))
+            if let sequence = cursor.sequence { sqlite3_bind_int64(statement, 2, sequence) }
+            var read = 0
             while true {
                 let code = sqlite3_step(statement)
-                if code == SQLITE_DONE { return }
+                if code == SQLITE_DONE {
+                    cursor.isAtEnd = read < limit
+                    return
+                }
                 guard code == SQLITE_ROW else {
                     throw DatabaseError(resultCode: ResultCode(rawValue: code), message: database.lastErrorMessage)
                 }
@@ -151,12 +166,14 @@ public struct PartitionStore: Sendable {
                 }
                 let time = sqlite3_column_type(statement, 2) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 2)
                 let headers = StoredHeaders(collapseKey: Self.blob(statement, 3), expiresAt: Self.blob(statement, 4))
-                count += 1
+                read += 1
+                cursor.count += 1
+                cursor.sequence = sqlite3_column_int64(statement, 6)
                 let checksum = RecordChecksum.of(
                     key: key, value: value, time: time, collapseKey: headers.collapseKey, expiresAt: headers.expiresAt)
                 guard checksum == sqlite3_column_int64(statement, 5) else {
                     throw StoreDoubt(
-                        path: path, reason: "record \(count) does not match its checksum: the file was damaged")
+                        path: path, reason: "record \(cursor.count) does not match its checksum: the file was damaged")
                 }
                 try body(
                     ChangelogRecordView(
@@ -185,6 +202,20 @@ public struct PartitionStore: Sendable {
                 .write(to: database)
         }
     }
+}
+
+/// Where a read of a store in parts is: past the record of sequence ``sequence``, the
+/// ``count``th.
+public struct StoreCursor: Sendable {
+    /// The sequence of the last record read; nil before the first.
+    var sequence: Int64?
+    /// Records read so far.
+    public internal(set) var count = 0
+    /// Whether the last part read ended the store.
+    public internal(set) var isAtEnd = false
+
+    /// Before the store's first record.
+    public init() {}
 }
 
 /// The headers a store keeps of a record, lent for one call of

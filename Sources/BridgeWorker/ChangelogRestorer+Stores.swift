@@ -4,11 +4,13 @@ import Kafka
 
 extension ChangelogRestorer {
     /// Replays each partition's local store into `states` (which holds the partitions, adopted
-    /// and empty) and returns where each partition's changelog is to be read from. A store in
+    /// and empty), or resumes the state set aside for it when that covers the store's checkpoint
+    /// (``DeviceStates/resume(_:coveredTo:)``), and returns where each partition's changelog is
+    /// to be read from. A store in
     /// doubt (unreadable, damaged, foreign, of another format or another incarnation of the
     /// changelog) is deleted, its doubt logged in one line,
     /// and its partition read from the beginning into a new one.
-    func load(_ partitions: [Int32], into states: inout DeviceStates, from stores: inout StateDirectory) throws
+    func load(_ partitions: [Int32], into states: inout DeviceStates, from stores: inout StateDirectory) async throws
         -> StoreStarts
     {
         var starts = StoreStarts()
@@ -16,12 +18,18 @@ extension ChangelogRestorer {
             let store = try stores.open(partition, logger: logger)
             do {
                 let checkpoint = try store.checkpoint()
-                guard checkpoint > 0 else { continue }
-                starts.records += try store.load(into: &states, codec: codec)
+                if states.resume(partition, coveredTo: checkpoint) {
+                    starts.resumed.append(partition)
+                } else if checkpoint > 0 {
+                    starts.records += try await replay(store, into: &states)
+                } else {
+                    continue
+                }
                 starts.offsets[partition] = checkpoint
                 starts.unconfirmed.insert(partition)
             } catch {
                 logger.warning("\(error); it is deleted, and the partition restored from its changelog")
+                states.discardSuspended(partition)
                 states.drop(partition)
                 states.adopt(partition)
                 _ = try stores.recreate(partition)
@@ -29,6 +37,49 @@ extension ChangelogRestorer {
         }
         return starts
     }
+
+    /// Replays `store` into `states`, which holds its partition, adopted: the store is read and
+    /// decoded in parts, each on a child task while this one applies the part before (decoding is
+    /// most of a replay's work). Returns the records replayed. Throws ``StoreDoubt`` for a record
+    /// that cannot be read, does not match its checksum or does not decode, or of a kind this
+    /// version does not know.
+    func replay(_ store: PartitionStore, into states: inout DeviceStates) async throws -> Int {
+        var (part, cursor) = try decodePart(of: store, after: StoreCursor())
+        while !cursor.isAtEnd {
+            let from = cursor
+            async let next = decodePart(of: store, after: from)
+            _ = part.apply(to: &states)
+            (part, cursor) = try await next
+        }
+        _ = part.apply(to: &states)
+        return cursor.count
+    }
+
+    /// The changes of the store's next ``storePart`` records after `cursor`, and the cursor past them.
+    private func decodePart(of store: PartitionStore, after cursor: StoreCursor) throws -> (
+        DecodedChanges, StoreCursor
+    ) {
+        var cursor = cursor
+        var part = DecodedChanges(endsOfPartition: [], recordCount: 0)
+        do {
+            try store.forEachRecord(after: &cursor, limit: Self.storePart) { record, headers in
+                switch try codec.decode(record, header: headers.value(named:)) {
+                case .device(let token, let change):
+                    part.changes.append((DeviceKey(token: token), change, record.partition))
+                case .topic(let change):
+                    part.topicChanges.append((change, record.partition))
+                }
+            }
+        } catch let doubt as StoreDoubt {
+            throw doubt
+        } catch {
+            throw StoreDoubt(path: store.path, reason: "record \(cursor.count) cannot be read (\(error))")
+        }
+        return (part, cursor)
+    }
+
+    /// Records of a store read and decoded at a time.
+    static let storePart = 4_096
 
     /// Checks each store's checkpoint against the changelog as the first fetches answer it. A
     /// partition the broker answered out of range, or whose high watermark is below its

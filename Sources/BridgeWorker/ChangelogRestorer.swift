@@ -88,7 +88,7 @@ import NIOCore
                     "restored device state",
                     metadata: [
                         "partitions": "\(partitions)", "changes": "\(replay.changes)",
-                        "from_local_stores": "\(replay.fromStores)",
+                        "from_local_stores": "\(replay.fromStores)", "resumed_in_memory": "\(replay.resumed)",
                         "uncommitted_changes_dropped": "\(replay.skipped.uncommittedCount)",
                         "devices": "\(states.deviceCount)",
                         "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
@@ -155,7 +155,7 @@ import NIOCore
         var replayed = ReplayCount()
         for partition in partitions { states.adopt(partition) }
         var starts = StoreStarts()
-        if stores != nil { starts = try load(partitions, into: &states, from: &stores!) }
+        if stores != nil { starts = try await load(partitions, into: &states, from: &stores!) }
         try await consumer.assign(
             partitions.map {
                 TopicPartitionOffset(
@@ -202,6 +202,7 @@ import NIOCore
             if progress.isComplete {
                 replayed.add(&batch, to: &states)
                 replayed.fromStores = starts.records
+                replayed.resumed = starts.resumed
                 return replayed
             }
             // Before the stall check: every attempt, stalled or not, calls back at least once.

@@ -6,6 +6,8 @@ struct ReplayCount: Sendable {
     var changes = 0
     /// Records replayed from the local stores.
     var fromStores = 0
+    /// Partitions that resumed the state set aside for them (no store replayed).
+    var resumed: [Int32] = []
     /// Records not replayed as they came.
     var skipped = SkippedChanges()
 

@@ -4,6 +4,8 @@ struct StoreStarts {
     var offsets: [Int32: Int64] = [:]
     /// The records the stores replayed.
     var records = 0
+    /// Partitions that resumed the state set aside for them instead of replaying their store.
+    var resumed: [Int32] = []
     /// Partitions no fetch has confirmed yet: a checkpoint is only good at or below the
     /// changelog's high watermark.
     var unconfirmed: Set<Int32> = []

@@ -200,8 +200,7 @@ struct WorkerLoop: ~Copyable {
                 try await sendProduced()
                 try await committer.commit(&batch, consumer: consumer, stores: &stores)
                 for partition in partitions where partition.topic == stateTopic {
-                    states.drop(partition.partition)
-                    stores?.release(partition.partition)
+                    suspendOrDrop(partition.partition)
                 }
                 health.set(.idle)
             case .partitionsRevoked(let partitions, lost: true):
@@ -238,6 +237,7 @@ struct WorkerLoop: ~Copyable {
         try await committer.commit(&batch, consumer: consumer, stores: &stores)
         var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
         try consumer.pause(paused)
+        states.discardSuspended(keeping: Set(assigned.filter { $0.topic == stateTopic }.map(\.partition)))
         var pending = assigned
         var arrived: [ConsumerEvent] = []
         while !pending.isEmpty {
@@ -266,6 +266,10 @@ struct WorkerLoop: ~Copyable {
                     paused += added
                     pending += added
                 case .partitionsRevoked(let revoked, _):
+                    // A partition still restoring holds part of its state: never set aside.
+                    for partition in revoked where partition.topic == stateTopic && pending.contains(partition) {
+                        states.drop(partition.partition)
+                    }
                     try await handle([event])
                     paused.removeAll { revoked.contains($0) }
                     pending.removeAll { revoked.contains($0) }
@@ -279,6 +283,19 @@ struct WorkerLoop: ~Copyable {
         health.set(states.partitionCount == 0 ? .idle : .ready)
         stateGauges.refresh(states, now: .now, force: true)
         try await handle(arrived)
+    }
+
+    /// Lets a revoked state partition go, its batch committed. With a local store, its state is
+    /// set aside with the store's checkpoint, which it covers (every change to it committed and
+    /// was stored): an assignment that gives the partition back resumes it while the store has
+    /// not moved, instead of replaying the store.
+    private mutating func suspendOrDrop(_ partition: Int32) {
+        if let checkpoint = try? stores?[partition]?.checkpoint(), checkpoint > 0 {
+            states.suspend(partition, coveredTo: checkpoint)
+        } else {
+            states.drop(partition)
+        }
+        stores?.release(partition)
     }
 
     /// Deletes the local stores of partitions released longer ago than the cleanup delay.

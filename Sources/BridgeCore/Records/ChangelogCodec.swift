@@ -39,7 +39,7 @@ public struct ChangelogCodec: Sendable {
         case .device(let status):
             begin(partition: partition, timestamp: nil, to: &outputs)
             outputs.key { Self.writeKey(.device, nil, token, to: &$0) }
-            outputs.value { Self.write(status, to: &$0) }
+            outputs.value { DeviceStatusValue.write(status, to: &$0) }
         case .enqueued(let message):
             begin(partition: partition, timestamp: message.sentAt, to: &outputs)
             outputs.key { Self.writeKey(.waitingMessage, message.id, token, to: &$0) }
@@ -155,39 +155,10 @@ public struct ChangelogCodec: Sendable {
     private func status(in value: UnsafeRawBufferPointer, at record: ChangelogRecordView) throws(MalformedRecord)
         -> DeviceStatus
     {
-        guard let json = try? JSONParser.parse(value),
-            case .bool(let online)? = json["online"], let activity = json["last_activity"].flatMap(Self.integer)
-        else {
+        guard let status = DeviceStatusValue.read(value) else {
             throw MalformedRecord(description: "changelog device status at \(record.position) is not readable")
         }
-        var notice: DeletionNotice?
-        if let value = json["notice"] {
-            guard let reason = value["reason"]?.stringValue.flatMap(DeletionReason.init(rawValue:)),
-                let count = value["count"].flatMap(Self.integer)
-            else {
-                throw MalformedRecord(description: "changelog notice at \(record.position) is not readable")
-            }
-            notice = DeletionNotice(reason: reason, count: Int(count))
-        }
-        return DeviceStatus(isOnline: online, lastActivity: activity, pendingNotice: notice)
-    }
-
-    private static func integer(_ value: JSONValue) -> Int64? {
-        if case .number(let text) = value { Int64(text) } else { nil }
-    }
-
-    /// `{"last_activity":..,"notice":{"count":..,"reason":..},"online":..}`, members in name order.
-    private static func write(_ status: DeviceStatus, to output: inout ByteWriter) {
-        output.append(#"{"last_activity":"#)
-        JSONOutput.writeInteger(status.lastActivity, to: &output)
-        if let notice = status.pendingNotice {
-            output.append(#","notice":{"count":"#)
-            JSONOutput.writeInteger(Int64(notice.count), to: &output)
-            output.append(#","reason":"#)
-            JSONOutput.writeString(notice.reason.rawValue, to: &output)
-            output.append(UInt8(ascii: "}"))
-        }
-        output.append(status.isOnline ? #","online":true}"# : #","online":false}"#)
+        return status
     }
 
     /// `<kind> <id> <token>`, or `<kind> <token>` without an id.

@@ -3,13 +3,15 @@ import DeviceQueues
 /// The device queues of the state partitions this worker owns, by partition and token (its
 /// bytes: ``DeviceKey``).
 public struct DeviceStates: Sendable, Equatable {
-    private var partitions: [Int32: [DeviceKey: DeviceQueue]] = [:]
+    var partitions: [Int32: [DeviceKey: DeviceQueue]] = [:]
     /// Inputs on their way to the partitions held here through the repartition topic.
     var forwards = ForwardsInFlight()
     /// Forgetting idle devices, per partition.
     private var sweeps: [Int32: IdleSweep] = [:]
     /// The topics of the partitions held: each topic's members, and each device's own topics.
     public internal(set) var topics = TopicStates()
+    /// State set aside for partitions revoked, until an assignment gives them back or not.
+    var suspended: [Int32: SuspendedPartition] = [:]
 
     /// No partitions held.
     public init() {}

@@ -6,6 +6,9 @@ struct TopicNames: Sendable, Equatable {
     private var references: [Int] = []
     private var free: [UInt32] = []
 
+    /// Names held.
+    var count: Int { ids.count }
+
     /// The id of `name`, if a device holds it.
     func id(of name: String) -> UInt32? { ids[name] }
 

@@ -6,7 +6,7 @@
 /// A device's own topics are ids of the worker's ``TopicNames``, sorted, so that a topic in a
 /// device's set costs a few bytes, not a copy of its name.
 public struct TopicStates: Sendable, Equatable {
-    private struct Partition: Sendable, Equatable {
+    fileprivate struct Partition: Sendable, Equatable {
         var members: [String: TopicMembers] = [:]
         var deviceTopics: [DeviceKey: [UInt32]] = [:]
         /// Fan-outs walking this partition's topics.
@@ -27,6 +27,10 @@ public struct TopicStates: Sendable, Equatable {
     public var membershipCount: Int {
         partitions.values.reduce(0) { sum, partition in partition.members.values.reduce(sum) { $0 + $1.count } }
     }
+
+    /// Topic names held for devices' own sets (set aside ones' too): equality compares names, not
+    /// how they are held.
+    var topicNameCount: Int { names.count }
 
     /// Starts holding a partition, with no topics yet (before its changelog is replayed).
     mutating func adopt(_ partition: Int32) { partitions[partition] = Partition() }
@@ -171,5 +175,32 @@ public struct TopicStates: Sendable, Equatable {
     private static func place(of id: UInt32, in ids: [UInt32]) -> (index: Int, found: Bool) {
         let index = ids.partitionPoint { $0 < id }
         return (index, index < ids.count && ids[index] == id)
+    }
+}
+
+extension TopicStates {
+    /// One partition's topic state, set aside while its partition is suspended
+    /// (``DeviceStates/suspend(_:coveredTo:)``). The topic names its devices hold stay held.
+    struct Suspended: Sendable, Equatable {
+        fileprivate var partition: Partition
+    }
+
+    /// Sets `partition`'s topic state aside: the partition is no longer held.
+    mutating func suspend(_ partition: Int32) -> Suspended? {
+        partitions.removeValue(forKey: partition).map(Suspended.init)
+    }
+
+    /// Holds `partition` again with the topic state set aside, in place of what it holds (the
+    /// nothing of a partition just adopted).
+    mutating func resume(_ suspended: Suspended, as partition: Int32) {
+        drop(partition)
+        partitions[partition] = suspended.partition
+    }
+
+    /// Lets go of topic state set aside: the names its devices held are released.
+    mutating func discard(_ suspended: Suspended) {
+        for topics in suspended.partition.deviceTopics.values {
+            for id in topics { names.release(id) }
+        }
     }
 }
