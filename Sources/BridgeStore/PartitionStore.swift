@@ -137,11 +137,13 @@ public struct PartitionStore: Sendable {
         try forEachRecord(after: &cursor, limit: .max, body)
     }
 
-    /// ``forEachRecord(_:)`` from where `cursor` is to at most `limit` records, the cursor moved
-    /// past them: a store read in parts, each its own read (nothing writes the store meanwhile).
+    /// ``forEachRecord(_:)`` from where `cursor` is to at most `limit` records (at least one),
+    /// the cursor moved past them: a store read in parts, each its own read (nothing writes the
+    /// store meanwhile).
     public func forEachRecord(
         after cursor: inout StoreCursor, limit: Int, _ body: (ChangelogRecordView, StoredHeaders) throws -> Void
     ) throws {
+        let limit = max(1, limit)
         try database.read { database in
             // Kept alive while its SQLite statement is stepped: releasing it finalizes that.
             let columns = "SELECT key, value, time, collapse_key, expires_at, checksum, sequence FROM record"
@@ -159,7 +161,9 @@ public struct PartitionStore: Sendable {
                     return
                 }
                 guard code == SQLITE_ROW else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: database.lastErrorMessage)
+                    let failure = DatabaseError(
+                        resultCode: ResultCode(rawValue: code), message: database.lastErrorMessage)
+                    throw StoreDoubt(path: path, reason: "record \(cursor.count + 1) cannot be read (\(failure))")
                 }
                 guard let key = Self.blob(statement, 0), let value = Self.blob(statement, 1) else {
                     throw StoreDoubt(path: path, reason: "a record has no key or value")
@@ -202,20 +206,6 @@ public struct PartitionStore: Sendable {
                 .write(to: database)
         }
     }
-}
-
-/// Where a read of a store in parts is: past the record of sequence ``sequence``, the
-/// ``count``th.
-public struct StoreCursor: Sendable {
-    /// The sequence of the last record read; nil before the first.
-    var sequence: Int64?
-    /// Records read so far.
-    public internal(set) var count = 0
-    /// Whether the last part read ended the store.
-    public internal(set) var isAtEnd = false
-
-    /// Before the store's first record.
-    public init() {}
 }
 
 /// The headers a store keeps of a record, lent for one call of

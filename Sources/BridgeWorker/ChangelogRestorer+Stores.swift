@@ -61,25 +61,28 @@ extension ChangelogRestorer {
     ) {
         var cursor = cursor
         var part = DecodedChanges(endsOfPartition: [], recordCount: 0)
+        var number = cursor.count
         do {
-            try store.forEachRecord(after: &cursor, limit: Self.storePart) { record, headers in
-                switch try codec.decode(record, header: headers.value(named:)) {
-                case .device(let token, let change):
-                    part.changes.append((DeviceKey(token: token), change, record.partition))
-                case .topic(let change):
-                    part.topicChanges.append((change, record.partition))
+            try store.forEachRecord(after: &cursor, limit: storePart) { record, headers in
+                number += 1
+                do {
+                    switch try codec.decode(record, header: headers.value(named:)) {
+                    case .device(let token, let change):
+                        part.changes.append((DeviceKey(token: token), change, record.partition))
+                    case .topic(let change):
+                        part.topicChanges.append((change, record.partition))
+                    }
+                } catch {
+                    throw StoreDoubt(path: store.path, reason: "record \(number) cannot be read (\(error))")
                 }
             }
         } catch let doubt as StoreDoubt {
             throw doubt
         } catch {
-            throw StoreDoubt(path: store.path, reason: "record \(cursor.count) cannot be read (\(error))")
+            throw StoreDoubt(path: store.path, reason: "it cannot be read (\(error))")
         }
         return (part, cursor)
     }
-
-    /// Records of a store read and decoded at a time.
-    static let storePart = 4_096
 
     /// Checks each store's checkpoint against the changelog as the first fetches answer it. A
     /// partition the broker answered out of range, or whose high watermark is below its

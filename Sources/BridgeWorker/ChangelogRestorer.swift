@@ -27,6 +27,8 @@ import NIOCore
     var stallTimeout: Duration = .seconds(60)
     /// How many attempts in a row may stall before the restore fails.
     var stallLimit = 3
+    /// Records of a local store read and decoded at a time.
+    var storePart = 4_096
     /// Told that the restore turns, so that a long restore does not count as a stuck worker.
     let health: WorkerHealth?
     /// Counts restores and what they replayed.
@@ -63,6 +65,9 @@ import NIOCore
     /// whose store is valid replays it and then only the changelog after its checkpoint; one in
     /// doubt is deleted, logged and restored from the whole changelog. What is read from the
     /// changelog is written to the store, so that it ends covering the changelog to its end.
+    /// A partition with state set aside at its store's checkpoint resumes it instead of replaying
+    /// the store (``DeviceStates/resume(_:coveredTo:)``); a restore that throws, or an attempt that
+    /// starts over, lets that state go with the rest.
     public func restore(
         _ partitions: [Int32], committed: CommittedInputs, forwards: [TopicPartitionOffset] = [],
         into states: inout DeviceStates, stores: inout StateDirectory?, keepAlive: () async throws -> Void = {}

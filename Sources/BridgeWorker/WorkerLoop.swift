@@ -266,7 +266,8 @@ struct WorkerLoop: ~Copyable {
                     paused += added
                     pending += added
                 case .partitionsRevoked(let revoked, _):
-                    // A partition still restoring holds part of its state: never set aside.
+                    // A partition still restoring holds part of its state: never set aside (the
+                    // restore has dropped it already; this keeps it so whatever the restore does).
                     for partition in revoked where partition.topic == stateTopic && pending.contains(partition) {
                         states.drop(partition.partition)
                     }

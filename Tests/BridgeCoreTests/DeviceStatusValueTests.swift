@@ -36,19 +36,51 @@ struct DeviceStatusValueTests {
     }
 
     @Test(
-        "other JSON of the same meaning is left to the parser, which reads it",
+        "the bytes written are the format on disk, which workers of 0.10 and 0.11 wrote and read",
         arguments: [
-            #"{"online":false,"last_activity":5}"#, #"{ "last_activity":5,"online":false}"#,
-            #"{"last_activity":+5,"online":false}"#, #"{"last_activity":05,"online":false}"#,
-            #"{"last_activity":5,"notice":{"reason":"device_inactive","count":2},"online":false}"#,
-            #"{"last_activity":5,"notice":{"count":2,"reason":"device\u005finactive"},"online":false}"#,
-            #"{"last_activity":-0,"online":false}"#, #"{"last_activity":5,"online":false,"extra":1}"#,
+            (
+                DeviceStatus(
+                    isOnline: true, lastActivity: 1_700_000_000_000,
+                    pendingNotice: DeletionNotice(reason: .tooManyPending, count: 3)),
+                #"{"last_activity":1700000000000,"notice":{"count":3,"reason":"too_many_pending"},"online":true}"#
+            ),
+            (
+                DeviceStatus(isOnline: false, lastActivity: -5, pendingNotice: nil),
+                #"{"last_activity":-5,"online":false}"#
+            ),
         ])
-    func otherLayouts(value: String) {
+    func format(status: DeviceStatus, bytes: String) {
+        #expect(String(decoding: Self.written(status), as: UTF8.self) == bytes)
+    }
+
+    static let offline5 = DeviceStatus(isOnline: false, lastActivity: 5, pendingNotice: nil)
+    static let inactive2 = DeviceStatus(
+        isOnline: false, lastActivity: 5, pendingNotice: DeletionNotice(reason: .deviceInactive, count: 2))
+
+    @Test(
+        "other JSON of the same meaning is not matched, and the parser reads it",
+        arguments: [
+            (#"{"online":false,"last_activity":5}"#, offline5), (#"{ "last_activity":5,"online":false}"#, offline5),
+            (#"{"last_activity":5,"online":false,"extra":1}"#, offline5),
+            (
+                #"{"last_activity":-0,"online":false}"#,
+                DeviceStatus(isOnline: false, lastActivity: 0, pendingNotice: nil)
+            ),
+            (#"{"last_activity":5,"notice":{"reason":"device_inactive","count":2},"online":false}"#, inactive2),
+            (#"{"last_activity":5,"notice":{"count":2,"reason":"device\u005finactive"},"online":false}"#, inactive2),
+        ])
+    func otherLayouts(value: String, status: DeviceStatus) {
         Array(value.utf8).withUnsafeBytes { bytes in
             #expect(DeviceStatusValue.readWritten(bytes) == nil)
-            #expect(DeviceStatusValue.read(bytes) == DeviceStatusValue.readJSON(bytes))
+            #expect(DeviceStatusValue.read(bytes) == status)
         }
+    }
+
+    @Test(
+        "numbers JSON does not allow are no status, matched or parsed",
+        arguments: [#"{"last_activity":+5,"online":false}"#, #"{"last_activity":05,"online":false}"#])
+    func notJSON(value: String) {
+        Array(value.utf8).withUnsafeBytes { #expect(DeviceStatusValue.read($0) == nil) }
     }
 
     @Test("a written value cut or changed anywhere is never read otherwise than the parser reads it")

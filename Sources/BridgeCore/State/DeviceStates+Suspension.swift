@@ -4,11 +4,18 @@ import DeviceQueues
 /// it covers, so that an assignment that gives the partition back resumes it instead of
 /// replaying its store (Kafka Streams' suspended tasks). An eager rebalance revokes every
 /// partition and gives most of them back.
+///
+/// Equal when their devices and offsets are: the topic state's names are ids of the holder's
+/// ``TopicNames``, which two holders number apart.
 struct SuspendedPartition: Sendable, Equatable {
     var devices: [DeviceKey: DeviceQueue]
     var topics: TopicStates.Suspended?
     /// The changelog offset the state covers: the state is a replay of the changelog up to it.
     var coveredTo: Int64
+
+    static func == (lhs: SuspendedPartition, rhs: SuspendedPartition) -> Bool {
+        lhs.devices == rhs.devices && lhs.coveredTo == rhs.coveredTo
+    }
 }
 
 extension DeviceStates {

@@ -181,7 +181,7 @@ public struct TopicStates: Sendable, Equatable {
 extension TopicStates {
     /// One partition's topic state, set aside while its partition is suspended
     /// (``DeviceStates/suspend(_:coveredTo:)``). The topic names its devices hold stay held.
-    struct Suspended: Sendable, Equatable {
+    struct Suspended: Sendable {
         fileprivate var partition: Partition
     }
 
