@@ -32,19 +32,29 @@ struct RestoreSuspendedTests {
         }
     }
 
-    @Test("given back with its store unmoved, a partition resumes and reads the changelog's tail")
-    func resumesAndReadsTail() async throws {
+    /// The upgrade fixture's changelog on a new topic, its first half restored through stores in
+    /// `files` and then revoked (``revoke(_:of:stores:)``): what a worker holds after a revoke.
+    static func firstHalfRevoked(in files: borrowing TemporaryDirectory) async throws -> (
+        records: [FixtureRecord], partitions: [Int32], changelog: String, cut: Int, stores: StateDirectory?,
+        states: DeviceStates
+    ) {
         let records = try FixtureRecord.upgradeChangelog()
         let partitions = Set(records.map(\.partition)).sorted()
         let changelog = TestBroker.uniqueName("suspended-changelog")
         try await TestBroker.createTopics([NewTopic(name: changelog, partitions: Int32(partitions.count))])
         let cut = records.count / 2
         try await RestoreStoreTests.produce(records[..<cut], to: changelog)
-        let files = TemporaryDirectory()
         var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
         var states = DeviceStates()
-        _ = try await Self.restore(partitions, of: changelog, into: &states, stores: &stores)
-        try Self.revoke(partitions, of: &states, stores: &stores)
+        _ = try await restore(partitions, of: changelog, into: &states, stores: &stores)
+        try revoke(partitions, of: &states, stores: &stores)
+        return (records, partitions, changelog, cut, stores, states)
+    }
+
+    @Test("given back with its store unmoved, a partition resumes and reads the changelog's tail")
+    func resumesAndReadsTail() async throws {
+        let files = TemporaryDirectory()
+        var (records, partitions, changelog, cut, stores, states) = try await Self.firstHalfRevoked(in: files)
         #expect(states.partitionCount == 0 && states.suspendedPartitions == Set(partitions))
         // Another worker held the partitions meanwhile and wrote the rest.
         try await RestoreStoreTests.produce(records[cut...], to: changelog)
@@ -61,17 +71,8 @@ struct RestoreSuspendedTests {
 
     @Test("given back after its store moved, a partition lets the state set aside go and replays its store")
     func storeMovedReplays() async throws {
-        let records = try FixtureRecord.upgradeChangelog()
-        let partitions = Set(records.map(\.partition)).sorted()
-        let changelog = TestBroker.uniqueName("suspended-changelog")
-        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: Int32(partitions.count))])
-        let cut = records.count / 2
-        try await RestoreStoreTests.produce(records[..<cut], to: changelog)
         let files = TemporaryDirectory()
-        var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
-        var states = DeviceStates()
-        _ = try await Self.restore(partitions, of: changelog, into: &states, stores: &stores)
-        try Self.revoke(partitions, of: &states, stores: &stores)
+        var (records, partitions, changelog, cut, stores, states) = try await Self.firstHalfRevoked(in: files)
         // This worker held them again meanwhile, without the state set aside, and stored the rest.
         try await RestoreStoreTests.produce(records[cut...], to: changelog)
         var meanwhile = DeviceStates()
