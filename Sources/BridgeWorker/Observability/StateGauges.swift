@@ -1,7 +1,7 @@
 import BridgeCore
 
 /// Sets the gauges of the state the loop holds (devices, waiting messages, memberships,
-/// fan-outs, partitions) now and then: counting waiting messages walks every device, too much
+/// fan-outs, partitions held and set aside) now and then: counting waiting messages walks every device, too much
 /// for every turn.
 struct StateGauges {
     static let interval = Duration.seconds(10)
@@ -24,5 +24,6 @@ struct StateGauges {
         metrics.fanOutsInProgress.record(fanOuts.tallies)
         metrics.fanOutWalks.record(fanOuts.walks)
         metrics.statePartitions.record(states.partitionCount)
+        metrics.suspendedPartitions.record(states.suspendedPartitions.count)
     }
 }

@@ -38,6 +38,9 @@ public struct WorkerMetrics: Sendable {
     private let fanOutCopies: Counter
     /// State partitions this worker holds.
     let statePartitions: Gauge
+    /// State partitions revoked from this worker whose state it keeps in memory until the next
+    /// assignment says whether they come back.
+    let suspendedPartitions: Gauge
     /// State partitions assigned to this worker and still restoring: serving nobody yet.
     let restoringPartitions: Gauge
     /// How long restoring newly assigned partitions took.
@@ -75,6 +78,7 @@ public struct WorkerMetrics: Sendable {
         fanOutWalks = Gauge(label: "fcm_bridge_fanout_walks", factory: factory)
         fanOutCopies = Counter(label: "fcm_bridge_fanout_copies_total", factory: factory)
         statePartitions = Gauge(label: "fcm_bridge_state_partitions", factory: factory)
+        suspendedPartitions = Gauge(label: "fcm_bridge_suspended_partitions", factory: factory)
         restoringPartitions = Gauge(label: "fcm_bridge_restoring_partitions", factory: factory)
         restoreDuration = CoreMetrics.Timer(label: "fcm_bridge_restore_duration_seconds", factory: factory)
         restoredChanges = Counter(label: "fcm_bridge_restored_changes_total", factory: factory)
