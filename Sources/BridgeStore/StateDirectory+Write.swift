@@ -7,8 +7,8 @@ extension StateDirectory {
         try Self.write(batch, to: open, directory: path)
     }
 
-    /// ``write(_:)`` to the stores `stores`, of the state directory `directory`: for a restore's
-    /// consumer thread, which holds the stores open when it began.
+    /// ``write(_:)`` to the stores `stores`, of the state directory `directory`: for a restore,
+    /// which writes the stores it opened as it began beside its reading.
     public static func write(_ batch: StoreBatch, to stores: [Int32: PartitionStore], directory: String)
         throws(StateDirectoryError)
     {

@@ -31,6 +31,31 @@ public struct StoreBatch: Sendable {
                 collapseKey: collapseKey.map { copy($0) }, expiresAt: expiresAt.map { copy($0) }))
     }
 
+    /// Records held.
+    public var count: Int { entries.count }
+
+    /// Adds `later`'s records after these (it holds records read after them), and each of its
+    /// checkpoints over this batch's.
+    public mutating func append(contentsOf later: StoreBatch) {
+        guard !entries.isEmpty else {
+            // Nothing to place the records after: take them as they are.
+            let checkpoints = self.checkpoints.merging(later.checkpoints) { _, later in later }
+            self = later
+            self.checkpoints = checkpoints
+            return
+        }
+        let shift = bytes.count
+        func moved(_ range: Range<Int>) -> Range<Int> { (range.lowerBound + shift)..<(range.upperBound + shift) }
+        bytes.append(contentsOf: later.bytes)
+        for entry in later.entries {
+            entries.append(
+                Entry(
+                    partition: entry.partition, key: moved(entry.key), value: entry.value.map(moved), time: entry.time,
+                    collapseKey: entry.collapseKey.map(moved), expiresAt: entry.expiresAt.map(moved)))
+        }
+        checkpoints.merge(later.checkpoints) { _, later in later }
+    }
+
     private mutating func copy(_ part: UnsafeRawBufferPointer) -> Range<Int> {
         let start = bytes.count
         bytes.append(contentsOf: part)

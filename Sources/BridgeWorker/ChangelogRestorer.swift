@@ -29,6 +29,10 @@ import NIOCore
     var stallLimit = 3
     /// Records of a local store read and decoded at a time.
     var storePart = 4_096
+    /// Changelog records a restore gathers before it writes them to the stores, in one
+    /// transaction per store (``GatheredStoreWrites``): fewer, larger transactions write each
+    /// page of a store's key index they touch fewer times (BENCHMARKS.md).
+    public var storeWriteThreshold = 65_536
     /// Told that the restore turns, so that a long restore does not count as a stuck worker.
     let health: WorkerHealth?
     /// Counts restores and what they replayed.
@@ -175,88 +179,110 @@ import NIOCore
         var lastAdvance = lastReport
         var lastKeptAlive = lastReport
         // Records are decoded on the consumer's thread as they are taken, and applied here.
-        // With stores, the records kept are written to them there too, beside the apply.
-        let target = stores.map { (stores: $0.open, directory: $0.path) }
+        // With stores, the records kept are gathered here and written beside the polls.
+        var storeWrites = stores.map { GatheredStoreWrites(to: $0, threshold: storeWriteThreshold) }
+        let storing = storeWrites != nil
         let decode: @Sendable (ConsumedBatch) -> DecodedChanges = {
-            self.decode($0, inputs: inputs, storingIn: target)
+            self.decode($0, inputs: inputs, storing: storing)
         }
-        var batch = try await consumer.poll(reading: decode)
-        while true {
-            health?.turned()
-            if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
-            if let failure = batch.storeFailure { throw failure }
-            try await confirm(
-                &starts, outOfRange: batch.offsetsOutOfRange, with: consumer, progress: &progress, stores: &stores)
-            let remaining = progress.remaining.count
-            for end in batch.endsOfPartition {
-                progress.reachedEnd(
-                    of: end.topicPartition, position: end.offset,
-                    highWatermark: consumer.highWatermark(of: end.topicPartition))
-            }
-            if batch.recordCount == 0 && batch.endsOfPartition.isEmpty {
-                // An end that did not move is reported once: look at the positions instead.
-                for (partition, position) in try consumer.positions(Array(progress.remaining)) {
-                    progress.reachedEnd(
-                        of: partition, position: position, highWatermark: consumer.highWatermark(of: partition))
+        return try await withThrowingTaskGroup(of: Void.self) { writes in
+            do {
+                var batch = try await consumer.poll(reading: decode)
+                while true {
+                    health?.turned()
+                    if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
+                    storeWrites?.gather(batch.stored)
+                    batch.stored = StoreBatch()
+                    if !batch.offsetsOutOfRange.isEmpty || !starts.unconfirmed.isEmpty {
+                        // The check may delete a store: none is being written meanwhile.
+                        try await storeWrites?.settle(writes: &writes)
+                    }
+                    try await confirm(
+                        &starts, outOfRange: batch.offsetsOutOfRange, with: consumer, progress: &progress,
+                        stores: &stores)
+                    let remaining = progress.remaining.count
+                    try note(batch, in: &progress, of: consumer)
+                    let now = ContinuousClock.now
+                    if progress.remaining.count < remaining || batch.recordCount > 0 {
+                        lastAdvance = now
+                    }
+                    if progress.isComplete {
+                        try await storeWrites?.finish(in: &writes)
+                        replayed.add(&batch, to: &states)
+                        replayed.fromStores = starts.records
+                        replayed.resumed = starts.resumed
+                        return replayed
+                    }
+                    // Before the stall check: every attempt, stalled or not, calls back at least once.
+                    if now - lastKeptAlive >= Self.keepAliveInterval {
+                        lastKeptAlive = now
+                        try await keepAlive()
+                    }
+                    guard now - lastAdvance < stallTimeout else {
+                        throw RestoreStall(
+                            remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
+                    }
+                    if now - lastReport >= Self.reportInterval {
+                        lastReport = now
+                        logger.notice(
+                            "restoring device state",
+                            metadata: [
+                                "changes": "\(replayed.changes)",
+                                "remaining": "\(standing(of: progress.remaining, in: consumer))",
+                            ])
+                    }
+                    try await storeWrites?.writeIfDue(in: &writes)
+                    // While these changes are applied, the next poll already runs and decodes on
+                    // the consumer's thread.
+                    async let next = consumer.poll(reading: decode)
+                    replayed.add(&batch, to: &states)
+                    batch = try await next
                 }
+            } catch {
+                // A write that failed (a full disk) is what stopped the restore, whatever came after.
+                try await writes.waitForAll()
+                throw error
             }
-            let now = ContinuousClock.now
-            if progress.remaining.count < remaining || batch.recordCount > 0 {
-                lastAdvance = now
-            }
-            if progress.isComplete {
-                replayed.add(&batch, to: &states)
-                replayed.fromStores = starts.records
-                replayed.resumed = starts.resumed
-                return replayed
-            }
-            // Before the stall check: every attempt, stalled or not, calls back at least once.
-            if now - lastKeptAlive >= Self.keepAliveInterval {
-                lastKeptAlive = now
-                try await keepAlive()
-            }
-            guard now - lastAdvance < stallTimeout else {
-                throw RestoreStall(
-                    remaining: progress.remaining, standing: standing(of: progress.remaining, in: consumer))
-            }
-            if now - lastReport >= Self.reportInterval {
-                lastReport = now
-                logger.notice(
-                    "restoring device state",
-                    metadata: [
-                        "changes": "\(replayed.changes)",
-                        "remaining": "\(standing(of: progress.remaining, in: consumer))",
-                    ])
-            }
-            // While these changes are applied, the next poll already runs and decodes on the consumer's thread.
-            async let next = consumer.poll(reading: decode)
-            replayed.add(&batch, to: &states)
-            batch = try await next
+        }
+    }
+
+    /// Notes the ends of partitions `batch` reached in `progress`; after a poll that took
+    /// nothing, the consumer's positions, since an end that did not move is reported once.
+    private func note(
+        _ batch: DecodedChanges, in progress: inout RestoreProgress<TopicPartition>, of consumer: KafkaConsumer
+    ) throws {
+        for end in batch.endsOfPartition {
+            progress.reachedEnd(
+                of: end.topicPartition, position: end.offset,
+                highWatermark: consumer.highWatermark(of: end.topicPartition))
+        }
+        guard batch.recordCount == 0 && batch.endsOfPartition.isEmpty else { return }
+        for (partition, position) in try consumer.positions(Array(progress.remaining)) {
+            progress.reachedEnd(of: partition, position: position, highWatermark: consumer.highWatermark(of: partition))
         }
     }
 
     /// Decodes the records of `batch`, read in place: the changelog's changes of committed
     /// `inputs`, with their devices' keys (hashed here, off the thread that applies them), and
     /// the repartition topic's forwards. An unreadable changelog record is logged and skipped.
-    /// With a `target`, the changelog records kept are written to its stores, each store's
-    /// checkpoint moved past the last record read of its partition, kept or not (exactly past
-    /// it: a transaction's marker after it is read again, and returns nothing).
+    /// With `storing`, the changelog records kept are copied to ``DecodedChanges/stored``, each
+    /// partition's checkpoint past the last record read of it, kept or not (exactly past it: a
+    /// transaction's marker after it is read again, and returns nothing).
     /// (The restore's consumer is in no group, so no poll returns a rebalance.)
     private func decode(
         _ batch: ConsumedBatch, inputs: CommittedInputs,
-        storingIn target: (stores: [Int32: PartitionStore], directory: String)?
+        storing: Bool
     ) -> DecodedChanges {
         var decoded = DecodedChanges(
             endsOfPartition: batch.endsOfPartition, offsetsOutOfRange: batch.offsetsOutOfRange,
             recordCount: batch.recordCount)
         decoded.changes.reserveCapacity(batch.recordCount)
-        var stored = StoreBatch()
         batch.readRecords { record in
             if record.topic == repartitionTopic {
                 decoded.forwards.append(Self.forward(record))
                 return
             }
-            if target != nil { stored.checkpoints[record.partition] = record.offset.saturatingAdd(1) }
+            if storing { decoded.stored.checkpoints[record.partition] = record.offset.saturatingAdd(1) }
             switch inputs.verdict(header: record.header(ChangelogInput.headerNameText)) {
             case .committed, .unattributed: break
             case .uncommitted(let input, let offset):
@@ -275,7 +301,7 @@ import NIOCore
                     topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
                     value: record.value, createTime: record.createTime)
                 let change = try codec.decode(view, header: { record.header($0) })
-                if target != nil { stored.append(record) }
+                if storing { decoded.stored.append(record) }
                 switch change {
                 case .device(let token, let change):
                     decoded.changes.append((DeviceKey(token: token), change, record.partition))
@@ -286,14 +312,6 @@ import NIOCore
                 decoded.unknownKind = decoded.unknownKind ?? error
             } catch {
                 logger.error("skipping an unreadable changelog record", metadata: ["error": "\(error)"])
-            }
-        }
-        // A kind this version does not know stops the restore before anything past it is stored.
-        if let target, decoded.unknownKind == nil {
-            do {
-                try StateDirectory.write(stored, to: target.stores, directory: target.directory)
-            } catch {
-                decoded.storeFailure = error
             }
         }
         return decoded

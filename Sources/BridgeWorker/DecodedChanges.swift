@@ -15,8 +15,9 @@ struct DecodedChanges: Sendable {
     var skipped = SkippedChanges()
     /// The first changelog record of a kind this version does not know, which stops the restore.
     var unknownKind: MalformedRecord?
-    /// With local stores: why writing the records kept to them failed.
-    var storeFailure: StateDirectoryError?
+    /// With local stores: the changelog records kept, to write to them, and each partition's
+    /// checkpoint past the last record read.
+    var stored = StoreBatch()
     var endsOfPartition: [TopicPartitionOffset]
     /// Partitions the broker answered out of range (``ConsumedBatch/offsetsOutOfRange``).
     var offsetsOutOfRange: [TopicPartition] = []

@@ -27,18 +27,25 @@ struct RestoreStoreTests {
             }, to: changelog)
     }
 
-    /// Restores `partitions` of `changelog` into new state, through `stores` when given.
+    /// Restores `partitions` of `changelog` into new state, through `stores` when given, writing
+    /// them once `storeWriteThreshold` records are gathered.
     static func restore(
-        _ partitions: [Int32], of changelog: String, stores: inout StateDirectory?, logger: Logger = TestBroker.logger
+        _ partitions: [Int32], of changelog: String, stores: inout StateDirectory?, logger: Logger = TestBroker.logger,
+        storeWriteThreshold: Int = 65_536
     ) async throws -> DeviceStates {
         var states = DeviceStates()
-        try await TestBroker.restorer(changelog: changelog, repartition: "\(changelog).none", logger: logger).restore(
-            partitions, committed: CommittedInputs([:]), into: &states, stores: &stores)
+        var restorer = TestBroker.restorer(changelog: changelog, repartition: "\(changelog).none", logger: logger)
+        restorer.storeWriteThreshold = storeWriteThreshold
+        try await restorer.restore(partitions, committed: CommittedInputs([:]), into: &states, stores: &stores)
         return states
     }
 
-    @Test("a restart reads its store and the changelog written since, and restores what the whole changelog does")
-    func storeAndTail() async throws {
+    /// With a threshold of one record, the stores are written as the restore goes (a test that
+    /// fails if those writes are dropped); with the default, all at its end.
+    @Test(
+        "a restart reads its store and the changelog written since, and restores what the whole changelog does",
+        arguments: [1, 65_536])
+    func storeAndTail(storeWriteThreshold: Int) async throws {
         let records = try FixtureRecord.upgradeChangelog()
         let partitions = Set(records.map(\.partition)).sorted()
         let changelog = TestBroker.uniqueName("store-changelog")
@@ -48,7 +55,7 @@ struct RestoreStoreTests {
 
         let files = TemporaryDirectory()
         var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
-        _ = try await Self.restore(partitions, of: changelog, stores: &stores)
+        _ = try await Self.restore(partitions, of: changelog, stores: &stores, storeWriteThreshold: storeWriteThreshold)
         stores = nil  // the worker stops, and lets its directory go
         try await Self.produce(records[cut...], to: changelog)
 
