@@ -190,12 +190,14 @@ import NIOCore
                 var batch = try await consumer.poll(reading: decode)
                 while true {
                     health?.turned()
+                    // Before the poll's records are gathered: nothing at or past a record of a kind
+                    // this version does not know is stored.
                     if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
                     storeWrites?.gather(batch.stored)
                     batch.stored = StoreBatch()
                     if !batch.offsetsOutOfRange.isEmpty || !starts.unconfirmed.isEmpty {
                         // The check may delete a store: none is being written meanwhile.
-                        try await storeWrites?.settle(writes: &writes)
+                        try await storeWrites?.settle(in: &writes)
                     }
                     try await confirm(
                         &starts, outOfRange: batch.offsetsOutOfRange, with: consumer, progress: &progress,

@@ -4,8 +4,8 @@ import NIOPosix
 /// A restore's changelog records on their way to the local stores: gathered as the polls decode
 /// them, and written once at least ``threshold`` are gathered, on a child task of the restore's
 /// task group that runs the blocking SQLite writes on NIO's thread pool, one write at a time so
-/// that each store takes its records in changelog order. At most about twice `threshold` records
-/// and a poll's are held: those gathered, and those being written.
+/// that each store takes its records in changelog order. Holds fewer than twice `threshold` and
+/// two polls' records: those gathered, and those being written.
 struct GatheredStoreWrites: Sendable {
     /// The stores written to, opened when the restore began, and their directory.
     private let stores: [Int32: PartitionStore]
@@ -30,7 +30,7 @@ struct GatheredStoreWrites: Sendable {
     /// ends; throws that write's error.
     mutating func writeIfDue(in writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
         guard gathered.count >= threshold else { return }
-        try await settle(writes: &writes)
+        try await settle(in: &writes)
         let due = gathered
         gathered = StoreBatch()
         let (stores, directory) = (self.stores, self.directory)
@@ -44,7 +44,7 @@ struct GatheredStoreWrites: Sendable {
 
     /// Writes what is left once the write under way ends: every record gathered is then stored.
     mutating func finish(in writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
-        try await settle(writes: &writes)
+        try await settle(in: &writes)
         let (due, stores, directory) = (gathered, self.stores, self.directory)
         gathered = StoreBatch()
         try await NIOThreadPool.singleton.runIfActive {
@@ -53,7 +53,7 @@ struct GatheredStoreWrites: Sendable {
     }
 
     /// Waits for the write under way, if any; throws its error.
-    mutating func settle(writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
+    mutating func settle(in writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
         guard isWriting else { return }
         isWriting = false
         try await writes.waitForAll()
