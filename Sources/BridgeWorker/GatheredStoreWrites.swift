@@ -31,25 +31,18 @@ struct GatheredStoreWrites: Sendable {
     mutating func writeIfDue(in writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
         guard gathered.count >= threshold else { return }
         try await settle(in: &writes)
-        let due = gathered
+        let (due, stores, directory) = (gathered, self.stores, self.directory)
         gathered = StoreBatch()
-        let (stores, directory) = (self.stores, self.directory)
-        writes.addTask {
-            try await NIOThreadPool.singleton.runIfActive {
-                try StateDirectory.write(due, to: stores, directory: directory)
-            }
-        }
+        writes.addTask { try await Self.write(due, to: stores, directory: directory) }
         isWriting = true
     }
 
     /// Writes what is left once the write under way ends: every record gathered is then stored.
     mutating func finish(in writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
         try await settle(in: &writes)
-        let (due, stores, directory) = (gathered, self.stores, self.directory)
+        let due = gathered
         gathered = StoreBatch()
-        try await NIOThreadPool.singleton.runIfActive {
-            try StateDirectory.write(due, to: stores, directory: directory)
-        }
+        try await Self.write(due, to: stores, directory: directory)
     }
 
     /// Waits for the write under way, if any; throws its error.
@@ -57,5 +50,14 @@ struct GatheredStoreWrites: Sendable {
         guard isWriting else { return }
         isWriting = false
         try await writes.waitForAll()
+    }
+
+    /// Writes `records` to `stores` on NIO's thread pool: SQLite blocks its thread meanwhile.
+    private static func write(_ records: StoreBatch, to stores: [Int32: PartitionStore], directory: String)
+        async throws
+    {
+        try await NIOThreadPool.singleton.runIfActive {
+            try StateDirectory.write(records, to: stores, directory: directory)
+        }
     }
 }

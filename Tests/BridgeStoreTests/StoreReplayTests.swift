@@ -63,51 +63,47 @@ struct StoreReplayTests {
         #expect(restored.topics.fanOutsInProgress == (1, 1))
     }
 
+    /// Records of partition 0: three keys, one written again, and a tombstone.
+    static let rewrites: [(String, String?)] = [("a", "1"), ("b", "1"), ("c", "1"), ("a", "2"), ("b", nil)]
+
+    /// Each record of `store` as "key=value", in the store's order.
+    static func stored(in store: PartitionStore) throws -> [String] {
+        var stored: [String] = []
+        try store.forEachRecord { record, _ in
+            stored.append(
+                String(decoding: record.key ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self) + "="
+                    + String(decoding: record.value ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self))
+        }
+        return stored
+    }
+
     @Test("a key written again moves behind the others, as compaction keeps it; a tombstone removes it")
     func latestOfEachKeyInOrder() throws {
         let files = StoreFiles()
         var directory = try files.directory()
         let store = try directory.open(0, logger: Self.logger)
         var batch = StoreBatch()
-        for (key, value) in [("a", "1"), ("b", "1"), ("c", "1"), ("a", "2"), ("b", nil)] { batch.append(key, value) }
+        for (key, value) in Self.rewrites { batch.append(key, value) }
         batch.checkpoints = [0: 5]
         try directory.write(batch)
-        var stored: [String] = []
-        try store.forEachRecord { record, _ in
-            stored.append(
-                String(decoding: record.key ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self) + "="
-                    + String(decoding: record.value ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self))
-        }
-        #expect(stored == ["c=1", "a=2"])
+        #expect(try Self.stored(in: store) == ["c=1", "a=2"])
         #expect(try store.checkpoint() == 5)
-    }
-
-    /// Each record of a batch gathered from two, read back, and the checkpoint it ends at.
-    static func writtenWhole(split: Int, in files: borrowing StoreFiles) throws -> ([String], Int64) {
-        let records: [(String, String?)] = [("a", "1"), ("b", "1"), ("c", "1"), ("a", "2"), ("b", nil)]
-        var directory = try files.directory()
-        let store = try directory.open(0, logger: Self.logger)
-        var first = StoreBatch()
-        var second = StoreBatch()
-        for (key, value) in records[..<split] { first.append(key, value) }
-        for (key, value) in records[split...] { second.append(key, value) }
-        first.checkpoints = [0: Int64(split)]
-        second.checkpoints = split < records.count ? [0: Int64(records.count)] : [:]
-        first.append(contentsOf: second)
-        try directory.write(first)
-        var stored: [String] = []
-        try store.forEachRecord { record, _ in
-            stored.append(
-                String(decoding: record.key ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self) + "="
-                    + String(decoding: record.value ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self))
-        }
-        return (stored, try store.checkpoint())
     }
 
     @Test("two batches gathered into one write what they write in turn", arguments: 0...5)
     func gathered(split: Int) throws {
-        let (stored, checkpoint) = try Self.writtenWhole(split: split, in: StoreFiles())
-        #expect(stored == ["c=1", "a=2"])
-        #expect(checkpoint == 5)
+        let files = StoreFiles()
+        var directory = try files.directory()
+        let store = try directory.open(0, logger: Self.logger)
+        var first = StoreBatch()
+        var second = StoreBatch()
+        for (key, value) in Self.rewrites[..<split] { first.append(key, value) }
+        for (key, value) in Self.rewrites[split...] { second.append(key, value) }
+        first.checkpoints = [0: Int64(split)]
+        second.checkpoints = split < Self.rewrites.count ? [0: Int64(Self.rewrites.count)] : [:]
+        first.append(contentsOf: second)
+        try directory.write(first)
+        #expect(try Self.stored(in: store) == ["c=1", "a=2"])
+        #expect(try store.checkpoint() == 5)
     }
 }
