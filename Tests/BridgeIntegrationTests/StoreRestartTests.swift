@@ -1,0 +1,40 @@
+import BridgeConfig
+import Foundation
+import TestSupport
+import Testing
+
+/// A worker stopped gracefully leaves its stores covering every change it committed: its
+/// successor on the same state directory restores from them alone, with no changelog tail.
+@Suite("Stores across a graceful restart", .needsBroker, .timeLimit(.minutes(3)))
+struct StoreRestartTests {
+    @Test(
+        "after a graceful stop the stores cover every committed change: the successor reads none from the changelog",
+        arguments: [BridgeConfiguration.Delivery.exactlyOnce, .atLeastOnce])
+    func gracefulStopLeavesNoTail(delivery: BridgeConfiguration.Delivery) async throws {
+        let fixture = try await BridgeFixture.make(partitions: 2, delivery: delivery)
+        let directory = TemporaryDirectory()
+        let environment = ["FCM_BRIDGE_STATE_DIRECTORY": directory.path]
+        let worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
+        #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
+        let tokens = (0..<8).map { uniqueToken("store-restart\($0)") }
+        let faults = FaultTests()
+        for round in 0..<5 { _ = try await faults.sendRound(round, tokens: tokens, fixture: fixture) }
+        let reader = try await fixture.outputs()
+        for token in tokens { _ = try await reader.statuses(of: token, count: 5) }
+        worker.terminate()
+
+        let successor = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
+        #expect(try await successor.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
+        let line = successor.output.split(separator: "\n").first { $0.contains("restored device state") } ?? ""
+        // Each device's record and its five waiting messages, all from the stores.
+        #expect((Self.field("from_local_stores", of: line) ?? 0) >= tokens.count * 6, "\(line)")
+        #expect(Self.field("changes", of: line) == 0, "changes read from the changelog: \(line)")
+        successor.terminate()
+    }
+
+    /// The number a log line gives for `key` (`key=12`).
+    static func field(_ key: String, of line: Substring) -> Int? {
+        guard let range = line.range(of: " \(key)=") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+}
