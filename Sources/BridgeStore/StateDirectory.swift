@@ -18,6 +18,8 @@ public struct StateDirectory: Sendable {
     public let cleanupDelay: Duration
     /// The open stores, by partition.
     public private(set) var open: [Int32: PartitionStore] = [:]
+    /// Committed records held for their open stores and not yet written (``hold(_:)``).
+    public internal(set) var unwritten = StoreBatch()
     /// Stores on disk that are not open, by when they were released.
     private var released: [Int32: ContinuousClock.Instant] = [:]
     /// This process's hold on the directory.
@@ -71,6 +73,7 @@ public struct StateDirectory: Sendable {
     /// Deletes `partition`'s store, which is in doubt (``StoreDoubt``), and opens a new empty one.
     public mutating func recreate(_ partition: Int32) throws(StateDirectoryError) -> PartitionStore {
         open[partition] = nil
+        unwritten.removeAll { $0 == partition }
         try delete(partition)
         do {
             let store = try PartitionStore.open(
@@ -87,6 +90,7 @@ public struct StateDirectory: Sendable {
     /// again: for a store that cannot be kept in step with the changelog.
     public mutating func discard(_ partition: Int32) throws(StateDirectoryError) {
         guard open.removeValue(forKey: partition) != nil else { return }
+        unwritten.removeAll { $0 == partition }
         try delete(partition)
     }
 
@@ -94,9 +98,11 @@ public struct StateDirectory: Sendable {
     public subscript(partition: Int32) -> PartitionStore? { open[partition] }
 
     /// Closes the store of a partition the worker no longer owns; it is kept on disk for the
-    /// cleanup delay, in case the partition comes back.
+    /// cleanup delay, in case the partition comes back. Its records not yet written are
+    /// dropped: the store stays as its checkpoint says, and the changelog has them.
     public mutating func release(_ partition: Int32) {
         guard open.removeValue(forKey: partition) != nil else { return }
+        unwritten.removeAll { $0 == partition }
         released[partition] = .now
     }
 

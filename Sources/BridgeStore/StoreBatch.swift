@@ -34,6 +34,12 @@ public struct StoreBatch: Sendable {
     /// Records held.
     public var count: Int { entries.count }
 
+    /// Drops the records, and the checkpoints, of the partitions `isDropped` names.
+    public mutating func removeAll(ofPartitions isDropped: (Int32) -> Bool) {
+        entries.removeAll { isDropped($0.partition) }
+        checkpoints = checkpoints.filter { !isDropped($0.key) }
+    }
+
     /// Adds `later`'s records after these (it holds records read after them), and each of its
     /// checkpoints over this batch's.
     public mutating func append(contentsOf later: StoreBatch) {

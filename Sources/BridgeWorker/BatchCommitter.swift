@@ -74,14 +74,19 @@ struct BatchCommitter: Sendable {
     /// Throws ``BatchNotCommitted`` when the batch did not commit; its outputs are then aborted
     /// (exactly once) or may be repeated (at least once), and the worker must start over from
     /// the last commit.
+    ///
+    /// Then every committed record held for the local stores is written: the stores cover all
+    /// that committed, as a revocation, a restore or a shutdown that follows needs.
     func commit(_ batch: inout OpenBatch, consumer: any InputConsumer, stores: inout StateDirectory?) async throws {
-        guard let sealed = try await seal(&batch, consumer: consumer) else { return }
-        do {
-            try await settle(sealed.seal)
-        } catch {
-            throw await failed(sealed, cause: error)
+        if let sealed = try await seal(&batch, consumer: consumer) {
+            do {
+                try await settle(sealed.seal)
+            } catch {
+                throw await failed(sealed, cause: error)
+            }
+            try await finish(sealed, consumer: consumer, stores: &stores)
         }
-        try await finish(sealed, consumer: consumer, stores: &stores)
+        try await stores?.takeUnwritten()?.runOnThreadPool()
     }
 
     /// The first step of a commit, once every output of the batch is with the producer: takes
@@ -126,8 +131,8 @@ struct BatchCommitter: Sendable {
     }
 
     /// The last step of a commit, after ``settle(_:)``: at least once, the changelog writes and
-    /// then the offsets. Then the committed changelog records go to the local stores. Counts
-    /// the batch.
+    /// then the offsets. Then the committed changelog records are held for the local stores
+    /// (``StateDirectory/hold(_:)``), which the next commit writes. Counts the batch.
     func finish(_ sealed: consuming SealedBatch, consumer: any InputConsumer, stores: inout StateDirectory?)
         async throws
     {
@@ -144,7 +149,7 @@ struct BatchCommitter: Sendable {
                 throw await failed(sealed, cause: error)
             }
         }
-        if stores != nil { try await storeWrites.write(to: &stores!) }
+        if stores != nil { try await storeWrites.hold(in: &stores!) }
         trimmer?.committed(sealed.seal.offsets)
         let now = ContinuousClock.now
         metrics.commitDuration.recordInterval(since: sealed.seal.sealed, now: now)

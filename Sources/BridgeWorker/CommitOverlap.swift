@@ -1,7 +1,8 @@
 import Kafka
 
-/// The overlap of a batch's commit with the records that arrive meanwhile, as a state machine
-/// the loop drives: told what a poll returned, that a poll failed, or that the commit settled,
+/// The overlap of a batch's commit with the records that arrive meanwhile, and with the write of
+/// the records earlier commits left for the local stores, as a state machine the loop drives:
+/// told what a poll returned, that a poll failed, that the store write ended, or that the commit settled,
 /// it says whether to take the records into the next batch, whether to poll again, and at the
 /// end what the loop does with the commit and what it holds.
 ///
@@ -10,7 +11,7 @@ import Kafka
 /// the loop to handle once the commit has finished (the next poll completes a revocation, so
 /// one is handled after the commit, never during it). A poll's failure, or one to take what it
 /// returned, is never lost behind the commit: nothing more is taken, and it is thrown once the
-/// commit has finished.
+/// commit has finished. So is a store write's failure: the commit is kept, and the worker ends.
 struct CommitOverlap {
     /// What to do with the events a poll returned.
     enum Decision: Equatable {
@@ -24,13 +25,14 @@ struct CommitOverlap {
     enum Ending {
         /// The commit failed: fail the sealed batch with this cause (and end the worker).
         case commitFailed(any Error)
-        /// The commit succeeded: finish it, then throw `pollFailure` if a poll failed, else
-        /// handle `held`.
-        case finish(pollFailure: (any Error)?, held: [ConsumerEvent])
+        /// The commit succeeded: finish it, then throw `failure` if a poll failed (its error)
+        /// or the store write did, else handle `held`.
+        case finish(failure: (any Error)?, held: [ConsumerEvent])
     }
 
     private var commit: Result<Void, any Error>?
     private var pollFailure: (any Error)?
+    private var storeFailure: (any Error)?
     private var held: [ConsumerEvent] = []
 
     /// A poll returned `events`; `hasRoom` says whether the next batch may take more.
@@ -52,14 +54,20 @@ struct CommitOverlap {
         pollFailure = pollFailure ?? error
     }
 
+    /// The write of the records held for the local stores ended.
+    mutating func stored(_ outcome: Result<Void, any Error>) {
+        if case .failure(let error) = outcome { storeFailure = storeFailure ?? error }
+    }
+
     /// The commit settled.
     mutating func settled(_ outcome: Result<Void, any Error>) {
         commit = outcome
     }
 
-    /// How the overlap ends; call once the commit has settled and no poll is in flight.
+    /// How the overlap ends; call once the commit has settled and neither a poll nor a store
+    /// write is in flight.
     func ending() -> Ending {
         if case .failure(let error) = commit { return .commitFailed(error) }
-        return .finish(pollFailure: pollFailure, held: held)
+        return .finish(failure: pollFailure ?? storeFailure, held: held)
     }
 }

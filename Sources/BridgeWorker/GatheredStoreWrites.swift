@@ -1,5 +1,4 @@
 import BridgeStore
-import NIOPosix
 
 /// A restore's changelog records on their way to the local stores: gathered as the polls decode
 /// them, and written once at least ``threshold`` are gathered, on a child task of the restore's
@@ -15,6 +14,7 @@ struct GatheredStoreWrites: Sendable {
     private var gathered = StoreBatch()
     private var isWriting = false
 
+    /// Writes to the stores `stores` has open now.
     init(to stores: StateDirectory, threshold: Int) {
         self.stores = stores.open
         self.directory = stores.path
@@ -31,18 +31,15 @@ struct GatheredStoreWrites: Sendable {
     mutating func writeIfDue(in writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
         guard gathered.count >= threshold else { return }
         try await settle(in: &writes)
-        let (due, stores, directory) = (gathered, self.stores, self.directory)
-        gathered = StoreBatch()
-        writes.addTask { try await Self.write(due, to: stores, directory: directory) }
+        let due = takeGathered()
+        writes.addTask { try await due.runOnThreadPool() }
         isWriting = true
     }
 
     /// Writes what is left once the write under way ends: every record gathered is then stored.
     mutating func finish(in writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
         try await settle(in: &writes)
-        let due = gathered
-        gathered = StoreBatch()
-        try await Self.write(due, to: stores, directory: directory)
+        try await takeGathered().runOnThreadPool()
     }
 
     /// Waits for the write under way, if any; throws its error.
@@ -52,12 +49,9 @@ struct GatheredStoreWrites: Sendable {
         try await writes.waitForAll()
     }
 
-    /// Writes `records` to `stores` on NIO's thread pool: SQLite blocks its thread meanwhile.
-    private static func write(_ records: StoreBatch, to stores: [Int32: PartitionStore], directory: String)
-        async throws
-    {
-        try await NIOThreadPool.singleton.runIfActive {
-            try StateDirectory.write(records, to: stores, directory: directory)
-        }
+    /// The records gathered, as a write to the stores; none are gathered afterwards.
+    private mutating func takeGathered() -> StoreWrite {
+        defer { gathered = StoreBatch() }
+        return StoreWrite(records: gathered, stores: stores, directory: directory)
     }
 }

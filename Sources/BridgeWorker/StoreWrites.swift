@@ -3,8 +3,8 @@ import BridgeStore
 import DeviceQueues
 import Kafka
 
-/// A batch's changelog records, held until the batch commits and then written to the local
-/// stores (``StateDirectory``), each store's checkpoint moved past the offsets their delivery
+/// A batch's changelog records, kept until the batch commits and then held for the local stores
+/// (``StateDirectory/hold(_:)``), each store's checkpoint moved past the offsets their delivery
 /// reports gave: a store holds committed records only.
 struct StoreWrites: Sendable {
     private struct Run: Sendable {
@@ -32,10 +32,11 @@ struct StoreWrites: Sendable {
         if !run.places.isEmpty { runs.append(run) }
     }
 
-    /// Writes the records to their stores once the batch committed. A partition for which a
-    /// report lacks an offset cannot be checkpointed: its store is deleted, so that no restore
-    /// trusts it, and the partition has none until it is assigned again.
-    func write(to stores: inout StateDirectory) async throws {
+    /// Holds the records for their stores once the batch committed, each store's checkpoint
+    /// past its records' offsets. A partition for which a report lacks an offset cannot be
+    /// checkpointed: its store is deleted, so that no restore trusts it, and the partition has
+    /// none until it is assigned again.
+    func hold(in stores: inout StateDirectory) async throws {
         for var run in runs {
             let reports = await run.deliveries.reports()
             var unknown: Set<Int32> = []
@@ -48,11 +49,8 @@ struct StoreWrites: Sendable {
                 run.records.checkpoints[partition] = max(
                     run.records.checkpoints[partition] ?? 0, offset.saturatingAdd(1))
             }
-            for partition in unknown {
-                run.records.checkpoints[partition] = nil
-                try stores.discard(partition)
-            }
-            try stores.write(run.records)
+            for partition in unknown { try stores.discard(partition) }
+            stores.hold(run.records)
         }
     }
 }

@@ -104,6 +104,8 @@ struct WorkerLoop: ~Copyable {
     /// ``CommitOverlap`` decides. Their outputs stay with the loop until the commit is done (one
     /// transaction at a time), and the loop's state is the loop's alone: the commit task touches
     /// none of it. A commit that fails ends the worker, so state built past it is never used.
+    /// Meanwhile, too, the records earlier commits held for the local stores are written, on
+    /// NIO's thread pool; this commit's are held for the next (``StateDirectory/hold(_:)``).
     /// Returns the events to handle next: what arrived as the commit ended, or a rebalance.
     private mutating func commitTaking(_ polled: [ConsumerEvent]) async throws -> [ConsumerEvent] {
         let committing = inputMix
@@ -111,12 +113,21 @@ struct WorkerLoop: ~Copyable {
         let (committer, consumer, seal) = (self.committer, self.consumer, sealed.seal)
         let pollTimeout = min(committer.interval, Self.pollDuringCommit)
         var overlap = CommitOverlap()
+        let unwritten = stores?.takeUnwritten()
         await withTaskGroup(of: CommitStep.self) { group in
             group.addTask {
                 do {
                     try await committer.settle(seal)
                     return .settled(.success(()))
                 } catch { return .settled(.failure(error)) }
+            }
+            if let unwritten {
+                group.addTask {
+                    do {
+                        try await unwritten.runOnThreadPool()
+                        return .stored(.success(()))
+                    } catch { return .stored(.failure(error)) }
+                }
             }
             var arrived: [ConsumerEvent]? = polled
             while true {
@@ -145,15 +156,16 @@ struct WorkerLoop: ~Copyable {
                 case .settled(let outcome): overlap.settled(outcome)
                 case .polled(.success(let events)): arrived = events
                 case .polled(.failure(let error)): overlap.failed(error)
+                case .stored(let outcome): overlap.stored(outcome)
                 }
             }
         }
         switch overlap.ending() {
         case .commitFailed(let error):
             throw await committer.failed(sealed, cause: error)
-        case .finish(let pollFailure, let held):
+        case .finish(let failure, let held):
             try await committer.finish(sealed, consumer: consumer, stores: &stores)
-            if let pollFailure { throw pollFailure }
+            if let failure { throw failure }
             return held
         }
     }
@@ -343,10 +355,11 @@ struct WorkerLoop: ~Copyable {
     private static let pollDuringCommit = Duration.milliseconds(10)
 }
 
-/// What a commit taking records meanwhile waits for: its commit, or a poll.
+/// What a commit taking records meanwhile waits for: its commit, a poll, or the store write.
 private enum CommitStep: Sendable {
     case settled(Result<Void, any Error>)
     case polled(Result<[ConsumerEvent], any Error>)
+    case stored(Result<Void, any Error>)
 }
 
 /// A rebalance arrived while partitions were restored.

@@ -17,11 +17,11 @@ extension TemporaryDirectory {
 }
 
 extension StoreBatch {
-    /// Adds a record of partition 0 with a text key and value (nil for a tombstone).
-    mutating func append(_ key: String, _ value: String?) {
+    /// Adds a record of `partition` with a text key and value (nil for a tombstone).
+    mutating func append(_ key: String, _ value: String?, partition: Int32 = 0) {
         Array(key.utf8).withUnsafeBytes { key in
-            guard let value else { return append(partition: 0, key: key, value: nil, time: nil) }
-            Array(value.utf8).withUnsafeBytes { append(partition: 0, key: key, value: $0, time: nil) }
+            guard let value else { return append(partition: partition, key: key, value: nil, time: nil) }
+            Array(value.utf8).withUnsafeBytes { append(partition: partition, key: key, value: $0, time: nil) }
         }
     }
 }

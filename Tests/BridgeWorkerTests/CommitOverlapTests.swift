@@ -20,11 +20,12 @@ struct CommitOverlapTests {
     static let revoked = ConsumerEvent.partitionsRevoked([TopicPartition("in", 0)], lost: false)
 
     /// The ending, as text a test compares: `commit failed: <what>`, or `finish` with the
-    /// poll's failure and the held events' offsets and kinds.
+    /// failure it throws after (a poll's or a store write's) and the held events' offsets and
+    /// kinds.
     static func describe(_ ending: CommitOverlap.Ending) -> String {
         switch ending {
         case .commitFailed(let error): return "commit failed: \((error as? Failure)?.what ?? "\(error)")"
-        case .finish(let pollFailure, let held):
+        case .finish(let failure, let held):
             let events = held.map { event -> String in
                 switch event {
                 case .record(let record): "\(record.offset)"
@@ -33,7 +34,7 @@ struct CommitOverlapTests {
                 case .endOfPartition: "end"
                 }
             }
-            return "finish, poll failure: \((pollFailure as? Failure)?.what ?? "none"), held: \(events)"
+            return "finish, failure: \((failure as? Failure)?.what ?? "none"), held: \(events)"
         }
     }
 
@@ -47,7 +48,7 @@ struct CommitOverlapTests {
         #expect(!overlap.pollsAgain(hasRoom: true))
         // A poll that was in flight as the commit ended is held for the loop.
         #expect(overlap.polled(Self.records(6...6), hasRoom: true) == .hold)
-        #expect(Self.describe(overlap.ending()) == "finish, poll failure: none, held: [\"6\"]")
+        #expect(Self.describe(overlap.ending()) == "finish, failure: none, held: [\"6\"]")
     }
 
     @Test(
@@ -57,7 +58,7 @@ struct CommitOverlapTests {
         #expect(overlap.polled(Self.records(1...2), hasRoom: true) == .take)
         #expect(overlap.polled([Self.revoked], hasRoom: true) == .hold)
         overlap.settled(.success(()))
-        #expect(Self.describe(overlap.ending()) == "finish, poll failure: none, held: [\"revoked\"]")
+        #expect(Self.describe(overlap.ending()) == "finish, failure: none, held: [\"revoked\"]")
     }
 
     @Test("a poll's failure during the commit is not hidden: the commit finishes, then the failure ends the loop")
@@ -68,7 +69,7 @@ struct CommitOverlapTests {
         #expect(!overlap.pollsAgain(hasRoom: true), "nothing more is polled")
         #expect(overlap.polled(Self.records(3...4), hasRoom: true) == .hold, "nor taken")
         overlap.settled(.success(()))
-        #expect(Self.describe(overlap.ending()) == "finish, poll failure: poll, held: [\"3\", \"4\"]")
+        #expect(Self.describe(overlap.ending()) == "finish, failure: poll, held: [\"3\", \"4\"]")
     }
 
     @Test("a commit that fails with records already taken fails the sealed batch, whatever the polls did")
@@ -87,7 +88,7 @@ struct CommitOverlapTests {
         #expect(!overlap.pollsAgain(hasRoom: false))
         #expect(overlap.polled(Self.records(3...4), hasRoom: false) == .hold)
         overlap.settled(.success(()))
-        #expect(Self.describe(overlap.ending()) == "finish, poll failure: none, held: [\"3\", \"4\"]")
+        #expect(Self.describe(overlap.ending()) == "finish, failure: none, held: [\"3\", \"4\"]")
     }
 
     @Test("a poll that returned records and a rebalance together is held whole: no record overtakes the revocation")
@@ -95,6 +96,33 @@ struct CommitOverlapTests {
         var overlap = CommitOverlap()
         #expect(overlap.polled(Self.records(1...1) + [Self.revoked], hasRoom: true) == .hold)
         overlap.settled(.success(()))
-        #expect(Self.describe(overlap.ending()) == "finish, poll failure: none, held: [\"1\", \"revoked\"]")
+        #expect(Self.describe(overlap.ending()) == "finish, failure: none, held: [\"1\", \"revoked\"]")
+    }
+
+    @Test("a store write that fails during the commit is not hidden: the commit finishes, then its error ends the loop")
+    func storeWriteFailure() {
+        var overlap = CommitOverlap()
+        #expect(overlap.polled(Self.records(1...2), hasRoom: true) == .take)
+        overlap.stored(.failure(Failure(what: "disk full")))
+        overlap.settled(.success(()))
+        #expect(Self.describe(overlap.ending()) == "finish, failure: disk full, held: []")
+    }
+
+    @Test("a poll and the store write both fail: the poll's failure is thrown")
+    func pollFailureBeforeStoreFailure() {
+        var overlap = CommitOverlap()
+        overlap.failed(Failure(what: "poll"))
+        overlap.stored(.failure(Failure(what: "disk full")))
+        overlap.stored(.success(()))
+        overlap.settled(.success(()))
+        #expect(Self.describe(overlap.ending()) == "finish, failure: poll, held: []")
+    }
+
+    @Test("a commit that fails while a store write fails too fails the sealed batch with the commit's error")
+    func commitFailureBeatsStoreFailure() {
+        var overlap = CommitOverlap()
+        overlap.stored(.failure(Failure(what: "disk full")))
+        overlap.settled(.failure(Failure(what: "commit")))
+        #expect(Self.describe(overlap.ending()) == "commit failed: commit")
     }
 }

@@ -1,0 +1,64 @@
+import BridgeStore
+import Logging
+import Testing
+
+/// Committed records held for the stores and written later, a commit's worth or more at once:
+/// what is written is what writing each commit's records in turn writes, and nothing reaches a
+/// store the worker let go of meanwhile.
+@Suite("Records held for the stores")
+struct HeldRecordsTests {
+    static let logger = Logger(label: "test")
+
+    /// A batch of `records` (key, value or nil for a tombstone) of `partition`, moving its
+    /// store to `checkpoint`.
+    static func batch(_ records: [(String, String?)], partition: Int32 = 0, checkpoint: Int64) -> StoreBatch {
+        var batch = StoreBatch()
+        for (key, value) in records { batch.append(key, value, partition: partition) }
+        batch.checkpoints[partition] = checkpoint
+        return batch
+    }
+
+    @Test("records held over several commits are written in order, each store at its latest checkpoint")
+    func heldInOrder() throws {
+        let files = StoreFiles()
+        var directory = try files.directory()
+        let store = try directory.open(0, logger: Self.logger)
+        directory.hold(Self.batch([("a", "1"), ("b", "1")], checkpoint: 3))
+        directory.hold(Self.batch([("a", "2"), ("b", nil), ("c", "1")], checkpoint: 7))
+        #expect(directory.unwritten.count == 5)
+        try directory.writeUnwritten()
+        #expect(try StoreReplayTests.stored(in: store) == ["a=2", "c=1"])
+        #expect(try store.checkpoint() == 7)
+        #expect(directory.takeUnwritten() == nil, "nothing is held once written")
+    }
+
+    @Test("records held for a store released or discarded before they are written never reach it")
+    func releasedOrDiscarded() throws {
+        let files = StoreFiles()
+        var directory = try files.directory()
+        for partition: Int32 in 0...2 { _ = try directory.open(partition, logger: Self.logger) }
+        try directory.write(Self.batch([("kept", "1")], partition: 1, checkpoint: 2))
+        for partition: Int32 in 0...2 {
+            directory.hold(Self.batch([("late", "1")], partition: partition, checkpoint: 9))
+        }
+        directory.release(1)
+        try directory.discard(2)
+        try directory.writeUnwritten()
+        let released = try directory.open(1, logger: Self.logger)
+        #expect(try StoreReplayTests.stored(in: released) == ["kept=1"])
+        #expect(try released.checkpoint() == 2)
+        let discarded = try directory.open(2, logger: Self.logger)
+        #expect(try discarded.recordCount() == 0)
+        #expect(try discarded.checkpoint() == 0)
+        #expect(try directory[0].map(StoreReplayTests.stored(in:)) == ["late=1"])
+    }
+
+    @Test("records of a partition without an open store are not held")
+    func noStore() throws {
+        let files = StoreFiles()
+        var directory = try files.directory()
+        _ = try directory.open(0, logger: Self.logger)
+        directory.hold(Self.batch([("a", "1")], partition: 3, checkpoint: 4))
+        #expect(directory.takeUnwritten() == nil)
+    }
+}
