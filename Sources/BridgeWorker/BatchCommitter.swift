@@ -54,7 +54,8 @@ struct BatchCommitter: Sendable {
             switch delivery {
             case .exactlyOnce where keepsStores:
                 try beginTransaction(of: &batch)
-                batch.storeWrites.add(changelogOf: records, deliveries: try await outputs.enqueue(records))
+                let deliveries = try await outputs.enqueueInTransaction(records, reportingOn: .changelog)
+                batch.storeWrites.add(changelogOf: records, deliveries: deliveries)
             case .exactlyOnce:
                 try beginTransaction(of: &batch)
                 try await outputs.enqueueInTransaction(records)

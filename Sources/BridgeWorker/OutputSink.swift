@@ -8,6 +8,10 @@ protocol OutputSink: Sendable {
     func enqueue(_ outputs: borrowing OutputRecords) async throws -> PendingDeliveries
     /// Hands every output to the producer inside the open transaction.
     func enqueueInTransaction(_ outputs: borrowing OutputRecords) async throws
+    /// Hands every output to the producer inside the open transaction; the delivery reports of
+    /// those of `topic` follow, theirs in order.
+    func enqueueInTransaction(_ outputs: borrowing OutputRecords, reportingOn topic: OutputTopic) async throws
+        -> PendingDeliveries
     /// Starts a transaction.
     func beginTransaction() throws
     /// Adds consumer offsets to the open transaction.

@@ -16,17 +16,18 @@ struct StoreWrites: Sendable {
 
     private var runs: [Run] = []
 
-    /// Keeps the changelog records of `outputs`, whose reports `deliveries` gives.
+    /// Keeps the changelog records of `outputs`, whose reports `deliveries` gives: the n-th
+    /// report is that of the n-th changelog record.
     mutating func add(changelogOf outputs: borrowing OutputRecords, deliveries: PendingDeliveries) {
         var run = Run(deliveries: deliveries)
         outputs.withUnsafeBytes { bytes in
-            // Changelog records always name their partition and have a key (ChangelogCodec).
-            for (index, record) in outputs.records.enumerated() where record.topic == .changelog {
+            for (report, record) in outputs.records.lazy.filter({ $0.topic == .changelog }).enumerated() {
+                // Changelog records always name their partition and have a key (ChangelogCodec).
                 guard let partition = record.partition, let key = record.key else { continue }
                 run.records.append(
                     partition: partition, key: UnsafeRawBufferPointer(rebasing: bytes[key]),
                     value: record.value.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, time: record.timestamp)
-                run.places.append((partition, index))
+                run.places.append((partition, report))
             }
         }
         if !run.places.isEmpty { runs.append(run) }

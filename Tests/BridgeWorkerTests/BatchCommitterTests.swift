@@ -99,6 +99,43 @@ struct BatchCommitterTests {
         }
     }
 
+    @Test(
+        "exactly once with local stores: the changelog records' reports, among outputs without one, move each store past them",
+        arguments: [1, 3])
+    func storeCheckpointsFromChangelogReports(dispatches: Int) async throws {
+        let kafka = TestBroker.kafka()
+        let id = UUID().uuidString.prefix(8)
+        let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
+        let input = TopicPartition("batch-input.\(id)", 0)
+        try await TestBroker.createTopics(
+            names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: input.topic, partitions: 1)])
+        // As the worker configures its exactly-once producer with a state directory.
+        var configuration = KafkaProducerConfiguration(kafka: kafka, transactionalID: "batch-test-\(id)")
+        configuration.kafka.properties["delivery.report.only.error"] = "false"
+        let files = TemporaryDirectory()
+        var stores: StateDirectory? = try StateDirectory(
+            path: files.path, group: "batch-test-\(id)", topic: names[OutputTopic.changelog.rawValue],
+            changelogID: nil, cleanupDelay: .seconds(600))
+        let store = try #require(try stores?.open(0, logger: logger))
+        try await withKafkaProducer(configuration: configuration, logger: logger) { producer in
+            try await producer.initTransactions()
+            try await withKafkaConsumer(
+                configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger
+            ) { consumer in
+                var committer = try committer(.exactlyOnce, producer: producer, topics: names)
+                committer.keepsStores = true
+                // Each dispatch: an inbox record, then a changelog record; the changelog's offsets
+                // are 0..<dispatches, the records' places 1, 3, 5, ...
+                var records = Self.dispatch(inboxPartition: 0, times: dispatches)
+                var batch = Self.batch(of: input.topic)
+                try await committer.send(&records, in: &batch)
+                try await committer.commit(&batch, consumer: consumer, stores: &stores)
+            }
+        }
+        #expect(try store.checkpoint() == Int64(dispatches))
+        #expect(try store.recordCount() == 1, "one key, written \(dispatches) times")
+    }
+
     private func committer(_ delivery: BridgeConfiguration.Delivery, producer: KafkaProducer, topics: [String]) throws
         -> BatchCommitter
     {
@@ -108,14 +145,17 @@ struct BatchCommitterTests {
             logger: logger)
     }
 
-    /// A dispatch's writes: an inbox record for `inboxPartition`, then the changelog record saying so.
-    private static func dispatch(inboxPartition: Int32) -> OutputRecords {
+    /// A dispatch's writes, `times` over: an inbox record for `inboxPartition`, then the
+    /// changelog record saying so.
+    private static func dispatch(inboxPartition: Int32, times: Int = 1) -> OutputRecords {
         var records = OutputRecords()
-        records.begin(.inbox, partition: inboxPartition, timestamp: 1)
-        records.value { $0.append(utf8: "message") }
-        records.begin(.changelog, partition: 0, timestamp: 1)
-        records.key { $0.append(utf8: "a 1:0:0 device") }
-        records.value { $0.append(utf8: "dispatched") }
+        for _ in 0..<times {
+            records.begin(.inbox, partition: inboxPartition, timestamp: 1)
+            records.value { $0.append(utf8: "message") }
+            records.begin(.changelog, partition: 0, timestamp: 1)
+            records.key { $0.append(utf8: "a 1:0:0 device") }
+            records.value { $0.append(utf8: "dispatched") }
+        }
         return records
     }
 

@@ -145,6 +145,16 @@ final class FakeKafka: InputConsumer, OutputSink {
 
     func enqueueInTransaction(_ outputs: borrowing OutputRecords) async throws { record(.enqueued(outputs.count)) }
 
+    func enqueueInTransaction(_ outputs: borrowing OutputRecords, reportingOn topic: OutputTopic) async throws
+        -> PendingDeliveries
+    {
+        record(.enqueued(outputs.count))
+        let count = outputs.records.lazy.filter { $0.topic == topic }.count
+        let deliveries = PendingDeliveries(count: count) { _ in "out" }
+        for index in 0..<count { deliveries.complete(index, partition: 0, offset: Int64(index), error: nil) }
+        return deliveries
+    }
+
     func beginTransaction() throws { record(.began) }
 
     func sendOffsetsToTransaction(_ offsets: [TopicPartitionOffset], groupMetadata: ConsumerGroupMetadata)
