@@ -18,8 +18,12 @@ public struct StateDirectory: Sendable {
     public let cleanupDelay: Duration
     /// The open stores, by partition.
     public private(set) var open: [Int32: PartitionStore] = [:]
-    /// Committed records held for their open stores and not yet written (``hold(_:)``).
+    /// Committed records held for their open stores and not yet written (``hold(_:now:)``).
     public internal(set) var unwritten = StoreBatch()
+    /// When the first of ``unwritten`` was held.
+    var heldSince = ContinuousClock.now
+    /// When the records held are written.
+    public var writePacing = StoreWritePacing()
     /// Stores on disk that are not open, by when they were released.
     private var released: [Int32: ContinuousClock.Instant] = [:]
     /// This process's hold on the directory.

@@ -76,8 +76,8 @@ struct BatchCommitter: Sendable {
     /// (exactly once) or may be repeated (at least once), and the worker must start over from
     /// the last commit.
     ///
-    /// Then every committed record held for the local stores is written: the stores cover all
-    /// that committed, as a revocation, a restore or a shutdown that follows needs.
+    /// Then the committed records held for the local stores are written, if they are due
+    /// (``StateDirectory/takeUnwrittenIfDue(now:)``).
     func commit(_ batch: inout OpenBatch, consumer: any InputConsumer, stores: inout StateDirectory?) async throws {
         if let sealed = try await seal(&batch, consumer: consumer) {
             do {
@@ -87,7 +87,7 @@ struct BatchCommitter: Sendable {
             }
             try await finish(sealed, consumer: consumer, stores: &stores)
         }
-        try await stores?.takeUnwritten()?.runOnThreadPool()
+        try await stores?.takeUnwrittenIfDue(now: .now)?.runOnThreadPool()
     }
 
     /// The first step of a commit, once every output of the batch is with the producer: takes
@@ -133,7 +133,7 @@ struct BatchCommitter: Sendable {
 
     /// The last step of a commit, after ``settle(_:)``: at least once, the changelog writes and
     /// then the offsets. Then the committed changelog records are held for the local stores
-    /// (``StateDirectory/hold(_:)``), which the next commit writes. Counts the batch.
+    /// (``StateDirectory/hold(_:now:)``), to be written once they are due. Counts the batch.
     func finish(_ sealed: consuming SealedBatch, consumer: any InputConsumer, stores: inout StateDirectory?)
         async throws
     {

@@ -6,8 +6,8 @@ import Kafka
 /// it says whether to take the records into the next batch, whether to poll again, and at the
 /// end what the loop does with the commit and what it holds.
 ///
-/// Records are taken while the commit runs and the next batch has room; a poll that returns
-/// anything else (a rebalance), returns after the commit settled, or finds no room is held for
+/// Records are taken while the commit or the store write runs and the next batch has room; a
+/// poll that returns anything else (a rebalance), returns after both ended, or finds no room is held for
 /// the loop to handle once the commit has finished (the next poll completes a revocation, so
 /// one is handled after the commit, never during it). A poll's failure, or one to take what it
 /// returned, is never lost behind the commit: nothing more is taken, and it is thrown once the
@@ -31,22 +31,39 @@ struct CommitOverlap {
     }
 
     private var commit: Result<Void, any Error>?
+    private var isStoring: Bool
     private var pollFailure: (any Error)?
     private var storeFailure: (any Error)?
+
+    /// A commit under way, and with it a store write when `storing`.
+    init(storing: Bool = false) {
+        isStoring = storing
+    }
+
+    /// Whether records may still be taken: the commit or the store write runs, and nothing failed.
+    private var isTaking: Bool {
+        guard pollFailure == nil, storeFailure == nil else { return false }
+        switch commit {
+        case nil: return true
+        case .success: return isStoring
+        case .failure: return false
+        }
+    }
     private var held: [ConsumerEvent] = []
 
     /// A poll returned `events`; `hasRoom` says whether the next batch may take more.
     mutating func polled(_ events: [ConsumerEvent], hasRoom: Bool) -> Decision {
-        guard commit == nil, pollFailure == nil, hasRoom, events.allSatisfy(\.isRecord) else {
+        guard isTaking, hasRoom, events.allSatisfy(\.isRecord) else {
             held += events
             return .hold
         }
         return .take
     }
 
-    /// Whether to poll again, after the records were taken: while the commit runs and there is room.
+    /// Whether to poll again, after the records were taken: while the commit or the store write
+    /// runs and there is room.
     func pollsAgain(hasRoom: Bool) -> Bool {
-        commit == nil && pollFailure == nil && hasRoom
+        isTaking && hasRoom
     }
 
     /// A poll failed, or taking what it returned did.
@@ -56,6 +73,7 @@ struct CommitOverlap {
 
     /// The write of the records held for the local stores ended.
     mutating func stored(_ outcome: Result<Void, any Error>) {
+        isStoring = false
         if case .failure(let error) = outcome { storeFailure = storeFailure ?? error }
     }
 
@@ -64,8 +82,8 @@ struct CommitOverlap {
         commit = outcome
     }
 
-    /// How the overlap ends; call once the commit has settled and neither a poll nor a store
-    /// write is in flight.
+    /// How the overlap ends; call once the commit has settled, the store write ended, and no
+    /// poll is in flight.
     func ending() -> Ending {
         if case .failure(let error) = commit { return .commitFailed(error) }
         return .finish(failure: pollFailure ?? storeFailure, held: held)

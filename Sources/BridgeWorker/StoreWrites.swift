@@ -4,7 +4,7 @@ import DeviceQueues
 import Kafka
 
 /// A batch's changelog records, kept until the batch commits and then held for the local stores
-/// (``StateDirectory/hold(_:)``), each store's checkpoint moved past the offsets their delivery
+/// (``StateDirectory/hold(_:now:)``), each store's checkpoint moved past the offsets their delivery
 /// reports gave: a store holds committed records only.
 struct StoreWrites: Sendable {
     private struct Run: Sendable {

@@ -82,6 +82,7 @@ struct WorkerLoop: ~Copyable {
             health.set(.stopping)
             try await handle(events)
             try await committer.commit(&batch, consumer: consumer, stores: &stores)
+            try await writeHeldRecords()
         } catch {
             await committer.abandon(&batch)
             throw error
@@ -104,16 +105,16 @@ struct WorkerLoop: ~Copyable {
     /// ``CommitOverlap`` decides. Their outputs stay with the loop until the commit is done (one
     /// transaction at a time), and the loop's state is the loop's alone: the commit task touches
     /// none of it. A commit that fails ends the worker, so state built past it is never used.
-    /// Meanwhile, too, the records earlier commits held for the local stores are written, on
-    /// NIO's thread pool; this commit's are held for the next (``StateDirectory/hold(_:)``).
+    /// Meanwhile, too, the records earlier commits held for the local stores are written once
+    /// they are due, on NIO's thread pool; the next batch takes records until both end.
     /// Returns the events to handle next: what arrived as the commit ended, or a rebalance.
     private mutating func commitTaking(_ polled: [ConsumerEvent]) async throws -> [ConsumerEvent] {
         let committing = inputMix
         guard let sealed = try await committer.seal(&batch, consumer: consumer) else { return polled }
         let (committer, consumer, seal) = (self.committer, self.consumer, sealed.seal)
         let pollTimeout = min(committer.interval, Self.pollDuringCommit)
-        var overlap = CommitOverlap()
-        let unwritten = stores?.takeUnwritten()
+        let unwritten = stores?.takeUnwrittenIfDue(now: .now)
+        var overlap = CommitOverlap(storing: unwritten != nil)
         await withTaskGroup(of: CommitStep.self) { group in
             group.addTask {
                 do {
@@ -211,6 +212,7 @@ struct WorkerLoop: ~Copyable {
             case .partitionsRevoked(let partitions, lost: false):
                 try await sendProduced()
                 try await committer.commit(&batch, consumer: consumer, stores: &stores)
+                try await writeHeldRecords()
                 for partition in partitions where partition.topic == stateTopic {
                     suspendOrDrop(partition.partition)
                 }
@@ -236,6 +238,8 @@ struct WorkerLoop: ~Copyable {
         rejections.endWindowIfDue(now: now)
         stateGauges.refresh(states, now: now)
         try removeExpiredStores(now: now)
+        // Busy, the next commit writes what is due; idle, no commit comes.
+        if batch.isEmpty { try await stores?.takeUnwrittenIfDue(now: now)?.runOnThreadPool() }
     }
 
     /// Restores the state partitions among `assigned`, however long it takes. The batch at hand
@@ -247,6 +251,7 @@ struct WorkerLoop: ~Copyable {
     private mutating func restore(assigned: [TopicPartition]) async throws {
         try await sendProduced()
         try await committer.commit(&batch, consumer: consumer, stores: &stores)
+        try await writeHeldRecords()
         var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
         try consumer.pause(paused)
         states.discardSuspended(keeping: Set(assigned.filter { $0.topic == stateTopic }.map(\.partition)))
@@ -296,6 +301,13 @@ struct WorkerLoop: ~Copyable {
         health.set(states.partitionCount == 0 ? .idle : .ready)
         stateGauges.refresh(states, now: .now, force: true)
         try await handle(arrived)
+    }
+
+    /// Writes every committed record held for the local stores, due or not: a store then covers
+    /// all that committed, as a partition let go (its state kept to the store's checkpoint), a
+    /// restore or the next start needs.
+    private mutating func writeHeldRecords() async throws {
+        try await stores?.takeUnwritten()?.runOnThreadPool()
     }
 
     /// Lets a revoked state partition go, its batch committed. With a local store, its state is

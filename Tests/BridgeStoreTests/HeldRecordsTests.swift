@@ -26,7 +26,7 @@ struct HeldRecordsTests {
         directory.hold(Self.batch([("a", "1"), ("b", "1")], checkpoint: 3))
         directory.hold(Self.batch([("a", "2"), ("b", nil), ("c", "1")], checkpoint: 7))
         #expect(directory.unwritten.count == 5)
-        try directory.writeUnwritten()
+        try directory.takeUnwritten()?.run()
         #expect(try StoreReplayTests.stored(in: store) == ["a=2", "c=1"])
         #expect(try store.checkpoint() == 7)
         #expect(directory.takeUnwritten() == nil, "nothing is held once written")
@@ -43,7 +43,7 @@ struct HeldRecordsTests {
         }
         directory.release(1)
         try directory.discard(2)
-        try directory.writeUnwritten()
+        try directory.takeUnwritten()?.run()
         let released = try directory.open(1, logger: Self.logger)
         #expect(try StoreReplayTests.stored(in: released) == ["kept=1"])
         #expect(try released.checkpoint() == 2)
@@ -60,5 +60,24 @@ struct HeldRecordsTests {
         _ = try directory.open(0, logger: Self.logger)
         directory.hold(Self.batch([("a", "1")], partition: 3, checkpoint: 4))
         #expect(directory.takeUnwritten() == nil)
+    }
+
+    @Test("records held are due once as many as the pacing says are held, or the first was held as long ago")
+    func pacing() throws {
+        let files = StoreFiles()
+        var directory = try files.directory()
+        directory.writePacing = StoreWritePacing(records: 3, age: .seconds(1))
+        _ = try directory.open(0, logger: Self.logger)
+        let start = ContinuousClock.now
+        #expect(directory.takeUnwrittenIfDue(now: start + .seconds(5)) == nil, "nothing held")
+        directory.hold(Self.batch([("a", "1"), ("b", "1")], checkpoint: 2), now: start)
+        #expect(directory.takeUnwrittenIfDue(now: start + .milliseconds(999)) == nil)
+        #expect(directory.takeUnwrittenIfDue(now: start + .seconds(1))?.records.count == 2, "the first is old enough")
+        directory.hold(Self.batch([("a", "2"), ("b", "2")], checkpoint: 4), now: start + .seconds(2))
+        #expect(
+            directory.takeUnwrittenIfDue(now: start + .seconds(2)) == nil,
+            "held since it was empty, not since the start")
+        directory.hold(Self.batch([("c", "1")], checkpoint: 5), now: start + .seconds(2))
+        #expect(directory.takeUnwrittenIfDue(now: start + .seconds(2))?.records.count == 3, "enough are held")
     }
 }

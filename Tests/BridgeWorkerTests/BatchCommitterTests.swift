@@ -132,6 +132,7 @@ struct BatchCommitterTests {
                 try await committer.commit(&batch, consumer: consumer, stores: &stores)
             }
         }
+        try stores?.takeUnwritten()?.run()
         #expect(try store.checkpoint() == Int64(dispatches))
         #expect(try store.recordCount() == 1, "one key, written \(dispatches) times")
     }

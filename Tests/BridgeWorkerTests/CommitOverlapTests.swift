@@ -99,9 +99,32 @@ struct CommitOverlapTests {
         #expect(Self.describe(overlap.ending()) == "finish, failure: none, held: [\"1\", \"revoked\"]")
     }
 
+    @Test("records are taken while the store write runs on after the commit settled; its end stops the polling")
+    func takesWhileStoring() {
+        var overlap = CommitOverlap(storing: true)
+        #expect(overlap.polled(Self.records(1...2), hasRoom: true) == .take)
+        overlap.settled(.success(()))
+        #expect(overlap.pollsAgain(hasRoom: true), "the store write runs on")
+        #expect(overlap.polled(Self.records(3...4), hasRoom: true) == .take)
+        overlap.stored(.success(()))
+        #expect(!overlap.pollsAgain(hasRoom: true))
+        #expect(overlap.polled(Self.records(5...5), hasRoom: true) == .hold)
+        #expect(Self.describe(overlap.ending()) == "finish, failure: none, held: [\"5\"]")
+    }
+
+    @Test("a commit that fails while the store write runs on stops the taking at once")
+    func commitFailureWhileStoring() {
+        var overlap = CommitOverlap(storing: true)
+        overlap.settled(.failure(Failure(what: "commit")))
+        #expect(!overlap.pollsAgain(hasRoom: true))
+        #expect(overlap.polled(Self.records(1...1), hasRoom: true) == .hold)
+        overlap.stored(.success(()))
+        #expect(Self.describe(overlap.ending()) == "commit failed: commit")
+    }
+
     @Test("a store write that fails during the commit is not hidden: the commit finishes, then its error ends the loop")
     func storeWriteFailure() {
-        var overlap = CommitOverlap()
+        var overlap = CommitOverlap(storing: true)
         #expect(overlap.polled(Self.records(1...2), hasRoom: true) == .take)
         overlap.stored(.failure(Failure(what: "disk full")))
         overlap.settled(.success(()))
@@ -110,17 +133,16 @@ struct CommitOverlapTests {
 
     @Test("a poll and the store write both fail: the poll's failure is thrown")
     func pollFailureBeforeStoreFailure() {
-        var overlap = CommitOverlap()
+        var overlap = CommitOverlap(storing: true)
         overlap.failed(Failure(what: "poll"))
         overlap.stored(.failure(Failure(what: "disk full")))
-        overlap.stored(.success(()))
         overlap.settled(.success(()))
         #expect(Self.describe(overlap.ending()) == "finish, failure: poll, held: []")
     }
 
     @Test("a commit that fails while a store write fails too fails the sealed batch with the commit's error")
     func commitFailureBeatsStoreFailure() {
-        var overlap = CommitOverlap()
+        var overlap = CommitOverlap(storing: true)
         overlap.stored(.failure(Failure(what: "disk full")))
         overlap.settled(.failure(Failure(what: "commit")))
         #expect(Self.describe(overlap.ending()) == "commit failed: commit")
