@@ -1,17 +1,15 @@
 extension StateDirectory {
-    /// Writes `batch` to the open stores of its partitions: each partition's records in order
-    /// and its checkpoint, in one transaction. A partition without an open store is skipped.
-    /// Throws ``StateDirectoryError`` when a store cannot be written (a full disk): the changelog
-    /// still has every record, and the store's checkpoint stays where its records end.
+    /// Writes `batch` to the open stores of its partitions at once, as ``StoreWrite/run()`` does:
+    /// for records read after every record held (``unwritten``) was written.
     public func write(_ batch: StoreBatch) throws(StateDirectoryError) {
         try StoreWrite(records: batch, stores: open, directory: path).run()
     }
 
     /// Holds committed records for their open stores, after those held already, to be written
-    /// later, as one write: by whoever takes them (``takeUnwritten()``), once ``writePacing``
-    /// says (``takeUnwrittenIfDue(now:)``) or at once. Records of a partition without an open
-    /// store are dropped; so are those held for a store released or discarded before they are
-    /// written, which keeps its checkpoint.
+    /// later, as one write, by whoever takes them: once ``writePacing`` says they are due
+    /// (``takeUnwrittenIfDue(now:)``), or whenever (``takeUnwritten()``). Records of a partition
+    /// without an open store are dropped; so are those held for a store released, discarded or
+    /// recreated before they are written, which keeps its checkpoint.
     public mutating func hold(_ batch: StoreBatch, now: ContinuousClock.Instant = .now) {
         var batch = batch
         batch.removeAll { open[$0] == nil }

@@ -1,13 +1,14 @@
 /// When the records held for the stores are written (``StateDirectory/takeUnwrittenIfDue(now:)``):
-/// each write dirties pages all over a store's key index, and writes every page it dirtied, so
-/// fewer, larger writes write each page fewer times.
+/// each write dirties pages all over a store's table and key index, and writes every page it
+/// dirtied, so fewer, larger writes write each page fewer times. A write holds up the commit it
+/// runs beside until it ends, while the next batch takes records.
 public struct StoreWritePacing: Sendable {
-    /// Records held that are written at once.
+    /// How many records held make a write due.
     public var records: Int
-    /// How long the first record held waits at most.
+    /// How long after the first record was held a write is due.
     public var age: Duration
 
-    /// Written once `records` are held, or the first of them was held `age` ago.
+    /// Due once `records` are held, or the first of them was held `age` ago.
     public init(records: Int = 65_536, age: Duration = .seconds(1)) {
         self.records = records
         self.age = age

@@ -77,7 +77,8 @@ struct BatchCommitter: Sendable {
     /// the last commit.
     ///
     /// Then the committed records held for the local stores are written, if they are due
-    /// (``StateDirectory/takeUnwrittenIfDue(now:)``).
+    /// (``StateDirectory/takeUnwrittenIfDue(now:)``); a ``StateDirectoryError`` thrown then
+    /// comes after a commit that succeeded.
     func commit(_ batch: inout OpenBatch, consumer: any InputConsumer, stores: inout StateDirectory?) async throws {
         if let sealed = try await seal(&batch, consumer: consumer) {
             do {

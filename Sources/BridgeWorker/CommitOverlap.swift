@@ -34,6 +34,7 @@ struct CommitOverlap {
     private var isStoring: Bool
     private var pollFailure: (any Error)?
     private var storeFailure: (any Error)?
+    private var held: [ConsumerEvent] = []
 
     /// A commit under way, and with it a store write when `storing`.
     init(storing: Bool = false) {
@@ -49,7 +50,6 @@ struct CommitOverlap {
         case .failure: return false
         }
     }
-    private var held: [ConsumerEvent] = []
 
     /// A poll returned `events`; `hasRoom` says whether the next batch may take more.
     mutating func polled(_ events: [ConsumerEvent], hasRoom: Bool) -> Decision {

@@ -8,8 +8,8 @@ protocol OutputSink: Sendable {
     func enqueue(_ outputs: borrowing OutputRecords) async throws -> PendingDeliveries
     /// Hands every output to the producer inside the open transaction.
     func enqueueInTransaction(_ outputs: borrowing OutputRecords) async throws
-    /// Hands every output to the producer inside the open transaction; the delivery reports of
-    /// those of `topic` follow, theirs in order.
+    /// Hands every output to the producer inside the open transaction; returns the delivery
+    /// reports of the outputs of `topic`, the n-th for the n-th of them.
     func enqueueInTransaction(_ outputs: borrowing OutputRecords, reportingOn topic: OutputTopic) async throws
         -> PendingDeliveries
     /// Starts a transaction.

@@ -82,7 +82,7 @@ struct WorkerLoop: ~Copyable {
             health.set(.stopping)
             try await handle(events)
             try await committer.commit(&batch, consumer: consumer, stores: &stores)
-            try await writeHeldRecords()
+            try writeHeldRecords()
         } catch {
             await committer.abandon(&batch)
             throw error
@@ -212,7 +212,7 @@ struct WorkerLoop: ~Copyable {
             case .partitionsRevoked(let partitions, lost: false):
                 try await sendProduced()
                 try await committer.commit(&batch, consumer: consumer, stores: &stores)
-                try await writeHeldRecords()
+                try writeHeldRecords()
                 for partition in partitions where partition.topic == stateTopic {
                     suspendOrDrop(partition.partition)
                 }
@@ -251,7 +251,7 @@ struct WorkerLoop: ~Copyable {
     private mutating func restore(assigned: [TopicPartition]) async throws {
         try await sendProduced()
         try await committer.commit(&batch, consumer: consumer, stores: &stores)
-        try await writeHeldRecords()
+        try writeHeldRecords()
         var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
         try consumer.pause(paused)
         states.discardSuspended(keeping: Set(assigned.filter { $0.topic == stateTopic }.map(\.partition)))
@@ -305,9 +305,10 @@ struct WorkerLoop: ~Copyable {
 
     /// Writes every committed record held for the local stores, due or not: a store then covers
     /// all that committed, as a partition let go (its state kept to the store's checkpoint), a
-    /// restore or the next start needs.
-    private mutating func writeHeldRecords() async throws {
-        try await stores?.takeUnwritten()?.runOnThreadPool()
+    /// restore or the next start needs. On the loop's thread, which has nothing else to do
+    /// meanwhile, and so also when the worker's task is cancelled (a shutdown's deadline).
+    private mutating func writeHeldRecords() throws {
+        try stores?.takeUnwritten()?.run()
     }
 
     /// Lets a revoked state partition go, its batch committed. With a local store, its state is

@@ -32,17 +32,18 @@ struct HeldRecordsTests {
         #expect(directory.takeUnwritten() == nil, "nothing is held once written")
     }
 
-    @Test("records held for a store released or discarded before they are written never reach it")
+    @Test("records held for a store released, discarded or recreated before they are written never reach it")
     func releasedOrDiscarded() throws {
         let files = StoreFiles()
         var directory = try files.directory()
-        for partition: Int32 in 0...2 { _ = try directory.open(partition, logger: Self.logger) }
+        for partition: Int32 in 0...3 { _ = try directory.open(partition, logger: Self.logger) }
         try directory.write(Self.batch([("kept", "1")], partition: 1, checkpoint: 2))
-        for partition: Int32 in 0...2 {
+        for partition: Int32 in 0...3 {
             directory.hold(Self.batch([("late", "1")], partition: partition, checkpoint: 9))
         }
         directory.release(1)
         try directory.discard(2)
+        let recreated = try directory.recreate(3)
         try directory.takeUnwritten()?.run()
         let released = try directory.open(1, logger: Self.logger)
         #expect(try StoreReplayTests.stored(in: released) == ["kept=1"])
@@ -50,6 +51,8 @@ struct HeldRecordsTests {
         let discarded = try directory.open(2, logger: Self.logger)
         #expect(try discarded.recordCount() == 0)
         #expect(try discarded.checkpoint() == 0)
+        #expect(try recreated.recordCount() == 0)
+        #expect(try recreated.checkpoint() == 0)
         #expect(try directory[0].map(StoreReplayTests.stored(in:)) == ["late=1"])
     }
 
