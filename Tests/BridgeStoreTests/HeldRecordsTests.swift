@@ -9,22 +9,13 @@ import Testing
 struct HeldRecordsTests {
     static let logger = Logger(label: "test")
 
-    /// A batch of `records` (key, value or nil for a tombstone) of `partition`, moving its
-    /// store to `checkpoint`.
-    static func batch(_ records: [(String, String?)], partition: Int32 = 0, checkpoint: Int64) -> StoreBatch {
-        var batch = StoreBatch()
-        for (key, value) in records { batch.append(key, value, partition: partition) }
-        batch.checkpoints[partition] = checkpoint
-        return batch
-    }
-
     @Test("records held over several commits are written in order, each store at its latest checkpoint")
     func heldInOrder() throws {
         let files = StoreFiles()
         var directory = try files.directory()
         let store = try directory.open(0, logger: Self.logger)
-        directory.hold(Self.batch([("a", "1"), ("b", "1")], checkpoint: 3))
-        directory.hold(Self.batch([("a", "2"), ("b", nil), ("c", "1")], checkpoint: 7))
+        directory.hold(StoreBatch([("a", "1"), ("b", "1")], checkpoint: 3))
+        directory.hold(StoreBatch([("a", "2"), ("b", nil), ("c", "1")], checkpoint: 7))
         #expect(directory.unwritten.count == 5)
         try directory.takeUnwritten()?.run()
         #expect(try StoreReplayTests.stored(in: store) == ["a=2", "c=1"])
@@ -37,9 +28,9 @@ struct HeldRecordsTests {
         let files = StoreFiles()
         var directory = try files.directory()
         for partition: Int32 in 0...3 { _ = try directory.open(partition, logger: Self.logger) }
-        try directory.write(Self.batch([("kept", "1")], partition: 1, checkpoint: 2))
+        try directory.write(StoreBatch([("kept", "1")], partition: 1, checkpoint: 2))
         for partition: Int32 in 0...3 {
-            directory.hold(Self.batch([("late", "1")], partition: partition, checkpoint: 9))
+            directory.hold(StoreBatch([("late", "1")], partition: partition, checkpoint: 9))
         }
         directory.release(1)
         try directory.discard(2)
@@ -61,7 +52,7 @@ struct HeldRecordsTests {
         let files = StoreFiles()
         var directory = try files.directory()
         _ = try directory.open(0, logger: Self.logger)
-        directory.hold(Self.batch([("a", "1")], partition: 3, checkpoint: 4))
+        directory.hold(StoreBatch([("a", "1")], partition: 3, checkpoint: 4))
         #expect(directory.takeUnwritten() == nil)
     }
 
@@ -73,14 +64,14 @@ struct HeldRecordsTests {
         _ = try directory.open(0, logger: Self.logger)
         let start = ContinuousClock.now
         #expect(directory.takeUnwrittenIfDue(now: start + .seconds(5)) == nil, "nothing held")
-        directory.hold(Self.batch([("a", "1"), ("b", "1")], checkpoint: 2), now: start)
+        directory.hold(StoreBatch([("a", "1"), ("b", "1")], checkpoint: 2), now: start)
         #expect(directory.takeUnwrittenIfDue(now: start + .milliseconds(999)) == nil)
         #expect(directory.takeUnwrittenIfDue(now: start + .seconds(1))?.records.count == 2, "the first is old enough")
-        directory.hold(Self.batch([("a", "2"), ("b", "2")], checkpoint: 4), now: start + .seconds(2))
+        directory.hold(StoreBatch([("a", "2"), ("b", "2")], checkpoint: 4), now: start + .seconds(2))
         #expect(
             directory.takeUnwrittenIfDue(now: start + .seconds(2)) == nil,
             "held since it was empty, not since the start")
-        directory.hold(Self.batch([("c", "1")], checkpoint: 5), now: start + .seconds(2))
+        directory.hold(StoreBatch([("c", "1")], checkpoint: 5), now: start + .seconds(2))
         #expect(directory.takeUnwrittenIfDue(now: start + .seconds(2))?.records.count == 3, "enough are held")
     }
 }

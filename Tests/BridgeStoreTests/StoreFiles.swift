@@ -17,6 +17,14 @@ extension TemporaryDirectory {
 }
 
 extension StoreBatch {
+    /// A batch of `records` (key, value or nil for a tombstone) of `partition`, moving its
+    /// store to `checkpoint`.
+    init(_ records: [(String, String?)], partition: Int32 = 0, checkpoint: Int64) {
+        self.init()
+        for (key, value) in records { append(key, value, partition: partition) }
+        checkpoints[partition] = checkpoint
+    }
+
     /// Adds a record of `partition` with a text key and value (nil for a tombstone).
     mutating func append(_ key: String, _ value: String?, partition: Int32 = 0) {
         Array(key.utf8).withUnsafeBytes { key in

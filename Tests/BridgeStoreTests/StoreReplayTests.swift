@@ -82,10 +82,7 @@ struct StoreReplayTests {
         let files = StoreFiles()
         var directory = try files.directory()
         let store = try directory.open(0, logger: Self.logger)
-        var batch = StoreBatch()
-        for (key, value) in Self.rewrites { batch.append(key, value) }
-        batch.checkpoints = [0: 5]
-        try directory.write(batch)
+        try directory.write(StoreBatch(Self.rewrites, checkpoint: 5))
         #expect(try Self.stored(in: store) == ["c=1", "a=2"])
         #expect(try store.checkpoint() == 5)
     }

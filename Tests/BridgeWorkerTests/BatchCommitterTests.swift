@@ -21,38 +21,26 @@ struct BatchCommitterTests {
 
     @Test("at least once: when an output is not acknowledged, the changelog writes of its batch are never produced")
     func changelogFollowsOutputs() async throws {
-        let kafka = TestBroker.kafka()
-        let id = UUID().uuidString.prefix(8)
-        let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
-        try await TestBroker.createTopics(
-            names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: "batch-input.\(id)", partitions: 1)])
-        try await withKafkaProducer(configuration: KafkaProducerConfiguration(kafka: kafka), logger: logger) {
-            producer in
-            try await withKafkaConsumer(
-                configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger
-            ) { consumer in
-                let committer = try committer(.atLeastOnce, producer: producer, topics: names)
-
-                // An inbox record for a partition the topic does not have cannot be delivered; the
-                // changelog record written after it says the device got it.
-                var undeliverable = Self.dispatch(inboxPartition: 7)
-                var batch = Self.batch(of: "batch-input.\(id)")
-                await #expect(throws: (any Error).self) {
-                    try await committer.send(&undeliverable, in: &batch)
-                    try await committer.commit(&batch, consumer: consumer)
-                }
-                #expect(
-                    try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue]).isEmpty,
-                    "the changelog got ahead of the outputs")
-
-                // The same writes with a deliverable inbox record: the changelog record lands.
-                var deliverable = Self.dispatch(inboxPartition: 0)
-                var next = Self.batch(of: "batch-input.\(id)")
-                try await committer.send(&deliverable, in: &next)
-                try await committer.commit(&next, consumer: consumer)
-                let changelog = try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue])
-                #expect(changelog.map { $0.value.map { String(buffer: $0) } } == ["dispatched"])
+        try await withCommitter(.atLeastOnce) { committer, consumer, names, input in
+            // An inbox record for a partition the topic does not have cannot be delivered; the
+            // changelog record written after it says the device got it.
+            var undeliverable = Self.dispatch(inboxPartition: 7)
+            var batch = Self.batch(of: input)
+            await #expect(throws: (any Error).self) {
+                try await committer.send(&undeliverable, in: &batch)
+                try await committer.commit(&batch, consumer: consumer)
             }
+            #expect(
+                try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue]).isEmpty,
+                "the changelog got ahead of the outputs")
+
+            // The same writes with a deliverable inbox record: the changelog record lands.
+            var deliverable = Self.dispatch(inboxPartition: 0)
+            var next = Self.batch(of: input)
+            try await committer.send(&deliverable, in: &next)
+            try await committer.commit(&next, consumer: consumer)
+            let changelog = try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue])
+            #expect(changelog.map { $0.value.map { String(buffer: $0) } } == ["dispatched"])
         }
     }
 
@@ -60,42 +48,27 @@ struct BatchCommitterTests {
         "exactly once, outputs without a report of their own: an output not delivered fails the commit, and its input offset stays uncommitted"
     )
     func transactionIsTheReport() async throws {
-        let kafka = TestBroker.kafka()
-        let id = UUID().uuidString.prefix(8)
-        let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
-        let input = TopicPartition("batch-input.\(id)", 0)
-        try await TestBroker.createTopics(
-            names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: input.topic, partitions: 1)])
-        // As the worker configures its exactly-once producer.
-        var configuration = KafkaProducerConfiguration(kafka: kafka, transactionalID: "batch-test-\(id)")
-        configuration.kafka.properties["delivery.report.only.error"] = "true"
-        try await withKafkaProducer(configuration: configuration, logger: logger) { producer in
-            try await producer.initTransactions()
-            try await withKafkaConsumer(
-                configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger
-            ) { consumer in
-                let committer = try committer(.exactlyOnce, producer: producer, topics: names)
-
-                var undeliverable = Self.dispatch(inboxPartition: 7)
-                var batch = Self.batch(of: input.topic)
-                await #expect(throws: (any Error).self) {
-                    try await committer.send(&undeliverable, in: &batch)
-                    try await committer.commit(&batch, consumer: consumer)
-                }
-                #expect(
-                    try await consumer.committed([input]).map(\.offset) != [1],
-                    "the input was committed past an output that never landed")
-
-                // The same writes with a deliverable inbox record, in a new transaction: they land, and
-                // the input offset with them.
-                var deliverable = Self.dispatch(inboxPartition: 0)
-                var next = Self.batch(of: input.topic)
-                try await committer.send(&deliverable, in: &next)
-                try await committer.commit(&next, consumer: consumer)
-                #expect(try await consumer.committed([input]).map(\.offset) == [1])
-                let inbox = try await TestBroker.readToEnd(names[OutputTopic.inbox.rawValue])
-                #expect(inbox.map { $0.value.map { String(buffer: $0) } }.last == "message")
+        try await withCommitter(.exactlyOnce) { committer, consumer, names, input in
+            var undeliverable = Self.dispatch(inboxPartition: 7)
+            var batch = Self.batch(of: input)
+            await #expect(throws: (any Error).self) {
+                try await committer.send(&undeliverable, in: &batch)
+                try await committer.commit(&batch, consumer: consumer)
             }
+            let inputPartition = TopicPartition(input, 0)
+            #expect(
+                try await consumer.committed([inputPartition]).map(\.offset) != [1],
+                "the input was committed past an output that never landed")
+
+            // The same writes with a deliverable inbox record, in a new transaction: they land, and
+            // the input offset with them.
+            var deliverable = Self.dispatch(inboxPartition: 0)
+            var next = Self.batch(of: input)
+            try await committer.send(&deliverable, in: &next)
+            try await committer.commit(&next, consumer: consumer)
+            #expect(try await consumer.committed([inputPartition]).map(\.offset) == [1])
+            let inbox = try await TestBroker.readToEnd(names[OutputTopic.inbox.rawValue])
+            #expect(inbox.map { $0.value.map { String(buffer: $0) } }.last == "message")
         }
     }
 
@@ -103,38 +76,53 @@ struct BatchCommitterTests {
         "exactly once with local stores: the changelog records' reports, among outputs without one, move each store past them",
         arguments: [1, 3])
     func storeCheckpointsFromChangelogReports(dispatches: Int) async throws {
+        let files = TemporaryDirectory()
+        try await withCommitter(.exactlyOnce, withStores: true) { committer, consumer, names, input in
+            var stores: StateDirectory? = try StateDirectory(
+                path: files.path, group: "batch-test", topic: names[OutputTopic.changelog.rawValue],
+                changelogID: nil, cleanupDelay: .seconds(600))
+            let store = try #require(try stores?.open(0, logger: logger))
+            // Each dispatch: an inbox record, then a changelog record; the changelog's offsets
+            // are 0..<dispatches, the records' places 1, 3, 5, ...
+            var records = Self.dispatch(inboxPartition: 0, times: dispatches)
+            var batch = Self.batch(of: input)
+            try await committer.send(&records, in: &batch)
+            try await committer.commit(&batch, consumer: consumer, stores: &stores)
+            try stores?.takeUnwritten()?.run()
+            #expect(try store.checkpoint() == Int64(dispatches))
+            #expect(try store.recordCount() == 1, "one key, written \(dispatches) times")
+        }
+    }
+
+    /// Runs `body` with a committer of `delivery` over fresh output topics of one partition (their
+    /// names by ``OutputTopic``), a consumer of a group of its own, and the name of a fresh
+    /// input topic of one partition. Exactly once, its producer is configured as the worker's:
+    /// transactional, and with delivery reports for errors only unless the worker keeps stores.
+    private func withCommitter(
+        _ delivery: BridgeConfiguration.Delivery, withStores: Bool = false,
+        _ body: (BatchCommitter, KafkaConsumer, _ names: [String], _ input: String) async throws -> Void
+    ) async throws {
         let kafka = TestBroker.kafka()
         let id = UUID().uuidString.prefix(8)
         let names = OutputTopic.allCases.map { "batch-\($0).\(id)" }
-        let input = TopicPartition("batch-input.\(id)", 0)
+        let input = "batch-input.\(id)"
         try await TestBroker.createTopics(
-            names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: input.topic, partitions: 1)])
-        // As the worker configures its exactly-once producer with a state directory.
-        var configuration = KafkaProducerConfiguration(kafka: kafka, transactionalID: "batch-test-\(id)")
-        configuration.kafka.properties["delivery.report.only.error"] = "false"
-        let files = TemporaryDirectory()
-        var stores: StateDirectory? = try StateDirectory(
-            path: files.path, group: "batch-test-\(id)", topic: names[OutputTopic.changelog.rawValue],
-            changelogID: nil, cleanupDelay: .seconds(600))
-        let store = try #require(try stores?.open(0, logger: logger))
+            names.map { NewTopic(name: $0, partitions: 1) } + [NewTopic(name: input, partitions: 1)])
+        var configuration = KafkaProducerConfiguration(kafka: kafka)
+        if delivery == .exactlyOnce {
+            configuration = KafkaProducerConfiguration(kafka: kafka, transactionalID: "batch-test-\(id)")
+            configuration.kafka.properties["delivery.report.only.error"] = withStores ? "false" : "true"
+        }
         try await withKafkaProducer(configuration: configuration, logger: logger) { producer in
-            try await producer.initTransactions()
+            if delivery == .exactlyOnce { try await producer.initTransactions() }
             try await withKafkaConsumer(
                 configuration: KafkaConsumerConfiguration(kafka: kafka, groupID: "batch-test-\(id)"), logger: logger
             ) { consumer in
-                var committer = try committer(.exactlyOnce, producer: producer, topics: names)
-                committer.keepsStores = true
-                // Each dispatch: an inbox record, then a changelog record; the changelog's offsets
-                // are 0..<dispatches, the records' places 1, 3, 5, ...
-                var records = Self.dispatch(inboxPartition: 0, times: dispatches)
-                var batch = Self.batch(of: input.topic)
-                try await committer.send(&records, in: &batch)
-                try await committer.commit(&batch, consumer: consumer, stores: &stores)
+                var committer = try committer(delivery, producer: producer, topics: names)
+                committer.keepsStores = withStores
+                try await body(committer, consumer, names, input)
             }
         }
-        try stores?.takeUnwritten()?.run()
-        #expect(try store.checkpoint() == Int64(dispatches))
-        #expect(try store.recordCount() == 1, "one key, written \(dispatches) times")
     }
 
     private func committer(_ delivery: BridgeConfiguration.Delivery, producer: KafkaProducer, topics: [String]) throws
