@@ -12,6 +12,8 @@ import Kafka
 /// one is handled after the commit, never during it). A poll's failure, or one to take what it
 /// returned, is never lost behind the commit: nothing more is taken, and it is thrown once the
 /// commit has finished. So is a store write's failure: the commit is kept, and the worker ends.
+/// Only one failure is thrown; the ending names the others, for the log (a full disk behind a
+/// failed commit).
 struct CommitOverlap {
     /// What to do with the events a poll returned.
     enum Decision: Equatable {
@@ -23,11 +25,13 @@ struct CommitOverlap {
 
     /// How the overlap ends, once the commit and every poll have answered.
     enum Ending {
-        /// The commit failed: fail the sealed batch with this cause (and end the worker).
-        case commitFailed(any Error)
+        /// The commit failed: fail the sealed batch with this cause (and end the worker);
+        /// `alsoFailed` are a poll's and the store write's failures, if any.
+        case commitFailed(any Error, alsoFailed: [any Error])
         /// The commit succeeded: finish it, then throw `failure` if a poll failed (its error)
-        /// or the store write did, else handle `held`.
-        case finish(failure: (any Error)?, held: [ConsumerEvent])
+        /// or the store write did, else handle `held`; `alsoFailed` is the store write's failure
+        /// when a poll's is thrown.
+        case finish(failure: (any Error)?, alsoFailed: [any Error], held: [ConsumerEvent])
     }
 
     private var commit: Result<Void, any Error>?
@@ -85,7 +89,8 @@ struct CommitOverlap {
     /// How the overlap ends; call once the commit has settled, the store write ended, and no
     /// poll is in flight.
     func ending() -> Ending {
-        if case .failure(let error) = commit { return .commitFailed(error) }
-        return .finish(failure: pollFailure ?? storeFailure, held: held)
+        let failures = [pollFailure, storeFailure].compactMap { $0 }
+        if case .failure(let error) = commit { return .commitFailed(error, alsoFailed: failures) }
+        return .finish(failure: failures.first, alsoFailed: Array(failures.dropFirst()), held: held)
     }
 }

@@ -162,12 +162,23 @@ struct WorkerLoop: ~Copyable {
             }
         }
         switch overlap.ending() {
-        case .commitFailed(let error):
+        case .commitFailed(let error, let alsoFailed):
+            logNotThrown(alsoFailed)
             throw await committer.failed(sealed, cause: error)
-        case .finish(let failure, let held):
+        case .finish(let failure, let alsoFailed, let held):
+            logNotThrown(alsoFailed)
             try await committer.finish(sealed, consumer: consumer, stores: &stores)
             if let failure { throw failure }
             return held
+        }
+    }
+
+    /// Logs the failures beside a commit that end the worker without being its error.
+    private func logNotThrown(_ failures: [any Error]) {
+        for failure in failures {
+            logger.error(
+                "also failed while the batch committed; the worker ends with another error",
+                metadata: ["error": "\(failure)"])
         }
     }
 

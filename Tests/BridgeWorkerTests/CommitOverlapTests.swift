@@ -21,11 +21,12 @@ struct CommitOverlapTests {
 
     /// The ending, as text a test compares: `commit failed: <what>`, or `finish` with the
     /// failure it throws after (a poll's or a store write's) and the held events' offsets and
-    /// kinds.
+    /// kinds; either followed by `, also: [<what>, ...]` when other failures are not thrown.
     static func describe(_ ending: CommitOverlap.Ending) -> String {
         switch ending {
-        case .commitFailed(let error): return "commit failed: \((error as? Failure)?.what ?? "\(error)")"
-        case .finish(let failure, let held):
+        case .commitFailed(let error, let alsoFailed):
+            return "commit failed: \(what(error))" + also(alsoFailed)
+        case .finish(let failure, let alsoFailed, let held):
             let events = held.map { event -> String in
                 switch event {
                 case .record(let record): "\(record.offset)"
@@ -34,8 +35,14 @@ struct CommitOverlapTests {
                 case .endOfPartition: "end"
                 }
             }
-            return "finish, failure: \((failure as? Failure)?.what ?? "none"), held: \(events)"
+            return "finish, failure: \(failure.map(what) ?? "none"), held: \(events)" + also(alsoFailed)
         }
+    }
+
+    private static func what(_ error: any Error) -> String { (error as? Failure)?.what ?? "\(error)" }
+
+    private static func also(_ failures: [any Error]) -> String {
+        failures.isEmpty ? "" : ", also: \(failures.map(what))"
     }
 
     @Test("records are taken while the commit runs and there is room; the commit's end stops the polling")
@@ -78,7 +85,7 @@ struct CommitOverlapTests {
         #expect(overlap.polled(Self.records(1...4), hasRoom: true) == .take)
         overlap.failed(Failure(what: "poll"))
         overlap.settled(.failure(Failure(what: "commit")))
-        #expect(Self.describe(overlap.ending()) == "commit failed: commit")
+        #expect(Self.describe(overlap.ending()) == "commit failed: commit, also: [\"poll\"]")
     }
 
     @Test("a full next batch takes nothing more: what arrives is held, and no poll follows")
@@ -131,20 +138,22 @@ struct CommitOverlapTests {
         #expect(Self.describe(overlap.ending()) == "finish, failure: disk full, held: []")
     }
 
-    @Test("a poll and the store write both fail: the poll's failure is thrown")
+    @Test("a poll and the store write both fail: the poll's failure is thrown, the store write's named for the log")
     func pollFailureBeforeStoreFailure() {
         var overlap = CommitOverlap(storing: true)
         overlap.failed(Failure(what: "poll"))
         overlap.stored(.failure(Failure(what: "disk full")))
         overlap.settled(.success(()))
-        #expect(Self.describe(overlap.ending()) == "finish, failure: poll, held: []")
+        #expect(Self.describe(overlap.ending()) == "finish, failure: poll, held: [], also: [\"disk full\"]")
     }
 
-    @Test("a commit that fails while a store write fails too fails the sealed batch with the commit's error")
+    @Test(
+        "a commit that fails while a store write fails too fails the sealed batch with the commit's error; the store's is named"
+    )
     func commitFailureBeatsStoreFailure() {
         var overlap = CommitOverlap(storing: true)
         overlap.stored(.failure(Failure(what: "disk full")))
         overlap.settled(.failure(Failure(what: "commit")))
-        #expect(Self.describe(overlap.ending()) == "commit failed: commit")
+        #expect(Self.describe(overlap.ending()) == "commit failed: commit, also: [\"disk full\"]")
     }
 }
