@@ -77,6 +77,11 @@ public struct BridgeConfiguration: Sendable, Hashable {
         /// How long the store of a partition revoked and not given back is kept, in
         /// milliseconds (Kafka Streams' `state.cleanup.delay.ms`).
         public var cleanupDelayMilliseconds = 600_000
+        /// How long a committed change waits, at most, before it is written to its store, in
+        /// milliseconds: a crash replays this much more of the changelog's tail. Changes are
+        /// written sooner once 65,536 wait, and always before a partition is let go or restored
+        /// and at a graceful stop.
+        public var writeIntervalMilliseconds = 1_000
 
         /// No state directory.
         public init() {}

@@ -105,6 +105,9 @@ public enum ConfigurationLoader {
         configuration.state.cleanupDelayMilliseconds =
             state.integer("cleanup_delay_ms", in: 0...604_800_000).map(Int.init)
             ?? configuration.state.cleanupDelayMilliseconds
+        configuration.state.writeIntervalMilliseconds =
+            state.integer("write_interval_ms", in: 0...3_600_000).map(Int.init)
+            ?? configuration.state.writeIntervalMilliseconds
         state.finish()
         if configuration.delivery == .atLeastOnce || configuration.state.directory != nil {
             if let problem = refuseReportsOnlyOnError(configuration.kafka) { problems.record(problem) }

@@ -1,10 +1,4 @@
 extension StateDirectory {
-    /// Writes `batch` to the open stores of its partitions at once, as ``StoreWrite/run()`` does:
-    /// for records read after every record held (``unwritten``) was written.
-    public func write(_ batch: StoreBatch) throws(StateDirectoryError) {
-        try StoreWrite(records: batch, stores: open, directory: path).run()
-    }
-
     /// Holds committed records for their open stores, after those held already, to be written
     /// later, as one write, by whoever takes them: once ``writePacing`` says they are due
     /// (``takeUnwrittenIfDue(now:)``), or whenever (``takeUnwritten()``). Records of a partition

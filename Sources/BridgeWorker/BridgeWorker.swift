@@ -129,6 +129,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
                 path: directory, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
                 changelogID: changelogID?.description,
                 cleanupDelay: .milliseconds(configuration.state.cleanupDelayMilliseconds))
+            stores?.writePacing.age = .milliseconds(configuration.state.writeIntervalMilliseconds)
         }
         var committer = BatchCommitter(
             delivery: configuration.delivery,

@@ -12,8 +12,13 @@ struct RebalanceResumeTests {
         let firstDirectory = TemporaryDirectory()
         let secondDirectory = TemporaryDirectory()
         let paths = [firstDirectory.path, secondDirectory.path]
+        // Nothing is written to the stores on a timer: the revocation is what writes them.
         func worker(_ index: Int) throws -> WorkerProcess {
-            try WorkerProcess(fixture.configuration, extraEnvironment: ["FCM_BRIDGE_STATE_DIRECTORY": paths[index]])
+            try WorkerProcess(
+                fixture.configuration,
+                extraEnvironment: [
+                    "FCM_BRIDGE_STATE_DIRECTORY": paths[index], "FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "3600000",
+                ])
         }
         let first = try worker(0)
         #expect(try await first.waitForOutput(containing: "restored device state", timeout: .seconds(60)))

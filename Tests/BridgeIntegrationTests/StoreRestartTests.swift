@@ -13,7 +13,10 @@ struct StoreRestartTests {
     func gracefulStopLeavesNoTail(delivery: BridgeConfiguration.Delivery) async throws {
         let fixture = try await BridgeFixture.make(partitions: 2, delivery: delivery)
         let directory = TemporaryDirectory()
-        let environment = ["FCM_BRIDGE_STATE_DIRECTORY": directory.path]
+        // Nothing is written to the stores on a timer: the stop is what writes them.
+        let environment = [
+            "FCM_BRIDGE_STATE_DIRECTORY": directory.path, "FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "3600000",
+        ]
         let worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
         #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
         let tokens = (0..<8).map { uniqueToken("store-restart\($0)") }

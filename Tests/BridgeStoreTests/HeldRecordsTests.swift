@@ -28,7 +28,8 @@ struct HeldRecordsTests {
         let files = StoreFiles()
         var directory = try files.directory()
         for partition: Int32 in 0...3 { _ = try directory.open(partition, logger: Self.logger) }
-        try directory.write(StoreBatch([("kept", "1")], partition: 1, checkpoint: 2))
+        directory.hold(StoreBatch([("kept", "1")], partition: 1, checkpoint: 2))
+        try directory.takeUnwritten()?.run()
         for partition: Int32 in 0...3 {
             directory.hold(StoreBatch([("late", "1")], partition: partition, checkpoint: 9))
         }

@@ -21,7 +21,8 @@ struct StoreDoubtTests {
         var batch = StoreBatch()
         for (key, value) in records { batch.append(key, value) }
         batch.checkpoints = [0: Int64(records.count)]
-        try directory.write(batch)
+        directory.hold(batch)
+        try directory.takeUnwritten()?.run()
     }
 
     /// Opens partition 0's store again as group `group`; returns its checkpoint, its record

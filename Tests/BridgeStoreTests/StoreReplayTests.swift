@@ -39,7 +39,8 @@ struct StoreReplayTests {
                 var batch = StoreBatch()
                 for record in records[start..<end] { batch.append(record) }
                 batch.checkpoints = Dictionary(uniqueKeysWithValues: partitions.map { ($0, Int64(end)) })
-                try directory.write(batch)
+                directory.hold(batch)
+                try directory.takeUnwritten()?.run()
             }
         }
         var directory = try files.directory()
@@ -82,7 +83,8 @@ struct StoreReplayTests {
         let files = StoreFiles()
         var directory = try files.directory()
         let store = try directory.open(0, logger: Self.logger)
-        try directory.write(StoreBatch(Self.rewrites, checkpoint: 5))
+        directory.hold(StoreBatch(Self.rewrites, checkpoint: 5))
+        try directory.takeUnwritten()?.run()
         #expect(try Self.stored(in: store) == ["c=1", "a=2"])
         #expect(try store.checkpoint() == 5)
     }
@@ -99,7 +101,8 @@ struct StoreReplayTests {
         first.checkpoints = [0: Int64(split)]
         second.checkpoints = split < Self.rewrites.count ? [0: Int64(Self.rewrites.count)] : [:]
         first.append(contentsOf: second)
-        try directory.write(first)
+        directory.hold(first)
+        try directory.takeUnwritten()?.run()
         #expect(try Self.stored(in: store) == ["c=1", "a=2"])
         #expect(try store.checkpoint() == 5)
     }

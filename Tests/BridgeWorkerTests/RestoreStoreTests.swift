@@ -112,7 +112,8 @@ struct RestoreStoreTests {
             _ = try stores.open(0, logger: TestBroker.logger)
             var batch = StoreBatch()
             batch.checkpoints = [0: 10_000]
-            try stores.write(batch)
+            stores.hold(batch)
+            try stores.takeUnwritten()?.run()
         }
 
         var none: StateDirectory?

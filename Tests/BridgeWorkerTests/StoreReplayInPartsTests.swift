@@ -28,7 +28,8 @@ struct StoreReplayInPartsTests {
         var batch = StoreBatch()
         for record in records { batch.append(record) }
         batch.checkpoints = Dictionary(uniqueKeysWithValues: partitions.map { ($0, Int64(records.count)) })
-        try directory.write(batch)
+        directory.hold(batch)
+        try directory.takeUnwritten()?.run()
 
         var restorer = ChangelogRestorer(
             consumerConfiguration: KafkaConsumerConfiguration(
