@@ -9,13 +9,14 @@ extension ChangelogRestorer {
     /// to be read from. A store in
     /// doubt (unreadable, damaged, foreign, of another format or another incarnation of the
     /// changelog) is deleted, its doubt logged in one line,
-    /// and its partition read from the beginning into a new one.
-    func load(_ partitions: [Int32], into states: inout DeviceStates, from stores: inout StateDirectory) async throws
+    /// and its partition read from the beginning into a new one. Without stores, every
+    /// partition is read from the beginning.
+    func load(_ partitions: [Int32], into states: inout DeviceStates, from stores: inout StateDirectory?) async throws
         -> StoreStarts
     {
         var starts = StoreStarts()
         for partition in partitions {
-            let store = try stores.open(partition, logger: logger)
+            guard let store = try stores?.open(partition, logger: logger) else { break }
             do {
                 let checkpoint = try store.checkpoint()
                 if states.resume(partition, coveredTo: checkpoint) {
@@ -32,7 +33,7 @@ extension ChangelogRestorer {
                 states.discardSuspended(partition)
                 states.drop(partition)
                 states.adopt(partition)
-                _ = try stores.recreate(partition)
+                _ = try stores?.recreate(partition)
             }
         }
         return starts

@@ -163,8 +163,7 @@ import NIOCore
         }
         var replayed = ReplayCount()
         for partition in partitions { states.adopt(partition) }
-        var starts = StoreStarts()
-        if stores != nil { starts = try await load(partitions, into: &states, from: &stores!) }
+        var starts = try await load(partitions, into: &states, from: &stores)
         try await consumer.assign(
             partitions.map {
                 TopicPartitionOffset(
