@@ -133,17 +133,16 @@ struct RestoreBenchmark: AsyncParsableCommand {
             try StateDirectory(
                 path: path, group: "restore-benchmark", topic: topic, changelogID: nil, cleanupDelay: .seconds(600))
         }
-        var perPoll = restorer
-        perPoll.storeWriteThreshold = 1
         var first = Duration.zero
         var states = DeviceStates()
-        for restorer in [perPoll, restorer] {
+        for writtenAt in [1, StoreWritePacing().records] {
             try? FileManager.default.removeItem(atPath: path)
             var stores: StateDirectory? = try open()
+            stores?.writePacing.records = writtenAt
             states = DeviceStates()
             let started = ContinuousClock.now
             try await restorer.restore(Array(0..<partitions), committed: committed, into: &states, stores: &stores)
-            if restorer.storeWriteThreshold == 1 {
+            if writtenAt == 1 {
                 print(
                     String(
                         format: "| restore with no local state, writing the stores a poll at a time | %.0f |",

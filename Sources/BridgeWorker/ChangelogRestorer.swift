@@ -29,10 +29,6 @@ import NIOCore
     var stallLimit = 3
     /// Records of a local store read and decoded at a time.
     var storePart = 4_096
-    /// Changelog records a restore gathers before it writes them to the stores, in one
-    /// transaction per store (``GatheredStoreWrites``): fewer, larger transactions write each
-    /// page of a store's key index they touch fewer times (BENCHMARKS.md).
-    public var storeWriteThreshold = 65_536
     /// Told that the restore turns, so that a long restore does not count as a stuck worker.
     let health: WorkerHealth?
     /// Counts restores and what they replayed.
@@ -178,9 +174,9 @@ import NIOCore
         var lastAdvance = lastReport
         var lastKeptAlive = lastReport
         // Records are decoded on the consumer's thread as they are taken, and applied here.
-        // With stores, the records kept are gathered here and written beside the polls.
-        var storeWrites = stores.map { GatheredStoreWrites(to: $0, threshold: storeWriteThreshold) }
-        let storing = storeWrites != nil
+        // With stores, the records kept are held and written beside the polls.
+        var storeWrites = RestoreStoreWrites()
+        let storing = stores != nil
         let decode: @Sendable (ConsumedBatch) -> DecodedChanges = {
             self.decode($0, inputs: inputs, storing: storing)
         }
@@ -192,11 +188,11 @@ import NIOCore
                     // Before the poll's records are gathered: nothing at or past a record of a kind
                     // this version does not know is stored.
                     if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
-                    storeWrites?.gather(batch.stored)
+                    stores?.hold(batch.stored)
                     batch.stored = StoreBatch()
                     if !batch.offsetsOutOfRange.isEmpty || !starts.unconfirmed.isEmpty {
                         // The check may delete a store: none is being written meanwhile.
-                        try await storeWrites?.settle(in: &writes)
+                        try await storeWrites.settle(in: &writes)
                     }
                     try await confirm(
                         &starts, outOfRange: batch.offsetsOutOfRange, with: consumer, progress: &progress,
@@ -208,7 +204,7 @@ import NIOCore
                         lastAdvance = now
                     }
                     if progress.isComplete {
-                        try await storeWrites?.finish(in: &writes)
+                        try await storeWrites.finish(from: &stores, in: &writes)
                         replayed.add(&batch, to: &states)
                         replayed.fromStores = starts.records
                         replayed.resumed = starts.resumed
@@ -232,7 +228,7 @@ import NIOCore
                                 "remaining": "\(standing(of: progress.remaining, in: consumer))",
                             ])
                     }
-                    try await storeWrites?.writeIfDue(in: &writes)
+                    try await storeWrites.writeIfDue(from: &stores, in: &writes)
                     // While these changes are applied, the next poll already runs and decodes on
                     // the consumer's thread.
                     async let next = consumer.poll(reading: decode)

@@ -13,10 +13,10 @@ import Testing
     "Restoring into a full state directory", .needsBroker, .timeLimit(.minutes(2)),
     .enabled(if: SmallFileSystem.canMount, "mounting a tmpfs needs CAP_SYS_ADMIN"))
 struct RestoreFullDiskTests {
-    /// With a threshold of one record the first write fails while the changelog is still read;
+    /// With writes due at one record the first write fails while the changelog is still read;
     /// with the default, the one at the end.
     @Test("the restore stops naming state.directory, holding none of its partitions", arguments: [1, 65_536])
-    func fullDisk(storeWriteThreshold: Int) async throws {
+    func fullDisk(writtenAt records: Int) async throws {
         let fileSystem = try SmallFileSystem(kilobytes: 256)
         defer { fileSystem.unmount() }
         let (changelog, repartition) = try await RestoreChangelogTests.createTopics()
@@ -32,8 +32,8 @@ struct RestoreFullDiskTests {
 
         var stores: StateDirectory? = try StateDirectory(
             path: fileSystem.path, group: "group", topic: changelog, changelogID: nil, cleanupDelay: .seconds(600))
-        var restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
-        restorer.storeWriteThreshold = storeWriteThreshold
+        stores?.writePacing.records = records
+        let restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
         var states = DeviceStates()
         let error = await #expect(throws: StateDirectoryError.self) {
             try await restorer.restore([0], committed: CommittedInputs([:]), into: &states, stores: &stores)

@@ -28,24 +28,24 @@ struct RestoreStoreTests {
     }
 
     /// Restores `partitions` of `changelog` into new state, through `stores` when given, writing
-    /// them once `storeWriteThreshold` records are gathered.
+    /// them once `writtenAt` records are held.
     static func restore(
         _ partitions: [Int32], of changelog: String, stores: inout StateDirectory?, logger: Logger = TestBroker.logger,
-        storeWriteThreshold: Int = 65_536
+        writtenAt records: Int = 65_536
     ) async throws -> DeviceStates {
         var states = DeviceStates()
-        var restorer = TestBroker.restorer(changelog: changelog, repartition: "\(changelog).none", logger: logger)
-        restorer.storeWriteThreshold = storeWriteThreshold
+        let restorer = TestBroker.restorer(changelog: changelog, repartition: "\(changelog).none", logger: logger)
+        stores?.writePacing.records = records
         try await restorer.restore(partitions, committed: CommittedInputs([:]), into: &states, stores: &stores)
         return states
     }
 
-    /// With a threshold of one record, the stores are written as the restore goes (a test that
-    /// fails if those writes are dropped); with the default, all at its end.
+    /// With writes due at one record, the stores are written as the restore goes (a test that
+    /// fails if those writes are dropped); with the default, as the worker does.
     @Test(
         "a restart reads its store and the changelog written since, and restores what the whole changelog does",
         arguments: [1, 65_536])
-    func storeAndTail(storeWriteThreshold: Int) async throws {
+    func storeAndTail(writtenAt: Int) async throws {
         let records = try FixtureRecord.upgradeChangelog()
         let partitions = Set(records.map(\.partition)).sorted()
         let changelog = TestBroker.uniqueName("store-changelog")
@@ -55,7 +55,7 @@ struct RestoreStoreTests {
 
         let files = TemporaryDirectory()
         var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
-        _ = try await Self.restore(partitions, of: changelog, stores: &stores, storeWriteThreshold: storeWriteThreshold)
+        _ = try await Self.restore(partitions, of: changelog, stores: &stores, writtenAt: writtenAt)
         stores = nil  // the worker stops, and lets its directory go
         try await Self.produce(records[cut...], to: changelog)
 
