@@ -15,8 +15,9 @@ extension ChangelogRestorer {
         -> StoreStarts
     {
         var starts = StoreStarts()
+        guard stores != nil else { return starts }
         for partition in partitions {
-            guard let store = try stores?.open(partition, logger: logger) else { break }
+            guard let store = try stores?.open(partition, logger: logger) else { continue }
             do {
                 let checkpoint = try store.checkpoint()
                 if states.resume(partition, coveredTo: checkpoint) {

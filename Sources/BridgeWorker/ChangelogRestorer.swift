@@ -27,6 +27,8 @@ import NIOCore
     var stallTimeout: Duration = .seconds(60)
     /// How many attempts in a row may stall before the restore fails.
     var stallLimit = 3
+    /// How often a restore calls its caller back.
+    var keepAliveInterval = Duration.seconds(1)
     /// Records of a local store read and decoded at a time.
     var storePart = 4_096
     /// Told that the restore turns, so that a long restore does not count as a stuck worker.
@@ -67,7 +69,9 @@ import NIOCore
     /// changelog is written to the store, so that it ends covering the changelog to its end.
     /// A partition with state set aside at its store's checkpoint resumes it instead of replaying
     /// the store (``DeviceStates/resume(_:coveredTo:)``); a restore that throws, or an attempt that
-    /// starts over, lets that state go with the rest.
+    /// starts over, lets that state go with the rest. The records a restore keeps are held in
+    /// `stores` until their pacing says (``StateDirectory/hold(_:now:)``); one that throws may
+    /// leave some held, which the next restore writes before it reads the stores.
     public func restore(
         _ partitions: [Int32], committed: CommittedInputs, forwards: [TopicPartitionOffset] = [],
         into states: inout DeviceStates, stores: inout StateDirectory?, keepAlive: () async throws -> Void = {}
@@ -159,6 +163,11 @@ import NIOCore
         }
         var replayed = ReplayCount()
         for partition in partitions { states.adopt(partition) }
+        // What an attempt or a restore before this one held and did not write (it failed) goes
+        // first: those records run on from each store's checkpoint, and a store read after
+        // them covers them. Held behind this attempt's records instead, they would move the
+        // checkpoint back below records already stored.
+        try await stores?.takeUnwritten()?.runOnThreadPool()
         var starts = try await load(partitions, into: &states, from: &stores)
         try await consumer.assign(
             partitions.map {
@@ -185,7 +194,7 @@ import NIOCore
                 var batch = try await consumer.poll(reading: decode)
                 while true {
                     health?.turned()
-                    // Before the poll's records are gathered: nothing at or past a record of a kind
+                    // Before the poll's records are held: nothing at or past a record of a kind
                     // this version does not know is stored.
                     if let unknown = batch.unknownKind { throw UnknownRecordKind(record: unknown) }
                     stores?.hold(batch.stored)
@@ -211,7 +220,7 @@ import NIOCore
                         return replayed
                     }
                     // Before the stall check: every attempt, stalled or not, calls back at least once.
-                    if now - lastKeptAlive >= Self.keepAliveInterval {
+                    if now - lastKeptAlive >= keepAliveInterval {
                         lastKeptAlive = now
                         try await keepAlive()
                     }
@@ -326,8 +335,6 @@ import NIOCore
 
     /// How often a restore that has not finished says how far it is.
     private static let reportInterval = Duration.seconds(5)
-    /// How often a restore calls its caller back.
-    static let keepAliveInterval = Duration.seconds(1)
 
     /// Where each of `partitions` stands, as the consumer's position and the high watermark its
     /// last fetch reported say: "topic[p] read to 12 of 40", or "topic[p] (no fetch answered)".

@@ -72,6 +72,56 @@ struct RestoreStoreTests {
         #expect(lines.containing("is not used").isEmpty)
     }
 
+    /// A restore stopped by its caller (a rebalance) after it held records leaves them held; the
+    /// next restore writes them before it reads the stores, so it reads them from there.
+    @Test("records a stopped restore held are stored before the next restore reads the stores, which read on from them")
+    func heldByAStoppedRestore() async throws {
+        struct Stopped: Error {}
+        let records = try FixtureRecord.upgradeChangelog()
+        let partitions = Set(records.map(\.partition)).sorted()
+        let changelog = TestBroker.uniqueName("store-changelog")
+        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: Int32(partitions.count))])
+        try await Self.produce(records, to: changelog)
+        // More records than one poll takes (10,000): no restore ends at its first poll.
+        let codec = ChangelogCodec(topic: changelog)
+        var statuses = OutputRecords()
+        let offline = DeviceStatus(isOnline: false, lastActivity: 1_700_000_000_000, pendingNotice: nil)
+        for device in 0..<25_000 {
+            codec.record(.device(offline), token: "held\(device)", partition: partitions[0], to: &statuses)
+        }
+        try await RestoreChangelogTests.produce(statuses.copies, to: changelog)
+
+        let files = TemporaryDirectory()
+        var stores: StateDirectory? = try files.stateDirectory(topic: changelog)
+        stores?.writePacing = StoreWritePacing(records: .max, age: .seconds(3600))
+        var stopping = TestBroker.restorer(changelog: changelog, repartition: "\(changelog).none")
+        stopping.keepAliveInterval = .zero
+        // A poll may return nothing yet: stopped again until one held records.
+        for _ in 0..<50 where stores?.unwritten.count == 0 {
+            var states = DeviceStates()
+            await #expect(throws: Stopped.self) {
+                try await stopping.restore(
+                    partitions, committed: CommittedInputs([:]), into: &states, stores: &stores,
+                    keepAlive: { throw Stopped() })
+            }
+        }
+        #expect(stores?.unwritten.count ?? 0 > 0, "no restore held records before it was stopped")
+
+        var none: StateDirectory?
+        let whole = try await Self.restore(partitions, of: changelog, stores: &none)
+        let lines = LogLines()
+        let restored = try await Self.restore(partitions, of: changelog, stores: &stores, logger: lines.logger)
+        let same = restored == whole
+        #expect(same)
+        let summary = try #require(lines.containing("restored device state").first)
+        #expect(!summary.contains("from_local_stores=0 "), "the held records were not stored first: \(summary)")
+        stores = nil
+        var restarted: StateDirectory? = try files.stateDirectory(topic: changelog)
+        let again = try await Self.restore(partitions, of: changelog, stores: &restarted)
+        let stored = again == whole
+        #expect(stored, "the stores hold what the whole changelog does")
+    }
+
     @Test("a record of a kind this version does not know stops the restore before its store moves past it")
     func unknownKindNotStoredPast() async throws {
         let (changelog, repartition) = try await RestoreChangelogTests.createTopics()
