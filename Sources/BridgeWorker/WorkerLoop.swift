@@ -167,7 +167,12 @@ struct WorkerLoop: ~Copyable {
             throw await committer.failed(sealed, cause: error)
         case .finish(let failure, let alsoFailed, let held):
             logNotThrown(alsoFailed)
-            try await committer.finish(sealed, consumer: consumer, stores: &stores)
+            do {
+                try await committer.finish(sealed, consumer: consumer, stores: &stores)
+            } catch {
+                logNotThrown(failure.map { [$0] } ?? [])
+                throw error
+            }
             if let failure { throw failure }
             return held
         }

@@ -32,7 +32,7 @@ struct RestoreFullDiskTests {
 
         var stores: StateDirectory? = try StateDirectory(
             path: fileSystem.path, group: "group", topic: changelog, changelogID: nil, cleanupDelay: .seconds(600))
-        stores?.writePacing.records = records
+        stores?.writePacing = StoreWritePacing(records: records, age: .seconds(3600))
         let restorer = TestBroker.restorer(changelog: changelog, repartition: repartition)
         var states = DeviceStates()
         let error = await #expect(throws: StateDirectoryError.self) {
