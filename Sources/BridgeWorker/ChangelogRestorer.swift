@@ -71,7 +71,8 @@ import NIOCore
     /// the store (``DeviceStates/resume(_:coveredTo:)``); a restore that throws, or an attempt that
     /// starts over, lets that state go with the rest. The records a restore keeps are held in
     /// `stores` until their pacing says (``StateDirectory/hold(_:now:)``); one that throws may
-    /// leave some held, which the next restore writes before it reads the stores.
+    /// leave some held, which the next restore writes before it reads the stores; after a write
+    /// that failed, none.
     public func restore(
         _ partitions: [Int32], committed: CommittedInputs, forwards: [TopicPartitionOffset] = [],
         into states: inout DeviceStates, stores: inout StateDirectory?, keepAlive: () async throws -> Void = {}
@@ -245,8 +246,15 @@ import NIOCore
                     batch = try await next
                 }
             } catch {
-                // A write that failed (a full disk) is what stopped the restore, whatever came after.
-                try await writes.waitForAll()
+                // A write that failed (a full disk) is what stopped the restore, whatever came
+                // after. What is held then does not follow its store's checkpoint: it goes.
+                do {
+                    try await writes.waitForAll()
+                } catch {
+                    _ = stores?.takeUnwritten()
+                    throw error
+                }
+                if error is StateDirectoryError { _ = stores?.takeUnwritten() }
                 throw error
             }
         }

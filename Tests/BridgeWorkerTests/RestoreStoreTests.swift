@@ -114,7 +114,9 @@ struct RestoreStoreTests {
         let same = restored == whole
         #expect(same)
         let summary = try #require(lines.containing("restored device state").first)
-        #expect(!summary.contains("from_local_stores=0 "), "the held records were not stored first: \(summary)")
+        #expect(
+            summary.contains("from_local_stores=") && !summary.contains("from_local_stores=0 "),
+            "the held records were not stored first: \(summary)")
         stores = nil
         var restarted: StateDirectory? = try files.stateDirectory(topic: changelog)
         let again = try await Self.restore(partitions, of: changelog, stores: &restarted)
