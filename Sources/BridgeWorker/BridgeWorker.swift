@@ -125,11 +125,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             let changelogID = try await retry.run("describing the changelog", health: health, logger: logger) {
                 try await TopicLayout.changelogID(configuration.changelogTopic, admin: admin, logger: logger)
             }
-            stores = try StateDirectory(
-                path: directory, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
-                changelogID: changelogID?.description,
-                cleanupDelay: .milliseconds(configuration.state.cleanupDelayMilliseconds))
-            stores?.writePacing.age = .milliseconds(configuration.state.writeIntervalMilliseconds)
+            stores = try StateDirectory(directory, configuration: configuration, changelogID: changelogID?.description)
         }
         var committer = BatchCommitter(
             delivery: configuration.delivery,
