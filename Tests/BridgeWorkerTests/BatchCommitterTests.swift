@@ -24,21 +24,15 @@ struct BatchCommitterTests {
         try await withCommitter(.atLeastOnce) { committer, consumer, names, input in
             // An inbox record for a partition the topic does not have cannot be delivered; the
             // changelog record written after it says the device got it.
-            var undeliverable = Self.dispatch(inboxPartition: 7)
-            var batch = Self.batch(of: input)
             await #expect(throws: (any Error).self) {
-                try await committer.send(&undeliverable, in: &batch)
-                try await committer.commit(&batch, consumer: consumer)
+                try await Self.commitDispatch(to: 7, of: input, committer: committer, consumer: consumer)
             }
             #expect(
                 try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue]).isEmpty,
                 "the changelog got ahead of the outputs")
 
             // The same writes with a deliverable inbox record: the changelog record lands.
-            var deliverable = Self.dispatch(inboxPartition: 0)
-            var next = Self.batch(of: input)
-            try await committer.send(&deliverable, in: &next)
-            try await committer.commit(&next, consumer: consumer)
+            try await Self.commitDispatch(to: 0, of: input, committer: committer, consumer: consumer)
             let changelog = try await TestBroker.readToEnd(names[OutputTopic.changelog.rawValue])
             #expect(changelog.map { $0.value.map { String(buffer: $0) } } == ["dispatched"])
         }
@@ -49,11 +43,8 @@ struct BatchCommitterTests {
     )
     func transactionIsTheReport() async throws {
         try await withCommitter(.exactlyOnce) { committer, consumer, names, input in
-            var undeliverable = Self.dispatch(inboxPartition: 7)
-            var batch = Self.batch(of: input)
             await #expect(throws: (any Error).self) {
-                try await committer.send(&undeliverable, in: &batch)
-                try await committer.commit(&batch, consumer: consumer)
+                try await Self.commitDispatch(to: 7, of: input, committer: committer, consumer: consumer)
             }
             let inputPartition = TopicPartition(input, 0)
             #expect(
@@ -62,10 +53,7 @@ struct BatchCommitterTests {
 
             // The same writes with a deliverable inbox record, in a new transaction: they land, and
             // the input offset with them.
-            var deliverable = Self.dispatch(inboxPartition: 0)
-            var next = Self.batch(of: input)
-            try await committer.send(&deliverable, in: &next)
-            try await committer.commit(&next, consumer: consumer)
+            try await Self.commitDispatch(to: 0, of: input, committer: committer, consumer: consumer)
             #expect(try await consumer.committed([inputPartition]).map(\.offset) == [1])
             let inbox = try await TestBroker.readToEnd(names[OutputTopic.inbox.rawValue])
             #expect(inbox.map { $0.value.map { String(buffer: $0) } }.last == "message")
@@ -152,6 +140,17 @@ struct BatchCommitterTests {
             records.value { $0.append(utf8: "dispatched") }
         }
         return records
+    }
+
+    /// Sends a dispatch to inbox partition `inboxPartition` in a batch holding the first record
+    /// of `input`, and commits the batch.
+    private static func commitDispatch(
+        to inboxPartition: Int32, of input: String, committer: BatchCommitter, consumer: KafkaConsumer
+    ) async throws {
+        var records = dispatch(inboxPartition: inboxPartition)
+        var batch = Self.batch(of: input)
+        try await committer.send(&records, in: &batch)
+        try await committer.commit(&batch, consumer: consumer)
     }
 
     /// A batch holding the first record of partition 0 of `input`.
