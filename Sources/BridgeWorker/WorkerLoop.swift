@@ -267,7 +267,6 @@ struct WorkerLoop: ~Copyable {
     private mutating func restore(assigned: [TopicPartition]) async throws {
         try await sendProduced()
         try await committer.commit(&batch, consumer: consumer, stores: &stores)
-        try writeHeldRecords()
         var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
         try consumer.pause(paused)
         states.discardSuspended(keeping: Set(assigned.filter { $0.topic == stateTopic }.map(\.partition)))
@@ -320,8 +319,8 @@ struct WorkerLoop: ~Copyable {
     }
 
     /// Writes every committed record held for the local stores, due or not: a store then covers
-    /// all that committed, as a partition let go (its state kept to the store's checkpoint), a
-    /// restore or the next start needs. On the loop's thread, which has nothing else to do
+    /// all that committed, as a partition let go (its state kept to the store's checkpoint) or
+    /// the next start needs (a restore writes what is held before it reads the stores). On the loop's thread, which has nothing else to do
     /// meanwhile, and so also when the worker's task is cancelled (a shutdown's deadline).
     private mutating func writeHeldRecords() throws {
         try stores?.takeUnwritten()?.run()
