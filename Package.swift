@@ -300,6 +300,7 @@ let package = Package(
             dependencies: [
                 "BridgeWorker", "BridgeHealth", "BridgeCore", "BridgeStore", "Kafka", "TestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

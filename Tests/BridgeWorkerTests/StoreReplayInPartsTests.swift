@@ -1,4 +1,5 @@
 import BridgeStore
+import GRDB
 import Kafka
 import Logging
 import TestSupport
@@ -8,21 +9,88 @@ import Testing
 @_spi(Benchmarks) @testable import BridgeWorker
 
 /// A store replayed in parts, each read and decoded while the part before is applied, gives the
-/// state a replay of the whole changelog gives, whatever the part size.
+/// state a replay of the whole changelog gives, whatever the part size; a store in doubt halfway
+/// restores its own partition from the changelog, and only that one.
 @Suite("A store replayed in parts")
 struct StoreReplayInPartsTests {
     @Test("parts of any size restore what the whole changelog does", arguments: [1, 13, 4_096])
     func anyPartSize(part: Int) async throws {
         let records = try FixtureRecord.upgradeChangelog()
         let partitions = Set(records.map(\.partition)).sorted()
-        let codec = ChangelogCodec(topic: "changelog")
-        var whole = DeviceStates()
-        for partition in partitions { whole.adopt(partition) }
-        for record in records {
-            whole.restore(try codec.decode(record.record(topic: codec.topic)), in: record.partition)
-        }
-
+        let whole = try Self.replayed(records, partitions: partitions)
         let files = TemporaryDirectory()
+        var directory = try Self.stores(of: records, partitions: partitions, in: files)
+
+        let restorer = Self.restorer(part: part)
+        var restored = DeviceStates()
+        for partition in partitions {
+            restored.adopt(partition)
+            let store = try directory.open(partition, logger: TestBroker.logger)
+            let count = try store.recordCount()
+            #expect(part == 4_096 || count > part, "read in more than one part")
+            #expect(try await restorer.replay(store, into: &restored) == count)
+        }
+        let same = restored == whole
+        #expect(same, "the store in parts of \(part) restores what the whole changelog restores")
+    }
+
+    @Test("a record that fails its checksum halfway through a store restores that partition from its changelog alone")
+    func doubtHalfway() async throws {
+        let records = try FixtureRecord.upgradeChangelog()
+        let partitions = Set(records.map(\.partition)).sorted()
+        // Neither the first nor the last: stores are read before and after it.
+        try #require(partitions.count > 2)
+        let damaged = partitions[1]
+        let files = TemporaryDirectory()
+        var directory: StateDirectory? = try Self.stores(of: records, partitions: partitions, in: files)
+        let file = try #require(directory?.file(of: damaged))
+        let undamaged = try partitions.filter { $0 != damaged }.reduce(0) {
+            $0 + (try directory?[$1]?.recordCount() ?? 0)
+        }
+        let middle = try #require(try directory?[damaged]?.recordCount()) / 2
+        #expect(middle > 13, "the damage is parts into the store")
+        let database = try DatabaseQueue(path: file)
+        try await database.write {
+            try $0.execute(
+                sql:
+                    "UPDATE record SET value = CAST('{}' AS BLOB) WHERE sequence = (SELECT sequence FROM record ORDER BY sequence LIMIT 1 OFFSET ?)",
+                arguments: [middle])
+        }
+        try database.close()
+
+        var restored = DeviceStates()
+        for partition in partitions { restored.adopt(partition) }
+        let lines = LogLines()
+        let starts = try await Self.restorer(part: 13, logger: lines.logger).load(
+            partitions, into: &restored, from: &directory)
+
+        // The others replayed their stores whole; the damaged one holds nothing of what it
+        // replayed before the damage, and reads its changelog from the start into a new store.
+        let others = try Self.replayed(records.filter { $0.partition != damaged }, partitions: partitions)
+        let same = restored == others
+        #expect(same, "the damaged partition holds nothing, the others what their changelogs hold")
+        #expect(starts.records == undamaged)
+        #expect(starts.offsets[damaged] == nil && starts.offsets.count == partitions.count - 1)
+        #expect(try directory?[damaged]?.recordCount() == 0)
+        let warnings = lines.containing("does not match its checksum")
+        #expect(warnings.count == 1 && warnings.allSatisfy { $0.contains("it is deleted") }, "\(warnings)")
+    }
+
+    /// The state a replay of `records` gives, with `partitions` adopted.
+    static func replayed(_ records: [FixtureRecord], partitions: [Int32]) throws -> DeviceStates {
+        let codec = ChangelogCodec(topic: "changelog")
+        var states = DeviceStates()
+        for partition in partitions { states.adopt(partition) }
+        for record in records {
+            states.restore(try codec.decode(record.record(topic: codec.topic)), in: record.partition)
+        }
+        return states
+    }
+
+    /// A state directory whose stores hold `records`, each partition's covering them all.
+    static func stores(of records: [FixtureRecord], partitions: [Int32], in files: borrowing TemporaryDirectory) throws
+        -> StateDirectory
+    {
         var directory = try files.stateDirectory(topic: "changelog")
         for partition in partitions { _ = try directory.open(partition, logger: TestBroker.logger) }
         var batch = StoreBatch()
@@ -30,25 +98,16 @@ struct StoreReplayInPartsTests {
         batch.checkpoints = Dictionary(uniqueKeysWithValues: partitions.map { ($0, Int64(records.count)) })
         directory.hold(batch)
         try directory.takeUnwritten()?.run()
+        return directory
+    }
 
+    /// A restorer that reads stores in parts of `part` records, and no broker.
+    static func restorer(part: Int, logger: Logger = TestBroker.logger) -> ChangelogRestorer {
         var restorer = ChangelogRestorer(
             consumerConfiguration: KafkaConsumerConfiguration(
                 kafka: KafkaConfiguration(bootstrapServers: "127.0.0.1:1"), groupID: nil),
-            changelogTopic: "changelog", repartitionTopic: "repartition", logger: TestBroker.logger)
+            changelogTopic: "changelog", repartitionTopic: "repartition", logger: logger)
         restorer.storePart = part
-        var restored = DeviceStates()
-        var replayed = 0
-        var stored = 0
-        for partition in partitions {
-            restored.adopt(partition)
-            let store = try #require(directory[partition])
-            let count = try store.recordCount()
-            #expect(part == 4_096 || count > part, "read in more than one part")
-            replayed += try await restorer.replay(store, into: &restored)
-            stored += count
-        }
-        #expect(replayed == stored)
-        let same = restored == whole
-        #expect(same, "the store in parts of \(part) restores what the whole changelog restores")
+        return restorer
     }
 }
