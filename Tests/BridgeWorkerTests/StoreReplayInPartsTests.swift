@@ -9,8 +9,9 @@ import Testing
 @_spi(Benchmarks) @testable import BridgeWorker
 
 /// A store replayed in parts, each read and decoded while the part before is applied, gives the
-/// state a replay of the whole changelog gives, whatever the part size; a store in doubt halfway
-/// restores its own partition from the changelog, and only that one.
+/// state a replay of the whole changelog gives, whatever the part size; a store found in doubt
+/// halfway leaves nothing of its partition, whose changelog is then read from the start, and
+/// the other stores replay whole.
 @Suite("A store replayed in parts")
 struct StoreReplayInPartsTests {
     @Test("parts of any size restore what the whole changelog does", arguments: [1, 13, 4_096])
@@ -19,13 +20,13 @@ struct StoreReplayInPartsTests {
         let partitions = Set(records.map(\.partition)).sorted()
         let whole = try Self.replayed(records, partitions: partitions)
         let files = TemporaryDirectory()
-        var directory = try Self.stores(of: records, partitions: partitions, in: files)
+        let directory = try Self.stores(of: records, partitions: partitions, in: files)
 
         let restorer = Self.restorer(part: part)
         var restored = DeviceStates()
         for partition in partitions {
             restored.adopt(partition)
-            let store = try directory.open(partition, logger: TestBroker.logger)
+            let store = try #require(directory[partition])
             let count = try store.recordCount()
             #expect(part == 4_096 || count > part, "read in more than one part")
             #expect(try await restorer.replay(store, into: &restored) == count)
@@ -34,7 +35,9 @@ struct StoreReplayInPartsTests {
         #expect(same, "the store in parts of \(part) restores what the whole changelog restores")
     }
 
-    @Test("a record that fails its checksum halfway through a store restores that partition from its changelog alone")
+    @Test(
+        "a record that fails its checksum halfway through a store drops what that store replayed, for its changelog from the start; the other stores replay whole"
+    )
     func doubtHalfway() async throws {
         let records = try FixtureRecord.upgradeChangelog()
         let partitions = Set(records.map(\.partition)).sorted()
@@ -44,11 +47,11 @@ struct StoreReplayInPartsTests {
         let files = TemporaryDirectory()
         var directory: StateDirectory? = try Self.stores(of: records, partitions: partitions, in: files)
         let file = try #require(directory?.file(of: damaged))
-        let undamaged = try partitions.filter { $0 != damaged }.reduce(0) {
-            $0 + (try directory?[$1]?.recordCount() ?? 0)
-        }
+        let others = partitions.filter { $0 != damaged }
+        let undamaged = try others.reduce(0) { $0 + (try #require(directory?[$1]).recordCount()) }
+        let part = 13
         let middle = try #require(try directory?[damaged]?.recordCount()) / 2
-        #expect(middle > 13, "the damage is parts into the store")
+        try #require(middle > part, "the damage lies past the first part")
         let database = try DatabaseQueue(path: file)
         try await database.write {
             try $0.execute(
@@ -61,19 +64,23 @@ struct StoreReplayInPartsTests {
         var restored = DeviceStates()
         for partition in partitions { restored.adopt(partition) }
         let lines = LogLines()
-        let starts = try await Self.restorer(part: 13, logger: lines.logger).load(
+        let starts = try await Self.restorer(part: part, logger: lines.logger).load(
             partitions, into: &restored, from: &directory)
 
-        // The others replayed their stores whole; the damaged one holds nothing of what it
-        // replayed before the damage, and reads its changelog from the start into a new store.
-        let others = try Self.replayed(records.filter { $0.partition != damaged }, partitions: partitions)
-        let same = restored == others
+        // The others replayed their stores whole and read their changelogs on from their
+        // checkpoints; the damaged one holds nothing of what it replayed before the damage, has
+        // no checkpoint (its changelog is read from the start) and a new, empty store.
+        let expected = try Self.replayed(records.filter { $0.partition != damaged }, partitions: partitions)
+        let same = restored == expected
         #expect(same, "the damaged partition holds nothing, the others what their changelogs hold")
         #expect(starts.records == undamaged)
-        #expect(starts.offsets[damaged] == nil && starts.offsets.count == partitions.count - 1)
+        #expect(starts.offsets == Dictionary(uniqueKeysWithValues: others.map { ($0, Int64(records.count)) }))
+        #expect(starts.unconfirmed == Set(others))
         #expect(try directory?[damaged]?.recordCount() == 0)
         let warnings = lines.containing("does not match its checksum")
-        #expect(warnings.count == 1 && warnings.allSatisfy { $0.contains("it is deleted") }, "\(warnings)")
+        #expect(
+            warnings.count == 1 && warnings.allSatisfy { $0.contains(file) && $0.contains("it is deleted") },
+            "\(warnings)")
     }
 
     /// The state a replay of `records` gives, with `partitions` adopted.
