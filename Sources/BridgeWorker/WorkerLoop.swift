@@ -320,8 +320,9 @@ struct WorkerLoop: ~Copyable {
 
     /// Writes every committed record held for the local stores, due or not: a store then covers
     /// all that committed, as a partition let go (its state kept to the store's checkpoint) or
-    /// the next start needs (a restore writes what is held before it reads the stores). On the loop's thread, which has nothing else to do
-    /// meanwhile, and so also when the worker's task is cancelled (a shutdown's deadline).
+    /// the next start needs (a restore writes what is held before it reads the stores). On the
+    /// loop's thread, which has nothing else to do meanwhile, and so also when the worker's task
+    /// is cancelled (a shutdown's deadline).
     private mutating func writeHeldRecords() throws {
         try stores?.takeUnwritten()?.run()
     }
