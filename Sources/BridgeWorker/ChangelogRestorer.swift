@@ -246,16 +246,7 @@ import NIOCore
                     batch = try await next
                 }
             } catch {
-                // A write that failed (a full disk) is what stopped the restore, whatever came
-                // after. What is held then does not follow its store's checkpoint: it goes.
-                do {
-                    try await writes.waitForAll()
-                } catch {
-                    _ = stores?.takeUnwritten()
-                    throw error
-                }
-                if error is StateDirectoryError { _ = stores?.takeUnwritten() }
-                throw error
+                try await storeWrites.abandon(after: error, from: &stores, in: &writes)
             }
         }
     }

@@ -27,6 +27,23 @@ struct RestoreStoreWrites {
         try await stores?.takeUnwritten()?.runOnThreadPool()
     }
 
+    /// Ends the writes of a restore that failed with `error`: waits for the write under way and,
+    /// when a write failed (a full disk), lets go of what `stores` holds, which would no longer
+    /// follow its store's checkpoint. A write that failed is what stopped the restore, whatever
+    /// came after: throws its error, else `error`.
+    mutating func abandon(
+        after error: any Error, from stores: inout StateDirectory?, in writes: inout ThrowingTaskGroup<Void, any Error>
+    ) async throws -> Never {
+        do {
+            try await settle(in: &writes)
+        } catch {
+            _ = stores?.takeUnwritten()
+            throw error
+        }
+        if error is StateDirectoryError { _ = stores?.takeUnwritten() }
+        throw error
+    }
+
     /// Waits for the write under way, if any; throws its error.
     mutating func settle(in writes: inout ThrowingTaskGroup<Void, any Error>) async throws {
         guard isWriting else { return }
