@@ -2,6 +2,7 @@ import BridgeCore
 import BridgeStore
 import Foundation
 import Logging
+import PropertyBased
 import TestSupport
 import Testing
 
@@ -87,6 +88,36 @@ struct StoreReplayTests {
         try directory.takeUnwritten()?.run()
         #expect(try Self.stored(in: store) == ["c=1", "a=2"])
         #expect(try store.checkpoint() == 5)
+    }
+
+    @Test("records written as one batch leave the store as each written alone, in turn, does")
+    func oneWriteAsEachInTurn() async throws {
+        // Keys of two partitions drawn from a few, so that most are written again; a third tombstones.
+        let record = zip(Gen.int(in: 0...5), Gen.int(in: 0...1), Gen.int(in: 0...2))
+        await propertyCheck(count: 100, input: record.array(of: 0...40)) { drawn in
+            let records = drawn.enumerated().map { index, draw in
+                (key: "k\(draw.0)", value: draw.2 == 0 ? nil : "v\(index)", partition: Int32(draw.1))
+            }
+            func stores(writtenInTurn: Bool) throws -> [[String]] {
+                let files = StoreFiles()
+                var directory = try files.directory()
+                let stores = try [0, 1].map { try directory.open($0, logger: Self.logger) }
+                var batch = StoreBatch()
+                for (index, record) in records.enumerated() {
+                    batch.append(record.key, record.value, partition: record.partition)
+                    batch.checkpoints[record.partition] = Int64(index + 1)
+                    guard writtenInTurn else { continue }
+                    directory.hold(batch)
+                    try directory.takeUnwritten()?.run()
+                    batch = StoreBatch()
+                }
+                directory.hold(batch)
+                try directory.takeUnwritten()?.run()
+                return try stores.map { try Self.stored(in: $0) }
+            }
+            let inTurn = try stores(writtenInTurn: true)
+            #expect(try stores(writtenInTurn: false) == inTurn, "\(records)")
+        }
     }
 
     @Test("two batches gathered into one write what they write in turn", arguments: 0...5)
