@@ -74,21 +74,16 @@ struct BatchCommitter: Sendable {
     ///
     /// Throws ``BatchNotCommitted`` when the batch did not commit; its outputs are then aborted
     /// (exactly once) or may be repeated (at least once), and the worker must start over from
-    /// the last commit.
-    ///
-    /// Then the committed records held for the local stores are written, if they are due
-    /// (``StateDirectory/takeUnwrittenIfDue(now:)``); a ``StateDirectoryError`` thrown then
-    /// comes after a commit that succeeded.
+    /// the last commit. A committed batch's changelog records are held in `stores`
+    /// (``finish(_:consumer:stores:)``), for the loop to write.
     func commit(_ batch: inout OpenBatch, consumer: any InputConsumer, stores: inout StateDirectory?) async throws {
-        if let sealed = try await seal(&batch, consumer: consumer) {
-            do {
-                try await settle(sealed.seal)
-            } catch {
-                throw await failed(sealed, cause: error)
-            }
-            try await finish(sealed, consumer: consumer, stores: &stores)
+        guard let sealed = try await seal(&batch, consumer: consumer) else { return }
+        do {
+            try await settle(sealed.seal)
+        } catch {
+            throw await failed(sealed, cause: error)
         }
-        try await stores?.takeUnwrittenIfDue(now: .now)?.runOnThreadPool()
+        try await finish(sealed, consumer: consumer, stores: &stores)
     }
 
     /// The first step of a commit, once every output of the batch is with the producer: takes

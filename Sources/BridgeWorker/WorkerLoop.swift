@@ -25,6 +25,8 @@ struct WorkerLoop: ~Copyable {
     private var states = DeviceStates()
     /// The local stores of the state partitions held; nil keeps state in memory only.
     private var stores: StateDirectory?
+    /// The write to `stores` under way, if any (``writeDueRecords(now:)``).
+    private var storeWrite: StoreWriteInFlight?
     private var batch = OpenBatch()
     private var produced = OutputRecords()
     private var progress: ProgressLog
@@ -82,9 +84,14 @@ struct WorkerLoop: ~Copyable {
             health.set(.stopping)
             try await handle(events)
             try await committer.commit(&batch, consumer: consumer, stores: &stores)
-            try writeHeldRecords()
+            try await writeHeldRecords()
         } catch {
             await committer.abandon(&batch)
+            if let write = storeWrite {
+                // Awaited, so that no write outlives the loop; its error is not the one thrown.
+                storeWrite = nil
+                do { try await write.wait() } catch { logNotThrown([error]) }
+            }
             throw error
         }
     }
@@ -105,30 +112,24 @@ struct WorkerLoop: ~Copyable {
     /// ``CommitOverlap`` decides. Their outputs stay with the loop until the commit is done (one
     /// transaction at a time), and the loop's state is the loop's alone: the commit task touches
     /// none of it. A commit that fails ends the worker, so state built past it is never used.
-    /// Meanwhile, too, the records earlier commits held for the local stores are written once
-    /// they are due, on NIO's thread pool; the next batch takes records until both end.
+    /// The records earlier commits held for the local stores are written once they are due,
+    /// beside this commit and the ones after it (``writeDueRecords(now:)``).
     /// Returns the events to handle next: what arrived as the commit ended, or a rebalance.
     private mutating func commitTaking(_ polled: [ConsumerEvent]) async throws -> [ConsumerEvent] {
         let committing = inputMix
+        // Before the seal: a failed store write then ends the worker with its batch open, which
+        // the loop abandons, never a sealed one neither committed nor failed.
+        try await writeDueRecords(now: .now)
         guard let sealed = try await committer.seal(&batch, consumer: consumer) else { return polled }
         let (committer, consumer, seal) = (self.committer, self.consumer, sealed.seal)
         let pollTimeout = min(committer.interval, Self.pollDuringCommit)
-        let unwritten = stores?.takeUnwrittenIfDue(now: .now)
-        var overlap = CommitOverlap(storing: unwritten != nil)
+        var overlap = CommitOverlap()
         await withTaskGroup(of: CommitStep.self) { group in
             group.addTask {
                 do {
                     try await committer.settle(seal)
                     return .settled(.success(()))
                 } catch { return .settled(.failure(error)) }
-            }
-            if let unwritten {
-                group.addTask {
-                    do {
-                        try await unwritten.runOnThreadPool()
-                        return .stored(.success(()))
-                    } catch { return .stored(.failure(error)) }
-                }
             }
             var arrived: [ConsumerEvent]? = polled
             while true {
@@ -157,16 +158,14 @@ struct WorkerLoop: ~Copyable {
                 case .settled(let outcome): overlap.settled(outcome)
                 case .polled(.success(let events)): arrived = events
                 case .polled(.failure(let error)): overlap.failed(error)
-                case .stored(let outcome): overlap.stored(outcome)
                 }
             }
         }
         switch overlap.ending() {
-        case .commitFailed(let error, let alsoFailed):
-            logNotThrown(alsoFailed)
+        case .commitFailed(let error, let pollFailure):
+            logNotThrown(pollFailure.map { [$0] } ?? [])
             throw await committer.failed(sealed, cause: error)
-        case .finish(let failure, let alsoFailed, let held):
-            logNotThrown(alsoFailed)
+        case .finish(let failure, let held):
             do {
                 try await committer.finish(sealed, consumer: consumer, stores: &stores)
             } catch {
@@ -228,7 +227,7 @@ struct WorkerLoop: ~Copyable {
             case .partitionsRevoked(let partitions, lost: false):
                 try await sendProduced()
                 try await committer.commit(&batch, consumer: consumer, stores: &stores)
-                try writeHeldRecords()
+                try await writeHeldRecords()
                 for partition in partitions where partition.topic == stateTopic {
                     suspendOrDrop(partition.partition)
                 }
@@ -254,8 +253,7 @@ struct WorkerLoop: ~Copyable {
         rejections.endWindowIfDue(now: now)
         stateGauges.refresh(states, now: now)
         try removeExpiredStores(now: now)
-        // Busy, the next commit writes what is due; idle, no commit comes.
-        if batch.isEmpty { try await stores?.takeUnwrittenIfDue(now: now)?.runOnThreadPool() }
+        try await writeDueRecords(now: now)
     }
 
     /// Restores the state partitions among `assigned`, however long it takes. The batch at hand
@@ -267,6 +265,8 @@ struct WorkerLoop: ~Copyable {
     private mutating func restore(assigned: [TopicPartition]) async throws {
         try await sendProduced()
         try await committer.commit(&batch, consumer: consumer, stores: &stores)
+        // The restore writes what is held before it reads the stores: after this write.
+        try await settleStoreWrite()
         var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
         try consumer.pause(paused)
         states.discardSuspended(keeping: Set(assigned.filter { $0.topic == stateTopic }.map(\.partition)))
@@ -318,12 +318,33 @@ struct WorkerLoop: ~Copyable {
         try await handle(arrived)
     }
 
-    /// Writes every committed record held for the local stores, due or not: a store then covers
-    /// all that committed, as a partition let go (its state kept to the store's checkpoint) or
-    /// the next start needs (a restore writes what is held before it reads the stores). On the
-    /// loop's thread, which has nothing else to do meanwhile, and so also when the worker's task
-    /// is cancelled (a shutdown's deadline).
-    private mutating func writeHeldRecords() throws {
+    /// Starts writing the records held for the local stores once they are due, on NIO's thread
+    /// pool, to run on beside the loop's commits, once the write before has ended; throws that
+    /// write's error (a full disk ends the worker: the changelog has every record it held, and
+    /// each store's checkpoint stays where its records end).
+    private mutating func writeDueRecords(now: ContinuousClock.Instant) async throws {
+        if let write = storeWrite {
+            guard write.hasEnded else { return }
+            try await settleStoreWrite()
+        }
+        guard let due = stores?.takeUnwrittenIfDue(now: now) else { return }
+        storeWrite = StoreWriteInFlight(due)
+    }
+
+    /// Waits for the store write under way, if any; throws its error.
+    private mutating func settleStoreWrite() async throws {
+        guard let write = storeWrite else { return }
+        storeWrite = nil
+        try await write.wait()
+    }
+
+    /// Writes every committed record held for the local stores, due or not, after the write
+    /// under way: a store then covers all that committed, as a partition let go (its state kept
+    /// to the store's checkpoint) or the next start needs (a restore writes what is held before
+    /// it reads the stores). On the loop's thread, which has nothing else to do meanwhile, and
+    /// so also when the worker's task is cancelled (a shutdown's deadline).
+    private mutating func writeHeldRecords() async throws {
+        try await settleStoreWrite()
         try stores?.takeUnwritten()?.run()
     }
 
@@ -340,9 +361,10 @@ struct WorkerLoop: ~Copyable {
         stores?.release(partition)
     }
 
-    /// Deletes the local stores of partitions released longer ago than the cleanup delay.
+    /// Deletes the local stores of partitions released longer ago than the cleanup delay; none
+    /// while a store write is under way, which may be writing one of them.
     private mutating func removeExpiredStores(now: ContinuousClock.Instant) throws {
-        guard let removed = try stores?.removeExpired(now: now), !removed.isEmpty else { return }
+        guard storeWrite == nil, let removed = try stores?.removeExpired(now: now), !removed.isEmpty else { return }
         logger.info(
             "deleted the local stores of partitions not owned for the cleanup delay",
             metadata: ["partitions": "\(removed)"])
@@ -384,11 +406,10 @@ struct WorkerLoop: ~Copyable {
     private static let pollDuringCommit = Duration.milliseconds(10)
 }
 
-/// What a commit taking records meanwhile waits for: its commit, a poll, or the store write.
+/// What a commit taking records meanwhile waits for: its commit, or a poll.
 private enum CommitStep: Sendable {
     case settled(Result<Void, any Error>)
     case polled(Result<[ConsumerEvent], any Error>)
-    case stored(Result<Void, any Error>)
 }
 
 /// A rebalance arrived while partitions were restored.

@@ -19,14 +19,14 @@ struct CommitOverlapTests {
 
     static let revoked = ConsumerEvent.partitionsRevoked([TopicPartition("in", 0)], lost: false)
 
-    /// The ending, as text a test compares: `commit failed: <what>`, or `finish` with the
-    /// failure it throws after (a poll's or a store write's) and the held events' offsets and
-    /// kinds; either followed by `, also: [<what>, ...]` when other failures are not thrown.
+    /// The ending, as text a test compares: `commit failed: <what>`, followed by `, also:
+    /// [<what>]` when a poll failed too, or `finish` with the poll's failure it throws after and
+    /// the held events' offsets and kinds.
     static func describe(_ ending: CommitOverlap.Ending) -> String {
         switch ending {
-        case .commitFailed(let error, let alsoFailed):
-            return "commit failed: \(what(error))" + also(alsoFailed)
-        case .finish(let failure, let alsoFailed, let held):
+        case .commitFailed(let error, let pollFailure):
+            return "commit failed: \(what(error))" + (pollFailure.map { ", also: [\"\(what($0))\"]" } ?? "")
+        case .finish(let failure, let held):
             let events = held.map { event -> String in
                 switch event {
                 case .record(let record): "\(record.offset)"
@@ -35,15 +35,11 @@ struct CommitOverlapTests {
                 case .endOfPartition: "end"
                 }
             }
-            return "finish, failure: \(failure.map(what) ?? "none"), held: \(events)" + also(alsoFailed)
+            return "finish, failure: \(failure.map(what) ?? "none"), held: \(events)"
         }
     }
 
     private static func what(_ error: any Error) -> String { (error as? Failure)?.what ?? "\(error)" }
-
-    private static func also(_ failures: [any Error]) -> String {
-        failures.isEmpty ? "" : ", also: \(failures.map(what))"
-    }
 
     @Test("records are taken while the commit runs and there is room; the commit's end stops the polling")
     func takesWhileCommitting() {
@@ -104,56 +100,5 @@ struct CommitOverlapTests {
         #expect(overlap.polled(Self.records(1...1) + [Self.revoked], hasRoom: true) == .hold)
         overlap.settled(.success(()))
         #expect(Self.describe(overlap.ending()) == "finish, failure: none, held: [\"1\", \"revoked\"]")
-    }
-
-    @Test("records are taken while the store write runs on after the commit settled; its end stops the polling")
-    func takesWhileStoring() {
-        var overlap = CommitOverlap(storing: true)
-        #expect(overlap.polled(Self.records(1...2), hasRoom: true) == .take)
-        overlap.settled(.success(()))
-        #expect(overlap.pollsAgain(hasRoom: true), "the store write runs on")
-        #expect(overlap.polled(Self.records(3...4), hasRoom: true) == .take)
-        overlap.stored(.success(()))
-        #expect(!overlap.pollsAgain(hasRoom: true))
-        #expect(overlap.polled(Self.records(5...5), hasRoom: true) == .hold)
-        #expect(Self.describe(overlap.ending()) == "finish, failure: none, held: [\"5\"]")
-    }
-
-    @Test("a commit that fails while the store write runs on stops the taking at once")
-    func commitFailureWhileStoring() {
-        var overlap = CommitOverlap(storing: true)
-        overlap.settled(.failure(Failure(what: "commit")))
-        #expect(!overlap.pollsAgain(hasRoom: true))
-        #expect(overlap.polled(Self.records(1...1), hasRoom: true) == .hold)
-        overlap.stored(.success(()))
-        #expect(Self.describe(overlap.ending()) == "commit failed: commit")
-    }
-
-    @Test("a store write that fails during the commit is not hidden: the commit finishes, then its error ends the loop")
-    func storeWriteFailure() {
-        var overlap = CommitOverlap(storing: true)
-        #expect(overlap.polled(Self.records(1...2), hasRoom: true) == .take)
-        overlap.stored(.failure(Failure(what: "disk full")))
-        overlap.settled(.success(()))
-        #expect(Self.describe(overlap.ending()) == "finish, failure: disk full, held: []")
-    }
-
-    @Test("a poll and the store write both fail: the poll's failure is thrown, the store write's named for the log")
-    func pollFailureBeforeStoreFailure() {
-        var overlap = CommitOverlap(storing: true)
-        overlap.failed(Failure(what: "poll"))
-        overlap.stored(.failure(Failure(what: "disk full")))
-        overlap.settled(.success(()))
-        #expect(Self.describe(overlap.ending()) == "finish, failure: poll, held: [], also: [\"disk full\"]")
-    }
-
-    @Test(
-        "a commit that fails while a store write fails too fails the sealed batch with the commit's error; the store's is named"
-    )
-    func commitFailureBeatsStoreFailure() {
-        var overlap = CommitOverlap(storing: true)
-        overlap.stored(.failure(Failure(what: "disk full")))
-        overlap.settled(.failure(Failure(what: "commit")))
-        #expect(Self.describe(overlap.ending()) == "commit failed: commit, also: [\"disk full\"]")
     }
 }

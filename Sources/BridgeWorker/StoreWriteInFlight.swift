@@ -1,0 +1,38 @@
+import BridgeStore
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A write to the local stores running on NIO's thread pool while the worker's loop goes on,
+/// across as many commits as it takes. The loop starts one once held records are due and
+/// awaits it before it starts another (so that each store takes its records in changelog
+/// order), before anything reads, replaces or deletes a store, at the end, and once it has
+/// ended, for its error.
+struct StoreWriteInFlight: Sendable {
+    private let result: EventLoopFuture<Void>
+    private let ended: Ended
+
+    /// Set once the write has ended, by the thread that ran it.
+    private final class Ended: Sendable {
+        let flag = Atomic<Bool>(false)
+    }
+
+    /// Starts `write` on NIO's thread pool.
+    init(_ write: StoreWrite) {
+        let ended = Ended()
+        result = NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
+            try write.run()
+        }
+        result.whenComplete { _ in ended.flag.store(true, ordering: .releasing) }
+        self.ended = ended
+    }
+
+    /// Whether the write has ended: ``wait()`` then returns at once.
+    var hasEnded: Bool { ended.flag.load(ordering: .acquiring) }
+
+    /// Waits for the write to end, however the waiting task is cancelled; throws its error (a
+    /// ``StateDirectoryError``).
+    func wait() async throws {
+        try await result.get()
+    }
+}

@@ -1,0 +1,46 @@
+import BridgeStore
+import TestSupport
+import Testing
+
+@testable import BridgeWorker
+
+/// A store write the loop starts and leaves running: it ends on its own, and its error waits for
+/// whoever waits for it.
+@Suite("A store write left running", .timeLimit(.minutes(1)))
+struct StoreWriteInFlightTests {
+    @Test("it ends while nobody waits, its records stored and its store's checkpoint moved")
+    func endsOnItsOwn() async throws {
+        let files = TemporaryDirectory()
+        var stores = try StateDirectory(
+            path: files.path, group: "group", topic: "changelog", changelogID: nil, cleanupDelay: .seconds(600))
+        let store = try stores.open(0, logger: TestBroker.logger)
+        stores.hold(RestoreStoreWritesTests.statuses(0..<1_000))
+        let taken = stores.takeUnwritten()
+        let write = StoreWriteInFlight(try #require(taken))
+        while !write.hasEnded { try await Task.sleep(for: .milliseconds(5)) }
+        try await write.wait()
+        #expect(try store.checkpoint() == 1_000)
+        #expect(try store.recordCount() == 1_000)
+    }
+
+    @Test(
+        "a write that fails (a full disk) throws its error, naming state.directory, to whoever waits",
+        .enabled(if: SmallFileSystem.canMount, "mounting a tmpfs needs CAP_SYS_ADMIN"))
+    func failure() async throws {
+        let fileSystem = try SmallFileSystem(kilobytes: 256)
+        defer { fileSystem.unmount() }
+        var stores = try StateDirectory(
+            path: fileSystem.path, group: "group", topic: "changelog", changelogID: nil, cleanupDelay: .seconds(600))
+        let store = try stores.open(0, logger: TestBroker.logger)
+        // About 500 KB: twice what the file system holds.
+        stores.hold(RestoreStoreWritesTests.statuses(0..<2_000))
+        let taken = stores.takeUnwritten()
+        let write = StoreWriteInFlight(try #require(taken))
+        let error = await #expect(throws: StateDirectoryError.self) { try await write.wait() }
+        #expect(
+            error?.description.hasPrefix("state.directory \(fileSystem.path) cannot write the store of partition 0")
+                == true, "\(String(describing: error))")
+        #expect(write.hasEnded)
+        #expect(try store.checkpoint() == 0, "the store's checkpoint stays where its records end")
+    }
+}
