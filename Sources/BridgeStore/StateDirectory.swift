@@ -115,11 +115,16 @@ public struct StateDirectory: Sendable {
         for partition in Array(open.keys) { release(partition) }
     }
 
-    /// Deletes the stores released longer than the cleanup delay ago; returns their partitions.
-    public mutating func removeExpired(now: ContinuousClock.Instant = .now) throws(StateDirectoryError) -> [Int32] {
+    /// Deletes the stores released longer than the cleanup delay ago, but those of `spared` (a
+    /// write to them is under way); returns their partitions.
+    public mutating func removeExpired(
+        now: ContinuousClock.Instant = .now, sparing spared: Set<Int32> = []
+    ) throws(StateDirectoryError) -> [Int32] {
         // Called at every turn of the worker's loop: nothing is allocated until a store expires.
-        guard released.values.contains(where: { now - $0 >= cleanupDelay }) else { return [] }
-        let expired = released.filter { now - $0.value >= cleanupDelay }.keys.sorted()
+        guard released.contains(where: { now - $0.value >= cleanupDelay && !spared.contains($0.key) }) else {
+            return []
+        }
+        let expired = released.filter { now - $0.value >= cleanupDelay && !spared.contains($0.key) }.keys.sorted()
         for partition in expired {
             try delete(partition)
             released[partition] = nil

@@ -1,7 +1,7 @@
 /// When the records held for the stores are written (``StateDirectory/takeUnwrittenIfDue(now:)``):
 /// each write dirties pages all over a store's table and key index, and writes every page it
-/// dirtied, so fewer, larger writes write each page fewer times. A write holds up the commit it
-/// runs beside until it ends, while the next batch takes records.
+/// dirtied, so fewer, larger writes write each page fewer times. One write runs at a time, beside
+/// the worker's commits; a write due while another runs waits for it.
 public struct StoreWritePacing: Sendable {
     /// How many records held make a write due.
     public var records: Int

@@ -74,16 +74,19 @@ struct BatchCommitter: Sendable {
     ///
     /// Throws ``BatchNotCommitted`` when the batch did not commit; its outputs are then aborted
     /// (exactly once) or may be repeated (at least once), and the worker must start over from
-    /// the last commit. A committed batch's changelog records are held in `stores`
-    /// (``finish(_:consumer:stores:)``), for the loop to write.
-    func commit(_ batch: inout OpenBatch, consumer: any InputConsumer, stores: inout StateDirectory?) async throws {
-        guard let sealed = try await seal(&batch, consumer: consumer) else { return }
+    /// the last commit. A committed batch's changelog records are held in `stores`, for the
+    /// loop to write; returns the partitions whose stores are to be deleted
+    /// (``finish(_:consumer:stores:)``).
+    func commit(_ batch: inout OpenBatch, consumer: any InputConsumer, stores: inout StateDirectory?) async throws
+        -> Set<Int32>
+    {
+        guard let sealed = try await seal(&batch, consumer: consumer) else { return [] }
         do {
             try await settle(sealed.seal)
         } catch {
             throw await failed(sealed, cause: error)
         }
-        try await finish(sealed, consumer: consumer, stores: &stores)
+        return try await finish(sealed, consumer: consumer, stores: &stores)
     }
 
     /// The first step of a commit, once every output of the batch is with the producer: takes
@@ -130,8 +133,10 @@ struct BatchCommitter: Sendable {
     /// The last step of a commit, after ``settle(_:)``: at least once, the changelog writes and
     /// then the offsets. Then the committed changelog records are held for the local stores
     /// (``StateDirectory/hold(_:now:)``), to be written once they are due. Counts the batch.
+    /// Returns the partitions whose stores a delivery report left without a checkpoint, to be
+    /// deleted (``StoreWrites/hold(in:)``).
     func finish(_ sealed: consuming SealedBatch, consumer: any InputConsumer, stores: inout StateDirectory?)
-        async throws
+        async throws -> Set<Int32>
     {
         var storeWrites = sealed.batch.storeWrites
         if case .deliveries = sealed.seal.outcome {
@@ -146,12 +151,13 @@ struct BatchCommitter: Sendable {
                 throw await failed(sealed, cause: error)
             }
         }
-        if stores != nil { try await storeWrites.hold(in: &stores!) }
+        let unchecked = await storeWrites.hold(in: &stores)
         trimmer?.committed(sealed.seal.offsets)
         let now = ContinuousClock.now
         metrics.commitDuration.recordInterval(since: sealed.seal.sealed, now: now)
         if let started = sealed.batch.started { metrics.batchDuration.recordInterval(since: started, now: now) }
         metrics.committed(sealed.batch, now: WorkerMetrics.wallClockMilliseconds)
+        return unchecked
     }
 
     /// Begins the batch's transaction unless it has begun.

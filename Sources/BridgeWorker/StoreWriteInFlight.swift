@@ -9,6 +9,8 @@ import Synchronization
 /// order), before anything reads, replaces or deletes a store, at the end, and once it has
 /// ended, for its error.
 struct StoreWriteInFlight: Sendable {
+    /// The partitions whose stores it writes.
+    let partitions: Set<Int32>
     private let result: EventLoopFuture<Void>
     private let ended: Ended
 
@@ -20,6 +22,7 @@ struct StoreWriteInFlight: Sendable {
     /// Starts `write` on NIO's thread pool.
     init(_ write: StoreWrite) {
         let ended = Ended()
+        partitions = Set(write.records.checkpoints.keys.filter { write.stores[$0] != nil })
         result = NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
             try write.run()
         }

@@ -34,13 +34,14 @@ struct StoreWrites: Sendable {
     }
 
     /// Holds the records for their stores once the batch committed, each store's checkpoint
-    /// past its records' offsets. A partition for which a report lacks an offset cannot be
-    /// checkpointed: its store is deleted, so that no restore trusts it, and the partition has
-    /// none until it is assigned again.
-    func hold(in stores: inout StateDirectory) async throws {
+    /// past its records' offsets. Returns the partitions for which a report lacks an offset:
+    /// their stores cannot be checkpointed, so none of their records is held, and the caller
+    /// deletes the stores (``StateDirectory/discard(_:)``) once no write to them runs, so that
+    /// no restore trusts them; the partition has none until it is assigned again.
+    func hold(in stores: inout StateDirectory?) async -> Set<Int32> {
+        var unknown: Set<Int32> = []
         for var run in runs {
             let reports = await run.deliveries.reports()
-            var unknown: Set<Int32> = []
             for (partition, index) in run.places {
                 let offset = reports[index].offset
                 guard reports[index].error == nil, offset >= 0 else {
@@ -50,8 +51,9 @@ struct StoreWrites: Sendable {
                 run.records.checkpoints[partition] = max(
                     run.records.checkpoints[partition] ?? 0, offset.saturatingAdd(1))
             }
-            for partition in unknown { try stores.discard(partition) }
-            stores.hold(run.records)
+            run.records.removeAll(ofPartitions: unknown.contains)
+            stores?.hold(run.records)
         }
+        return unknown
     }
 }

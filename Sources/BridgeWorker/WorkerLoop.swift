@@ -76,21 +76,27 @@ struct WorkerLoop: ~Copyable {
                 } else {
                     try await handle(events)
                     if committer.isDue(batch, now: .now) {
-                        try await committer.commit(&batch, consumer: consumer, stores: &stores)
+                        try await commit()
                     }
                     events = try await poll()
                 }
             }
             health.set(.stopping)
             try await handle(events)
-            try await committer.commit(&batch, consumer: consumer, stores: &stores)
+            try await commit()
             try await writeHeldRecords()
         } catch {
             await committer.abandon(&batch)
             if let write = storeWrite {
                 // Awaited, so that no write outlives the loop; its error is not the one thrown.
                 storeWrite = nil
-                do { try await write.wait() } catch { logNotThrown([error]) }
+                do {
+                    try await write.wait()
+                } catch let failure {
+                    logger.error(
+                        "the local store write under way failed too; the worker ends with another error",
+                        metadata: ["error": "\(failure)"])
+                }
             }
             throw error
         }
@@ -166,13 +172,15 @@ struct WorkerLoop: ~Copyable {
             logNotThrown(pollFailure.map { [$0] } ?? [])
             throw await committer.failed(sealed, cause: error)
         case .finish(let failure, let held):
+            let unchecked: Set<Int32>
             do {
-                try await committer.finish(sealed, consumer: consumer, stores: &stores)
+                unchecked = try await committer.finish(sealed, consumer: consumer, stores: &stores)
             } catch {
                 logNotThrown(failure.map { [$0] } ?? [])
                 throw error
             }
             if let failure { throw failure }
+            try await discardStores(unchecked)
             return held
         }
     }
@@ -220,13 +228,13 @@ struct WorkerLoop: ~Copyable {
                     try await sendProduced()
                 }
                 if committer.isFull(batch) {
-                    try await committer.commit(&batch, consumer: consumer, stores: &stores)
+                    try await commit()
                 }
             case .partitionsAssigned(let partitions):
                 try await restore(assigned: partitions)
             case .partitionsRevoked(let partitions, lost: false):
                 try await sendProduced()
-                try await committer.commit(&batch, consumer: consumer, stores: &stores)
+                try await commit()
                 try await writeHeldRecords()
                 for partition in partitions where partition.topic == stateTopic {
                     suspendOrDrop(partition.partition)
@@ -264,7 +272,7 @@ struct WorkerLoop: ~Copyable {
     /// restore starts again with what is still to restore. The assignment resumes once none is.
     private mutating func restore(assigned: [TopicPartition]) async throws {
         try await sendProduced()
-        try await committer.commit(&batch, consumer: consumer, stores: &stores)
+        try await commit()
         // The restore writes what is held before it reads the stores: after this write.
         try await settleStoreWrite()
         var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
@@ -324,11 +332,35 @@ struct WorkerLoop: ~Copyable {
     /// each store's checkpoint stays where its records end).
     private mutating func writeDueRecords(now: ContinuousClock.Instant) async throws {
         if let write = storeWrite {
-            guard write.hasEnded else { return }
+            guard write.hasEnded || storeBacklogIsFull else { return }
             try await settleStoreWrite()
         }
         guard let due = stores?.takeUnwrittenIfDue(now: now) else { return }
         storeWrite = StoreWriteInFlight(due)
+    }
+
+    /// Whether the records held for the stores reach twice what makes a write due: the loop then
+    /// waits for the write under way rather than hold more, and the disk sets the pace.
+    private var storeBacklogIsFull: Bool {
+        guard let stores else { return false }
+        return stores.unwritten.count / 2 >= stores.writePacing.records
+    }
+
+    /// Commits the batch at hand, then deletes the stores it could not checkpoint.
+    private mutating func commit() async throws {
+        try await discardStores(try await committer.commit(&batch, consumer: consumer, stores: &stores))
+    }
+
+    /// Deletes the stores of `partitions`, which a commit could not checkpoint (a delivery report
+    /// of a changelog record without an offset), after the write under way, which may be
+    /// writing them.
+    private mutating func discardStores(_ partitions: Set<Int32>) async throws {
+        guard !partitions.isEmpty else { return }
+        try await settleStoreWrite()
+        for partition in partitions.sorted() { try stores?.discard(partition) }
+        logger.warning(
+            "a changelog record's delivery report had no offset: the partitions' local stores are deleted, and rebuilt from the changelog when next assigned",
+            metadata: ["partitions": "\(partitions.sorted())"])
     }
 
     /// Waits for the store write under way, if any; throws its error.
@@ -361,10 +393,12 @@ struct WorkerLoop: ~Copyable {
         stores?.release(partition)
     }
 
-    /// Deletes the local stores of partitions released longer ago than the cleanup delay; none
-    /// while a store write is under way, which may be writing one of them.
+    /// Deletes the local stores of partitions released longer ago than the cleanup delay, but
+    /// those the store write under way writes.
     private mutating func removeExpiredStores(now: ContinuousClock.Instant) throws {
-        guard storeWrite == nil, let removed = try stores?.removeExpired(now: now), !removed.isEmpty else { return }
+        guard let removed = try stores?.removeExpired(now: now, sparing: storeWrite?.partitions ?? []),
+            !removed.isEmpty
+        else { return }
         logger.info(
             "deleted the local stores of partitions not owned for the cleanup delay",
             metadata: ["partitions": "\(removed)"])

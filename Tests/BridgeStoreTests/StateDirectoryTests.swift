@@ -24,6 +24,19 @@ struct StateDirectoryTests {
         #expect(FileManager.default.fileExists(atPath: directory.file(of: 1)))
     }
 
+    @Test("an expired store a write is under way to is spared until it is not")
+    func sparedWhileWritten() throws {
+        let files = StoreFiles()
+        var directory = try files.directory(cleanupDelay: .zero)
+        for partition: Int32 in [0, 1] { _ = try directory.open(partition, logger: Self.logger) }
+        directory.release(0)
+        directory.release(1)
+        #expect(try directory.removeExpired(sparing: [1]) == [0])
+        #expect(FileManager.default.fileExists(atPath: directory.file(of: 1)))
+        #expect(try directory.removeExpired() == [1])
+        #expect(!FileManager.default.fileExists(atPath: directory.file(of: 1)))
+    }
+
     @Test("stores found at start count as released then; other files are left alone")
     func foundAtStart() throws {
         let files = StoreFiles()

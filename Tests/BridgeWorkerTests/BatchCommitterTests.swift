@@ -79,7 +79,7 @@ struct BatchCommitterTests {
             var records = Self.dispatch(inboxPartition: 0, times: dispatches)
             var batch = Self.batch(of: input)
             try await committer.send(&records, in: &batch)
-            try await committer.commit(&batch, consumer: consumer, stores: &stores)
+            #expect(try await committer.commit(&batch, consumer: consumer, stores: &stores) == [])
             try stores?.takeUnwritten()?.run()
             #expect(try store.checkpoint() == Int64(dispatches))
             #expect(try store.recordCount() == 1, "one key, written \(dispatches) times")
@@ -166,6 +166,6 @@ extension BatchCommitter {
     /// A commit with no local stores.
     fileprivate func commit(_ batch: inout OpenBatch, consumer: any InputConsumer) async throws {
         var stores: StateDirectory?
-        try await commit(&batch, consumer: consumer, stores: &stores)
+        _ = try await commit(&batch, consumer: consumer, stores: &stores)
     }
 }

@@ -23,6 +23,24 @@ struct StoreWriteInFlightTests {
         #expect(try store.recordCount() == 1_000)
     }
 
+    @Test("a task cancelled as it waits still waits for the write's end, as a shutdown's deadline needs")
+    func waitOutlastsCancellation() async throws {
+        let files = TemporaryDirectory()
+        var stores = try StateDirectory(
+            path: files.path, group: "group", topic: "changelog", changelogID: nil, cleanupDelay: .seconds(600))
+        let store = try stores.open(0, logger: TestBroker.logger)
+        stores.hold(RestoreStoreWritesTests.statuses(0..<20_000))
+        let taken = stores.takeUnwritten()
+        let write = StoreWriteInFlight(try #require(taken))
+        let waiting = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await write.wait()
+            return write.hasEnded
+        }
+        #expect(try await waiting.value)
+        #expect(try store.checkpoint() == 20_000)
+    }
+
     @Test(
         "a write that fails (a full disk) throws its error, naming state.directory, to whoever waits",
         .enabled(if: SmallFileSystem.canMount, "mounting a tmpfs needs CAP_SYS_ADMIN"))
