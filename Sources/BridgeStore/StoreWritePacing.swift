@@ -13,4 +13,10 @@ public struct StoreWritePacing: Sendable {
         self.records = records
         self.age = age
     }
+
+    /// Whether `held` records are too many to go on holding while a write runs: twice what makes
+    /// a write due, so that a writer falling behind sets the pace.
+    public func isBacklogFull(holding held: Int) -> Bool {
+        held / 2 >= records
+    }
 }

@@ -6,8 +6,8 @@ import Synchronization
 /// A write to the local stores running on NIO's thread pool while the worker's loop goes on,
 /// across as many commits as it takes. The loop starts one once held records are due and
 /// awaits it before it starts another (so that each store takes its records in changelog
-/// order), before anything reads, replaces or deletes a store, at the end, and once it has
-/// ended, for its error.
+/// order), before anything reads, replaces or deletes a store it writes, at the end, and once
+/// it has ended, for its error.
 struct StoreWriteInFlight: Sendable {
     /// The partitions whose stores it writes.
     let partitions: Set<Int32>

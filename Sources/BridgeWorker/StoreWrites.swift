@@ -35,7 +35,8 @@ struct StoreWrites: Sendable {
 
     /// Holds the records for their stores once the batch committed, each store's checkpoint
     /// past its records' offsets. Returns the partitions for which a report lacks an offset:
-    /// their stores cannot be checkpointed, so none of their records is held, and the caller
+    /// their stores cannot be checkpointed, so none of their records from that report on is
+    /// held, and the caller
     /// deletes the stores (``StateDirectory/discard(_:)``) once no write to them runs, so that
     /// no restore trusts them; the partition has none until it is assigned again.
     func hold(in stores: inout StateDirectory?) async -> Set<Int32> {

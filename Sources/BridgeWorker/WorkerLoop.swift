@@ -179,6 +179,8 @@ struct WorkerLoop: ~Copyable {
                 logNotThrown(failure.map { [$0] } ?? [])
                 throw error
             }
+            // A poll's failure ends the worker first: the stores to delete then hold nothing past
+            // their checkpoints, and a restore finds them valid.
             if let failure { throw failure }
             try await discardStores(unchecked)
             return held
@@ -343,12 +345,15 @@ struct WorkerLoop: ~Copyable {
     /// waits for the write under way rather than hold more, and the disk sets the pace.
     private var storeBacklogIsFull: Bool {
         guard let stores else { return false }
-        return stores.unwritten.count / 2 >= stores.writePacing.records
+        return stores.writePacing.isBacklogFull(holding: stores.unwritten.count)
     }
 
-    /// Commits the batch at hand, then deletes the stores it could not checkpoint.
+    /// Commits the batch at hand, then deletes the stores it could not checkpoint, and starts
+    /// or waits for a store write as ``writeDueRecords(now:)`` says: a poll may fill and commit
+    /// many batches.
     private mutating func commit() async throws {
         try await discardStores(try await committer.commit(&batch, consumer: consumer, stores: &stores))
+        try await writeDueRecords(now: .now)
     }
 
     /// Deletes the stores of `partitions`, which a commit could not checkpoint (a delivery report

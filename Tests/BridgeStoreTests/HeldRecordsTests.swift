@@ -75,4 +75,14 @@ struct HeldRecordsTests {
         directory.hold(StoreBatch([("c", "1")], checkpoint: 5), now: start + .seconds(2))
         #expect(directory.takeUnwrittenIfDue(now: start + .seconds(2))?.records.count == 3, "enough are held")
     }
+
+    @Test(
+        "held records are too many to go on holding beside a write once twice a write's worth",
+        arguments: [
+            (65_536, 0, false), (65_536, 131_071, false), (65_536, 131_072, true), (1, 1, false), (1, 2, true),
+            (0, 0, true), (.max, .max, false),
+        ])
+    func backlog(records: Int, held: Int, isFull: Bool) {
+        #expect(StoreWritePacing(records: records).isBacklogFull(holding: held) == isFull)
+    }
 }
