@@ -120,11 +120,13 @@ public struct StateDirectory: Sendable {
     public mutating func removeExpired(
         now: ContinuousClock.Instant = .now, sparing spared: Set<Int32> = []
     ) throws(StateDirectoryError) -> [Int32] {
-        // Called at every turn of the worker's loop: nothing is allocated until a store expires.
-        guard released.contains(where: { now - $0.value >= cleanupDelay && !spared.contains($0.key) }) else {
-            return []
+        let cleanupDelay = cleanupDelay
+        let isExpired = { (store: (key: Int32, value: ContinuousClock.Instant)) in
+            now - store.value >= cleanupDelay && !spared.contains(store.key)
         }
-        let expired = released.filter { now - $0.value >= cleanupDelay && !spared.contains($0.key) }.keys.sorted()
+        // Called at every turn of the worker's loop: nothing is allocated until a store expires.
+        guard released.contains(where: isExpired) else { return [] }
+        let expired = released.filter(isExpired).keys.sorted()
         for partition in expired {
             try delete(partition)
             released[partition] = nil

@@ -87,16 +87,13 @@ struct WorkerLoop: ~Copyable {
             try await writeHeldRecords()
         } catch {
             await committer.abandon(&batch)
-            if let write = storeWrite {
+            do {
                 // Awaited, so that no write outlives the loop; its error is not the one thrown.
-                storeWrite = nil
-                do {
-                    try await write.wait()
-                } catch let failure {
-                    logger.error(
-                        "the local store write under way failed too; the worker ends with another error",
-                        metadata: ["error": "\(failure)"])
-                }
+                try await settleStoreWrite()
+            } catch let failure {
+                logger.error(
+                    "the local store write under way failed too; the worker ends with another error",
+                    metadata: ["error": "\(failure)"])
             }
             throw error
         }

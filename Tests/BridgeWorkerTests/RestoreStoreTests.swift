@@ -189,6 +189,14 @@ struct RestoreStoreTests {
 extension TemporaryDirectory {
     /// The directory as a state directory of group `group`, for the changelog `topic`.
     func stateDirectory(topic: String, group: String = "group") throws -> StateDirectory {
-        try StateDirectory(path: path, group: group, topic: topic, changelogID: nil, cleanupDelay: .seconds(600))
+        try StateDirectory(testingAt: path, topic: topic, group: group)
+    }
+}
+
+extension StateDirectory {
+    /// The state directory at `path` of group `group`, for the changelog `topic`, with no
+    /// changelog topic id and a cleanup delay no test reaches.
+    init(testingAt path: String, topic: String = "changelog", group: String = "group") throws {
+        try self.init(path: path, group: group, topic: topic, changelogID: nil, cleanupDelay: .seconds(600))
     }
 }

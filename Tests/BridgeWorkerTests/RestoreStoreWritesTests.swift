@@ -14,8 +14,7 @@ struct RestoreStoreWritesTests {
     func heldBehindFailedWrite() async throws {
         let fileSystem = try SmallFileSystem(kilobytes: 256)
         defer { fileSystem.unmount() }
-        var stores: StateDirectory? = try StateDirectory(
-            path: fileSystem.path, group: "group", topic: "changelog", changelogID: nil, cleanupDelay: .seconds(600))
+        var stores: StateDirectory? = try StateDirectory(testingAt: fileSystem.path)
         _ = try stores?.open(0, logger: TestBroker.logger)
         stores?.writePacing = StoreWritePacing(records: 2_000, age: .seconds(3600))
         var storeWrites = RestoreStoreWrites()

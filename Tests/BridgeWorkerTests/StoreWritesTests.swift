@@ -13,8 +13,7 @@ struct StoreWritesTests {
     @Test("a partition whose report has no offset holds none of its records and is returned, its store to delete")
     func reportWithoutOffset() async throws {
         let files = TemporaryDirectory()
-        var stores: StateDirectory? = try StateDirectory(
-            path: files.path, group: "group", topic: "changelog", changelogID: nil, cleanupDelay: .seconds(600))
+        var stores: StateDirectory? = try StateDirectory(testingAt: files.path)
         for partition: Int32 in [0, 1] { _ = try stores?.open(partition, logger: TestBroker.logger) }
         let codec = ChangelogCodec(topic: "changelog")
         var outputs = OutputRecords()
