@@ -4,7 +4,8 @@ import FCMTranslation
 import Logging
 
 /// Coverage-guided fuzzing of the pure half of the bridge: the request decoder and translator,
-/// the record processor with its queues and repartition hop, and the changelog codec.
+/// the record processor with its queues and repartition hop, the changelog codec and the rows of
+/// a store keyed by device.
 ///
 /// `scripts/fuzz.sh coverage` builds this target with `-sanitize=fuzzer,address` and `-D FUZZING`, and
 /// libFuzzer calls ``fuzzOneInput(_:_:)`` with inputs it mutates towards new coverage. The first
@@ -40,10 +41,11 @@ enum Fuzzing {
     static func run(_ input: ArraySlice<UInt8>) {
         guard let selector = input.first else { return }
         let rest = input.dropFirst()
-        switch selector % 3 {
+        switch selector % 4 {
         case 0: RequestHarness.run(rest)
         case 1: ProcessorHarness.run(rest)
-        default: ChangelogHarness.run(rest)
+        case 2: ChangelogHarness.run(rest)
+        default: DeviceRowHarness.run(rest)
         }
     }
 
