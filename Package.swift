@@ -33,6 +33,12 @@ let package = Package(
             pkgConfig: "rdkafka",
             providers: [.apt(["librdkafka-dev"])]
         ),
+        // RocksDB's C API, found through pkg-config (scripts/ensure-rocksdb.sh).
+        .systemLibrary(
+            name: "CRocksDB",
+            pkgConfig: "rocksdb",
+            providers: [.apt(["librocksdb-dev"])]
+        ),
         // A small Swift Kafka layer over librdkafka. Knows nothing of FCM.
         .target(
             name: "Kafka",
@@ -79,6 +85,12 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Each state partition's devices as rows keyed by token in RocksDB, with the changelog
+        // offset they cover: the store the worker is to serve its state from. No Kafka.
+        .target(
+            name: "DeviceStore",
+            dependencies: ["CRocksDB", "BridgeCore", "DeviceQueues"]
         ),
         // The worker: the loop, commits, restore and topics, wiring Kafka to the pure half.
         .target(
@@ -234,6 +246,12 @@ let package = Package(
             ],
             path: "Benchmarks/RestoreBenchmark"
         ),
+        // Device rows written, read and loaded through DeviceStore against RocksDB's C API.
+        .executableTarget(
+            name: "DeviceRowsBenchmark",
+            dependencies: ["DeviceStore", "BridgeCore", "DeviceQueues", "CRocksDB"],
+            path: "Benchmarks/DeviceRowsBenchmark"
+        ),
         // Resident memory per waiting message against the payload bytes alone.
         .executableTarget(
             name: "MemoryBenchmark",
@@ -315,6 +333,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "DeviceStoreTests",
+            dependencies: [
+                "DeviceStore", "BridgeCore", "DeviceQueues",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

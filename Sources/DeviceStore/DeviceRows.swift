@@ -1,0 +1,77 @@
+import BridgeCore
+import DeviceQueues
+
+/// One state partition's devices on disk: a ``DeviceRow`` per device under its token, and the
+/// changelog offset the rows cover, written in the same batch. The rows equal a replay of the
+/// changelog up to ``checkpoint()``; the changelog after it is still to be applied.
+///
+/// Reads go through RocksDB's block cache, whose size the caller gives, and its bloom filters,
+/// so asking for a device the partition does not hold costs mostly no disk read. The database
+/// is closed when the last copy of the value goes; until then no other can open its directory.
+public struct DeviceRows: Sendable {
+    private let database: RocksDatabase
+
+    /// The key of the checkpoint; device keys start with `d`, so none can be this one.
+    private static let checkpointKey = Array("checkpoint".utf8)
+    private static let devicePrefix = UInt8(ascii: "d")
+
+    /// Opens the rows in directory `path`, creating them empty when there are none, with a
+    /// block cache of at most `cacheBytes`.
+    public init(at path: String, cacheBytes: Int) throws(DeviceStoreError) {
+        database = try RocksDatabase(path: path, cacheBytes: cacheBytes)
+    }
+
+    /// The directory the rows are in.
+    public var path: String { database.path }
+
+    /// The changelog offset the rows cover: the next record to apply. Nil before the first write.
+    public func checkpoint() throws(DeviceStoreError) -> Int64? {
+        try database.withValue(of: Self.checkpointKey) { value -> Int64? in
+            guard let value, value.count == 8 else { return nil }
+            return Int64(littleEndian: value.loadUnaligned(as: Int64.self))
+        }.get()
+    }
+
+    /// The device under `token`; nil when the rows hold none. Throws when its row does not read.
+    public func device(_ token: String) throws(DeviceStoreError) -> DeviceQueue? {
+        let read = try database.withValue(of: Self.key(token)) { value throws(MalformedRecord) in
+            try value.map { value throws(MalformedRecord) in try DeviceRow.read(value) }
+        }
+        return try inDoubt(read, operation: "read")
+    }
+
+    /// Writes each device (nil: removes it) and `checkpoint` as one batch: all of them or none.
+    public func write(_ devices: [(token: String, device: DeviceQueue?)], checkpoint: Int64) throws(DeviceStoreError) {
+        let batch = RocksBatch()
+        for (token, device) in devices {
+            if let device {
+                batch.put(Self.key(token), DeviceRow.write(device))
+            } else {
+                batch.delete(Self.key(token))
+            }
+        }
+        batch.put(Self.checkpointKey, withUnsafeBytes(of: checkpoint.littleEndian) { Array($0) })
+        try database.write(batch)
+    }
+
+    /// Calls `body` with every device held, in the order of their tokens' bytes.
+    public func forEachDevice(_ body: (_ token: String, _ device: DeviceQueue) -> Void) throws(DeviceStoreError) {
+        let scanned = try database.scan(from: [Self.devicePrefix]) { key, value throws(MalformedRecord) in
+            guard key.first == Self.devicePrefix else { return false }
+            body(String(decoding: key.dropFirst(), as: UTF8.self), try DeviceRow.read(value))
+            return true
+        }
+        try inDoubt(scanned, operation: "scan")
+    }
+
+    private static func key(_ token: String) -> [UInt8] { [devicePrefix] + Array(token.utf8) }
+
+    /// `result`'s value, or a store error naming the row that does not read.
+    private func inDoubt<T>(_ result: Result<T, MalformedRecord>, operation: String) throws(DeviceStoreError) -> T {
+        switch result {
+        case .success(let value): return value
+        case .failure(let malformed):
+            throw DeviceStoreError(path: path, operation: operation, message: malformed.description)
+        }
+    }
+}

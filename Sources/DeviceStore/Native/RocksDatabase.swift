@@ -1,0 +1,134 @@
+import CRocksDB
+
+/// One RocksDB database, open while a reference to it is held: byte keys to byte values in key
+/// order. The only type, with ``RocksBatch``, that calls RocksDB's C API.
+///
+/// The database is closed when the last reference goes, as GRDB's `DatabaseQueue` is. It is
+/// `Sendable` because RocksDB's database may be read and written from several threads at once,
+/// and nothing here changes after `init`.
+final class RocksDatabase: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// The block cache, shared with the database's table options until both are released.
+    private let cache: OpaquePointer
+    private let readOptions: OpaquePointer
+    private let writeOptions: OpaquePointer
+    /// The directory the database is in, for errors.
+    let path: String
+
+    /// Opens the database in directory `path`, creating it when there is none, with a block
+    /// cache of at most `cacheBytes` and a bloom filter per table, so that a device the store
+    /// does not hold is answered mostly without a disk read.
+    init(path: String, cacheBytes: Int) throws(DeviceStoreError) {
+        let options = rocksdb_options_create()
+        defer { rocksdb_options_destroy(options) }
+        rocksdb_options_set_create_if_missing(options, 1)
+        rocksdb_options_set_compression(options, Int32(rocksdb_lz4_compression))
+        let tableOptions = rocksdb_block_based_options_create()
+        defer { rocksdb_block_based_options_destroy(tableOptions) }
+        // The table options own the filter policy from here on.
+        rocksdb_block_based_options_set_filter_policy(tableOptions, rocksdb_filterpolicy_create_bloom_full(10))
+        guard let cache = rocksdb_cache_create_lru(max(cacheBytes, 0)) else {
+            throw DeviceStoreError(path: path, operation: "open", message: "no block cache of \(cacheBytes) bytes")
+        }
+        rocksdb_block_based_options_set_block_cache(tableOptions, cache)
+        rocksdb_options_set_block_based_table_factory(options, tableOptions)
+        var error: UnsafeMutablePointer<CChar>?
+        let handle = rocksdb_open(options, path, &error)
+        guard let handle, error == nil else {
+            rocksdb_cache_destroy(cache)
+            throw DeviceStoreError(path: path, operation: "open", taking: error)
+        }
+        self.handle = handle
+        self.cache = cache
+        readOptions = rocksdb_readoptions_create()
+        writeOptions = rocksdb_writeoptions_create()
+        self.path = path
+    }
+
+    deinit {
+        rocksdb_close(handle)
+        rocksdb_readoptions_destroy(readOptions)
+        rocksdb_writeoptions_destroy(writeOptions)
+        rocksdb_cache_destroy(cache)
+    }
+
+    /// The value stored under `key`, given to `body` for as long as it runs; nil when none is.
+    func withValue<R, E: Error>(
+        of key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws(E) -> R
+    ) throws(DeviceStoreError) -> Result<R, E> {
+        var error: UnsafeMutablePointer<CChar>?
+        let pinned = key.withUnsafeBytes { key in
+            rocksdb_get_pinned(handle, readOptions, key.baseAddress, key.count, &error)
+        }
+        if let error { throw DeviceStoreError(path: path, operation: "read", taking: error) }
+        guard let pinned else { return Result { () throws(E) in try body(nil) } }
+        defer { rocksdb_pinnableslice_destroy(pinned) }
+        var length = 0
+        let value = rocksdb_pinnableslice_value(pinned, &length)
+        return Result { () throws(E) in try body(UnsafeRawBufferPointer(start: value, count: length)) }
+    }
+
+    /// Writes `batch` whole or not at all.
+    func write(_ batch: borrowing RocksBatch) throws(DeviceStoreError) {
+        var error: UnsafeMutablePointer<CChar>?
+        rocksdb_write(handle, writeOptions, batch.handle, &error)
+        if let error { throw DeviceStoreError(path: path, operation: "write", taking: error) }
+    }
+
+    /// Calls `body` with each key and value from `start` on, in key order, until it returns
+    /// false or the keys end.
+    func scan<E: Error>(
+        from start: [UInt8], _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(E) -> Bool
+    ) throws(DeviceStoreError) -> Result<Void, E> {
+        let iterator = rocksdb_create_iterator(handle, readOptions)
+        defer { rocksdb_iter_destroy(iterator) }
+        start.withUnsafeBytes { rocksdb_iter_seek(iterator, $0.baseAddress, $0.count) }
+        while rocksdb_iter_valid(iterator) != 0 {
+            var keyLength = 0
+            var valueLength = 0
+            let key = UnsafeRawBufferPointer(start: rocksdb_iter_key(iterator, &keyLength), count: keyLength)
+            let value = UnsafeRawBufferPointer(start: rocksdb_iter_value(iterator, &valueLength), count: valueLength)
+            do throws(E) {
+                guard try body(key, value) else { return .success(()) }
+            } catch {
+                return .failure(error)
+            }
+            rocksdb_iter_next(iterator)
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        rocksdb_iter_get_error(iterator, &error)
+        if let error { throw DeviceStoreError(path: path, operation: "scan", taking: error) }
+        return .success(())
+    }
+}
+
+/// Puts and deletes written together by ``RocksDatabase/write(_:)``.
+struct RocksBatch: ~Copyable {
+    let handle: OpaquePointer
+
+    init() { handle = rocksdb_writebatch_create() }
+
+    deinit { rocksdb_writebatch_destroy(handle) }
+
+    /// Stores `value` under `key`.
+    func put(_ key: [UInt8], _ value: [UInt8]) {
+        key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in
+                rocksdb_writebatch_put(handle, key.baseAddress, key.count, value.baseAddress, value.count)
+            }
+        }
+    }
+
+    /// Removes what is stored under `key`.
+    func delete(_ key: [UInt8]) {
+        key.withUnsafeBytes { rocksdb_writebatch_delete(handle, $0.baseAddress, $0.count) }
+    }
+}
+
+extension DeviceStoreError {
+    /// An error from RocksDB's `errptr`, which it allocated and this frees.
+    init(path: String, operation: String, taking error: UnsafeMutablePointer<CChar>?) {
+        self.init(path: path, operation: operation, message: error.map { String(cString: $0) } ?? "unknown error")
+        rocksdb_free(error)
+    }
+}
