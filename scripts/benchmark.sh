@@ -13,6 +13,8 @@
 #                                            RSS per topic membership, both views, vs the tokens alone
 #   scripts/benchmark.sh restore [ARGS]      changelog records replayed into device state per second vs
 #                                            a plain read of the same changelog, on the same broker
+#   scripts/benchmark.sh rows [DEVICES]      device rows written, read and loaded a second through
+#                                            DeviceStore vs RocksDB's C API given the same bytes
 #   scripts/benchmark.sh processing [N1 N2]  callgrind instructions per request of the worker's
 #                                            processing path (decode, translate, queue, encode)
 #   scripts/benchmark.sh e2e [ARGS]          the bridge end to end vs consume-produce ceilings (scripts/benchmark-e2e.sh)
@@ -123,6 +125,10 @@ case "$which" in
     use_local_broker_unless_given bench
     swift build -c release --product RestoreBenchmark "${SWIFT_LINK_FLAGS[@]}"
     "$(swift build -c release --show-bin-path)/RestoreBenchmark" "$@"
+    ;;
+  rows)
+    swift build -c release --product DeviceRowsBenchmark "${SWIFT_LINK_FLAGS[@]}"
+    "$(swift build -c release --show-bin-path)/DeviceRowsBenchmark" "${1:-1000000}"
     ;;
   processing)
     # Instructions per request of the processing path, counted by callgrind for two request

@@ -1,0 +1,238 @@
+import BridgeCore
+import CRocksDB
+import DeviceQueues
+import DeviceStore
+import Foundation
+
+/// Device rows written, read and loaded per second through ``DeviceRows`` (each row encoded or
+/// decoded as a ``DeviceRow``), against RocksDB's C API given the same bytes, in the same run.
+///
+/// `devices` offline devices with one waiting message each (a token of FCM's length, about 300
+/// payload bytes), spread over four stores as over four state partitions, in random order:
+///
+/// - writes: batches of 10,000 rows with a checkpoint, against raw puts of the encoded rows;
+/// - point reads of devices held and not held, against raw gets of the same keys;
+/// - a send to a device held (read, queue, write back), against a raw get and put;
+/// - a load of every device into a dictionary by token (a restart that rebuilds the state):
+///   one store after the other, and the four stores on two threads; against a raw scan.
+@main
+enum DeviceRowsBenchmark {
+    static let stores = 4
+    static let batchSize = 10_000
+
+    static func main() throws {
+        let devices = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000_000
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-rows-benchmark").path
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let device = sampleDevice()
+        var tokens = (0..<devices).map(token)
+        var generator = SystemRandomNumberGenerator()
+        tokens.shuffle(using: &generator)
+        print(
+            "\(devices) devices with a waiting message each, \(DeviceRow.write(device).count) bytes a row, in \(stores) stores"
+        )
+        print()
+        print("| operation | fcm-bridge (DeviceRows) per s | RocksDB's C API per s | ratio |")
+        print("|---|---|---|---|")
+
+        let raw = try (0..<stores).map { try RawStore(path: "\(directory)/raw-\($0)") }
+        let rows = try (0..<stores).map { try DeviceRows(at: "\(directory)/rows-\($0)", cacheBytes: 64 << 20) }
+        let encoded = DeviceRow.write(device)
+        let rawWrite = rate(devices) {
+            for (index, token) in tokens.enumerated() { raw[index % stores].put(key(token), encoded) }
+            for store in raw { store.flushBatch() }
+        }
+        let rowsWrite = try rate(devices) {
+            for store in 0..<stores {
+                var batch: [(token: String, device: DeviceQueue?)] = []
+                for index in stride(from: store, to: devices, by: stores) {
+                    batch.append((tokens[index], device))
+                    if batch.count == batchSize {
+                        try rows[store].write(batch, checkpoint: Int64(index))
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                try rows[store].write(batch, checkpoint: Int64(devices))
+            }
+        }
+        report("write, random order", rowsWrite, rawWrite)
+
+        let probes = min(devices, 200_000)
+        for (label, known) in [("read a device held", true), ("read a device not held", false)] {
+            let probed = (0..<probes).map { known ? tokens[$0] : token(devices + $0) }
+            var found = 0
+            let rawRead = rate(probes) {
+                for (index, token) in probed.enumerated() where raw[index % stores].get(key(token)) { found += 1 }
+            }
+            let rowsRead = try rate(probes) {
+                for (index, token) in probed.enumerated() where try rows[index % stores].device(token) != nil {
+                    found += 1
+                }
+            }
+            precondition(found == (known ? 2 * probes : 0), "\(label): \(found) found")
+            report(label, rowsRead, rawRead)
+        }
+
+        // A send to an offline device held, as a worker serving from the rows makes it: the row
+        // read, the message queued, the row written back in a batch of 10,000 with a checkpoint.
+        let sent = (0..<probes).map { tokens[$0] }
+        var grown = device
+        _ = grown.send(message(2), at: 1, rules: QueueRules())
+        let grownRow = DeviceRow.write(grown)
+        let rawSend = rate(probes) {
+            for (index, token) in sent.enumerated() where raw[index % stores].get(key(token)) {
+                raw[index % stores].put(key(token), grownRow)
+            }
+            for store in raw { store.flushBatch() }
+        }
+        let rowsSend = try rate(probes) {
+            var batches = [[(token: String, device: DeviceQueue?)]](repeating: [], count: stores)
+            for (index, token) in sent.enumerated() {
+                guard var held = try rows[index % stores].device(token) else {
+                    preconditionFailure("\(token) not held")
+                }
+                _ = held.send(message(2), at: 1, rules: QueueRules())
+                batches[index % stores].append((token, held))
+                if batches[index % stores].count == batchSize {
+                    try rows[index % stores].write(batches[index % stores], checkpoint: Int64(index))
+                    batches[index % stores].removeAll(keepingCapacity: true)
+                }
+            }
+            for (store, batch) in batches.enumerated() { try rows[store].write(batch, checkpoint: Int64(probes)) }
+        }
+        report("a send to a device held: read, queue, write back", rowsSend, rawSend)
+
+        let rawScan = rate(devices) { precondition(raw.reduce(0) { $0 + $1.scanCount() } == devices) }
+        let loadOne = try rate(devices) {
+            let loaded = try rows.reduce(0) { $0 + (try load($1)) }
+            precondition(loaded == devices)
+        }
+        report("load every device, one store after another", loadOne, rawScan)
+        // Each thread writes its own element.
+        nonisolated(unsafe) let loaded = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2)
+        defer { loaded.deallocate() }
+        let loadTwo = rate(devices) {
+            // Two threads, each loading two stores one after the other.
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                loaded[thread] = (try? load(rows[thread]) + load(rows[thread + 2])) ?? -1
+            }
+            precondition(loaded[0] + loaded[1] == devices)
+        }
+        report("load every device, two threads", loadTwo, rawScan)
+    }
+
+    static func token(_ index: Int) -> String {
+        "d\(index):APA91b" + String(repeating: "x", count: 140)
+    }
+
+    static func key(_ token: String) -> [UInt8] { [UInt8(ascii: "d")] + Array(token.utf8) }
+
+    static func sampleDevice() -> DeviceQueue {
+        let time: Int64 = 1_700_000_000_000
+        var device = DeviceQueue(firstSeenAt: time)
+        _ = device.send(message(1), at: time, rules: QueueRules())
+        return device
+    }
+
+    /// A message of about 300 payload bytes, `index` in its id.
+    static func message(_ index: Int) -> QueuedMessage {
+        let apns = Array(
+            #"{"aps":{"alert":{"title":"New message","body":"\#(String(repeating: "Hello there, ", count: 14))"},"sound":"default"},"conversation":"c-42"}"#
+                .utf8)
+        return QueuedMessage(
+            id: "0:1700000000000000%31bd1c9631bd1c9\(index)", collapseKey: nil, sentAt: 1_700_000_000_000,
+            expiresAt: nil, apns: apns)
+    }
+
+    /// Every device of `rows`, decoded into a dictionary by token, as a restart rebuilds them.
+    static func load(_ rows: DeviceRows) throws -> Int {
+        var held: [DeviceKey: DeviceQueue] = [:]
+        try rows.forEachDevice { token, device in held[DeviceKey(token: token)] = device }
+        return held.count
+    }
+
+    static func rate(_ operations: Int, _ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(operations) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
+    static func report(_ label: String, _ rows: Double, _ raw: Double) {
+        print("| \(label) | \(Int(rows)) | \(Int(raw)) | \(String(format: "%.2f", rows / raw)) |")
+    }
+}
+
+struct RawStoreError: Error {
+    let message: String
+}
+
+/// A RocksDB database through the C API alone, with RocksDB's defaults: the baseline.
+final class RawStore {
+    let handle: OpaquePointer
+    let batch = rocksdb_writebatch_create()
+    let readOptions = rocksdb_readoptions_create()
+    let writeOptions = rocksdb_writeoptions_create()
+    var pending = 0
+
+    init(path: String) throws {
+        let options = rocksdb_options_create()
+        defer { rocksdb_options_destroy(options) }
+        rocksdb_options_set_create_if_missing(options, 1)
+        var error: UnsafeMutablePointer<CChar>?
+        guard let handle = rocksdb_open(options, path, &error), error == nil else {
+            throw RawStoreError(message: error.map { String(cString: $0) } ?? "unknown")
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        rocksdb_close(handle)
+        rocksdb_writebatch_destroy(batch)
+        rocksdb_readoptions_destroy(readOptions)
+        rocksdb_writeoptions_destroy(writeOptions)
+    }
+
+    func put(_ key: [UInt8], _ value: [UInt8]) {
+        key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in
+                rocksdb_writebatch_put(batch, key.baseAddress, key.count, value.baseAddress, value.count)
+            }
+        }
+        pending += 1
+        if pending == DeviceRowsBenchmark.batchSize { flushBatch() }
+    }
+
+    func flushBatch() {
+        var error: UnsafeMutablePointer<CChar>?
+        rocksdb_write(handle, writeOptions, batch, &error)
+        precondition(error == nil)
+        rocksdb_writebatch_clear(batch)
+        pending = 0
+    }
+
+    func get(_ key: [UInt8]) -> Bool {
+        var length = 0
+        var error: UnsafeMutablePointer<CChar>?
+        let value = key.withUnsafeBytes { rocksdb_get(handle, readOptions, $0.baseAddress, $0.count, &length, &error) }
+        defer { rocksdb_free(value) }
+        return value != nil
+    }
+
+    func scanCount() -> Int {
+        let iterator = rocksdb_create_iterator(handle, readOptions)
+        defer { rocksdb_iter_destroy(iterator) }
+        rocksdb_iter_seek_to_first(iterator)
+        var count = 0
+        var bytes = 0
+        while rocksdb_iter_valid(iterator) != 0 {
+            var length = 0
+            _ = rocksdb_iter_value(iterator, &length)
+            bytes &+= length
+            count += 1
+            rocksdb_iter_next(iterator)
+        }
+        return count
+    }
+}
