@@ -339,8 +339,7 @@ let package = Package(
         .testTarget(
             name: "DeviceStoreTests",
             dependencies: [
-                "DeviceStore", "BridgeCore", "DeviceQueues",
-                .product(name: "PropertyBased", package: "swift-property-based"),
+                "DeviceStore", "BridgeCore", "DeviceQueues", "CRocksDB", "TestSupport",
             ]
         ),
         .testTarget(

@@ -13,7 +13,7 @@
 #                                            RSS per topic membership, both views, vs the tokens alone
 #   scripts/benchmark.sh restore [ARGS]      changelog records replayed into device state per second vs
 #                                            a plain read of the same changelog, on the same broker
-#   scripts/benchmark.sh rows [DEVICES]      device rows written, read and loaded a second through
+#   scripts/benchmark.sh rows [DEVICES [ACKS]] device rows written, read and loaded a second through
 #                                            DeviceStore vs RocksDB's C API given the same bytes
 #   scripts/benchmark.sh processing [N1 N2]  callgrind instructions per request of the worker's
 #                                            processing path (decode, translate, queue, encode)
@@ -128,7 +128,7 @@ case "$which" in
     ;;
   rows)
     swift build -c release --product DeviceRowsBenchmark "${SWIFT_LINK_FLAGS[@]}"
-    "$(swift build -c release --show-bin-path)/DeviceRowsBenchmark" "${1:-1000000}"
+    "$(swift build -c release --show-bin-path)/DeviceRowsBenchmark" "${1:-1000000}" "${@:2}"
     ;;
   processing)
     # Instructions per request of the processing path, counted by callgrind for two request

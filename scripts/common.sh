@@ -1,5 +1,6 @@
 # Shared by the scripts in this folder: paths and small helpers. Source it; do not run it.
-# Everything the project installs lives under $DEPS (git-ignored), so a clone is self-contained.
+# What the project installs lives under $DEPS (git-ignored), so a clone is self-contained, but
+# for build tools and libraries taken from the distribution's packages (apt_install).
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEPS="${FCM_BRIDGE_DEPS:-$ROOT/.deps}"

@@ -9,9 +9,10 @@
 #
 #   scripts/fuzz.sh coverage [SECONDS] [-- libFuzzer arguments]
 #       libFuzzer on the pure half (Fuzz/BridgeFuzzer: decoder, translator, processor, changelog
-#       codec) for SECONDS (default 300), built with -sanitize=fuzzer,address in .build-fuzz,
-#       starting from Fuzz/corpus and Fuzz/regressions. New inputs go to .deps/fuzz-corpus; a
-#       crash is saved in .deps/run/ (copy it to Fuzz/regressions/, where the suite replays it).
+#       codec, device rows) for SECONDS (default 300), built with -sanitize=fuzzer,address in
+#       .build-fuzz, starting from Fuzz/corpus and Fuzz/regressions. New inputs go to
+#       .deps/fuzz-corpus; a crash is saved in .deps/run/ (copy it to Fuzz/regressions/, where the
+#       suite replays it).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"

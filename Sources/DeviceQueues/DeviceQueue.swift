@@ -20,6 +20,15 @@ public struct DeviceQueue: Sendable, Hashable {
         self.status = status
     }
 
+    /// A device whose parts are known whole, as a store's row holds them: its status, the
+    /// messages waiting in send order and the ids awaiting `ack`. The caller gives each message
+    /// id once (``apply(_:)`` resolves repeats, one list walk each).
+    public init(status: DeviceStatus, waiting: [QueuedMessage], unacknowledged: UnacknowledgedIDs) {
+        self.status = status
+        for message in waiting { self.waiting.append(message) }
+        self.unacknowledged = unacknowledged
+    }
+
     /// A device with no state yet: offline, last active at time 0, nothing waiting. What a
     /// changelog record about a device not seen before builds on, and what forgetting leaves.
     public static let blank = DeviceQueue(firstSeenAt: 0)

@@ -55,6 +55,23 @@ public struct UnacknowledgedIDs: Sendable, Hashable {
         count += 1
     }
 
+    /// The ids as they are held, for a store that keeps a device whole: the entries, each a
+    /// LEB128 header and its bytes, and the suffix shared by the entries that say so.
+    public var stored: (entries: [UInt8], sharedSuffix: [UInt8]) { (entries, sharedSuffix) }
+
+    /// The ids of what ``stored`` gave; nil when `entries` does not read as entries to its end.
+    public init?(entries: [UInt8], sharedSuffix: [UInt8]) {
+        self.entries = entries
+        self.sharedSuffix = sharedSuffix
+        var position = 0
+        while position < entries.count {
+            guard let entry = entry(at: position) else { return nil }
+            position = entry.end
+            count += 1
+        }
+        if count == 0 { self = UnacknowledgedIDs() }
+    }
+
     /// Removes and returns the oldest id.
     public mutating func removeFirst() -> String? {
         guard let entry = entry(at: 0) else { return nil }

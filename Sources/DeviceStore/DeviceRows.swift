@@ -24,12 +24,18 @@ public struct DeviceRows: Sendable {
     /// The directory the rows are in.
     public var path: String { database.path }
 
-    /// The changelog offset the rows cover: the next record to apply. Nil before the first write.
+    /// The changelog offset the rows cover: the next record to apply. Nil before the first write;
+    /// throws when the stored checkpoint does not read.
     public func checkpoint() throws(DeviceStoreError) -> Int64? {
-        try database.withValue(of: Self.checkpointKey) { value -> Int64? in
-            guard let value, value.count == 8 else { return nil }
-            return Int64(littleEndian: value.loadUnaligned(as: Int64.self))
+        let read = try database.withValue(of: Self.checkpointKey) { value -> Int64?? in
+            guard let value else { return .some(nil) }
+            guard value.count == 8 else { return nil }
+            return .some(Int64(littleEndian: value.loadUnaligned(as: Int64.self)))
         }.get()
+        guard let checkpoint = read else {
+            throw DeviceStoreError(path: path, operation: "read", message: "the checkpoint is not 8 bytes")
+        }
+        return checkpoint
     }
 
     /// The device under `token`; nil when the rows hold none. Throws when its row does not read.
@@ -66,7 +72,10 @@ public struct DeviceRows: Sendable {
 
     private static func key(_ token: String) -> [UInt8] { [devicePrefix] + Array(token.utf8) }
 
-    /// `result`'s value, or a store error naming the row that does not read.
+    /// Waits until RocksDB has written everything to disk and no compaction runs or is due.
+    @_spi(Benchmarks) public func settle() throws(DeviceStoreError) { try database.settle() }
+
+    /// `result`'s value, or a store error saying what of a row does not read (never its token).
     private func inDoubt<T>(_ result: Result<T, MalformedRecord>, operation: String) throws(DeviceStoreError) -> T {
         switch result {
         case .success(let value): return value

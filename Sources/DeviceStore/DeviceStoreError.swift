@@ -1,10 +1,11 @@
-/// A RocksDB call that failed, naming the store's directory and what RocksDB said.
+/// A device store that cannot be opened, read or written, or holds bytes that do not read:
+/// names the store's directory and what went wrong.
 public struct DeviceStoreError: Error, CustomStringConvertible {
     /// The store's directory.
     public let path: String
-    /// What was being done: `open`, `read`, `write` or `scan`.
+    /// What was being done: `open`, `read`, `write`, `scan` or `flush`.
     public let operation: String
-    /// RocksDB's message.
+    /// RocksDB's message, or what does not read.
     public let message: String
 
     init(path: String, operation: String, message: String) {

@@ -1,23 +1,12 @@
 import BridgeCore
+import CRocksDB
 import DeviceQueues
 import DeviceStore
+import TestSupport
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @Suite("Device rows in RocksDB")
 struct DeviceRowsTests {
-    /// A directory of its own under the system's temporary directory, removed after `body`.
-    static func withDirectory<R>(_ body: (String) throws -> R) throws -> R {
-        var template = Array("/tmp/device-rows-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw NoDirectory() }
-        let path = String(cString: made)
-        defer { _ = system("rm -rf '\(path)'") }
-        return try body(path)
-    }
-
     static func device(_ index: Int, waiting: Int) -> DeviceQueue {
         var device = DeviceQueue(firstSeenAt: Int64(index))
         for message in 0..<waiting {
@@ -32,44 +21,87 @@ struct DeviceRowsTests {
 
     @Test("devices and the checkpoint written together read back, after the rows are opened again")
     func writtenAndReopened() throws {
-        try Self.withDirectory { path in
-            do {
-                let rows = try DeviceRows(at: path, cacheBytes: 1 << 20)
-                #expect(try rows.checkpoint() == nil)
-                try rows.write([("a", Self.device(1, waiting: 2)), ("b", Self.device(2, waiting: 0))], checkpoint: 7)
-                try rows.write([("b", nil), ("c\u{1F600}", Self.device(3, waiting: 1))], checkpoint: 9)
-                #expect(try rows.device("a") == Self.device(1, waiting: 2))
-            }
-            let rows = try DeviceRows(at: path, cacheBytes: 1 << 20)
-            #expect(try rows.checkpoint() == 9)
+        let directory = TemporaryDirectory()
+        do {
+            let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+            #expect(try rows.checkpoint() == nil)
+            try rows.write([("a", Self.device(1, waiting: 2)), ("b", Self.device(2, waiting: 0))], checkpoint: 7)
+            try rows.write([("b", nil), ("c\u{1F600}", Self.device(3, waiting: 1))], checkpoint: 9)
             #expect(try rows.device("a") == Self.device(1, waiting: 2))
-            #expect(try rows.device("b") == nil)
-            #expect(try rows.device("c\u{1F600}") == Self.device(3, waiting: 1))
-            #expect(try rows.device("unknown") == nil)
-            var scanned: [String] = []
-            try rows.forEachDevice { token, device in
-                scanned.append(token)
-                #expect(device.lastActivity >= 1)
-            }
-            #expect(scanned == ["a", "c\u{1F600}"])
         }
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        #expect(try rows.checkpoint() == 9)
+        #expect(try rows.device("a") == Self.device(1, waiting: 2))
+        #expect(try rows.device("b") == nil)
+        #expect(try rows.device("c\u{1F600}") == Self.device(3, waiting: 1))
+        #expect(try rows.device("unknown") == nil)
+        var scanned: [String: DeviceQueue] = [:]
+        try rows.forEachDevice { token, device in scanned[token] = device }
+        #expect(scanned == ["a": Self.device(1, waiting: 2), "c\u{1F600}": Self.device(3, waiting: 1)])
     }
 
     @Test("the rows of one directory open once at a time: a second open fails, naming the directory")
     func openedOnce() throws {
-        try Self.withDirectory { path in
-            do {
-                let rows = try DeviceRows(at: path, cacheBytes: 0)
-                #expect {
-                    _ = try DeviceRows(at: path, cacheBytes: 0)
-                } throws: { error in
-                    "\(error)".contains(path) && "\(error)".contains("open failed")
-                }
-                try rows.write([], checkpoint: 1)
+        let directory = TemporaryDirectory()
+        do {
+            let rows = try DeviceRows(at: directory.path, cacheBytes: 0)
+            #expect {
+                _ = try DeviceRows(at: directory.path, cacheBytes: 0)
+            } throws: { error in
+                "\(error)".contains(directory.path) && "\(error)".contains("open failed")
             }
-            #expect(try DeviceRows(at: path, cacheBytes: 0).checkpoint() == 1)
+            try rows.write([], checkpoint: 1)
+        }
+        #expect(try DeviceRows(at: directory.path, cacheBytes: 0).checkpoint() == 1)
+    }
+
+    @Test("a stored row or checkpoint that does not read is an error naming the directory, never a device")
+    func damaged() throws {
+        let directory = TemporaryDirectory()
+        try DeviceRows(at: directory.path, cacheBytes: 0).write([("a", Self.device(1, waiting: 1))], checkpoint: 3)
+        try Self.put("da", [1, 2, 3], checkpoint: [1, 2], in: directory.path)
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 0)
+        for read in [
+            { _ = try rows.device("a") }, { try rows.forEachDevice { _, _ in } }, { _ = try rows.checkpoint() },
+        ] {
+            #expect {
+                try read()
+            } throws: { error in
+                "\(error)".contains(directory.path)
+            }
         }
     }
-}
 
-private struct NoDirectory: Error {}
+    @Test("a scan reads the device rows only, whatever else the database holds after them")
+    func scanEndsWithTheDevices() throws {
+        let directory = TemporaryDirectory()
+        try DeviceRows(at: directory.path, cacheBytes: 0).write([("a", Self.device(1, waiting: 0))], checkpoint: 3)
+        try Self.put("ex", [0xFF], checkpoint: nil, in: directory.path)
+        var scanned: [String] = []
+        try DeviceRows(at: directory.path, cacheBytes: 0).forEachDevice { token, _ in scanned.append(token) }
+        #expect(scanned == ["a"])
+    }
+
+    /// Stores `value` under `key` (and `checkpoint`'s bytes under the checkpoint's key) with
+    /// RocksDB's C API, as another program could.
+    static func put(_ key: String, _ value: [UInt8], checkpoint: [UInt8]?, in path: String) throws {
+        let options = rocksdb_options_create()
+        defer { rocksdb_options_destroy(options) }
+        var error: UnsafeMutablePointer<CChar>?
+        let database = try #require(rocksdb_open(options, path, &error))
+        defer { rocksdb_close(database) }
+        let writeOptions = rocksdb_writeoptions_create()
+        defer { rocksdb_writeoptions_destroy(writeOptions) }
+        var entries = [(Array(key.utf8), value)]
+        if let checkpoint { entries.append((Array("checkpoint".utf8), checkpoint)) }
+        for (key, value) in entries {
+            key.withUnsafeBytes { key in
+                value.withUnsafeBytes { value in
+                    rocksdb_put(
+                        database, writeOptions, key.baseAddress, key.count, value.baseAddress, value.count, &error)
+                }
+            }
+        }
+        #expect(error == nil)
+    }
+}

@@ -1,7 +1,11 @@
 import CRocksDB
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One RocksDB database, open while a reference to it is held: byte keys to byte values in key
-/// order. The only type, with ``RocksBatch``, that calls RocksDB's C API.
+/// order. With ``RocksBatch``, the module's only caller of RocksDB's C API.
 ///
 /// The database is closed when the last reference goes, as GRDB's `DatabaseQueue` is. It is
 /// `Sendable` because RocksDB's database may be read and written from several threads at once,
@@ -11,6 +15,8 @@ final class RocksDatabase: @unchecked Sendable {
     /// The block cache, shared with the database's table options until both are released.
     private let cache: OpaquePointer
     private let readOptions: OpaquePointer
+    /// A scan's reads leave the block cache to the point reads.
+    private let scanOptions: OpaquePointer
     private let writeOptions: OpaquePointer
     /// The directory the database is in, for errors.
     let path: String
@@ -41,6 +47,8 @@ final class RocksDatabase: @unchecked Sendable {
         self.handle = handle
         self.cache = cache
         readOptions = rocksdb_readoptions_create()
+        scanOptions = rocksdb_readoptions_create()
+        rocksdb_readoptions_set_fill_cache(scanOptions, 0)
         writeOptions = rocksdb_writeoptions_create()
         self.path = path
     }
@@ -48,6 +56,7 @@ final class RocksDatabase: @unchecked Sendable {
     deinit {
         rocksdb_close(handle)
         rocksdb_readoptions_destroy(readOptions)
+        rocksdb_readoptions_destroy(scanOptions)
         rocksdb_writeoptions_destroy(writeOptions)
         rocksdb_cache_destroy(cache)
     }
@@ -80,7 +89,7 @@ final class RocksDatabase: @unchecked Sendable {
     func scan<E: Error>(
         from start: [UInt8], _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(E) -> Bool
     ) throws(DeviceStoreError) -> Result<Void, E> {
-        let iterator = rocksdb_create_iterator(handle, readOptions)
+        let iterator = rocksdb_create_iterator(handle, scanOptions)
         defer { rocksdb_iter_destroy(iterator) }
         start.withUnsafeBytes { rocksdb_iter_seek(iterator, $0.baseAddress, $0.count) }
         while rocksdb_iter_valid(iterator) != 0 {
@@ -100,28 +109,24 @@ final class RocksDatabase: @unchecked Sendable {
         if let error { throw DeviceStoreError(path: path, operation: "scan", taking: error) }
         return .success(())
     }
-}
 
-/// Puts and deletes written together by ``RocksDatabase/write(_:)``.
-struct RocksBatch: ~Copyable {
-    let handle: OpaquePointer
-
-    init() { handle = rocksdb_writebatch_create() }
-
-    deinit { rocksdb_writebatch_destroy(handle) }
-
-    /// Stores `value` under `key`.
-    func put(_ key: [UInt8], _ value: [UInt8]) {
-        key.withUnsafeBytes { key in
-            value.withUnsafeBytes { value in
-                rocksdb_writebatch_put(handle, key.baseAddress, key.count, value.baseAddress, value.count)
-            }
+    /// Writes the memtables to disk and waits until no flush or compaction runs or is due: a
+    /// benchmark's phases then start from the same state.
+    func settle() throws(DeviceStoreError) {
+        let options = rocksdb_flushoptions_create()
+        defer { rocksdb_flushoptions_destroy(options) }
+        rocksdb_flushoptions_set_wait(options, 1)
+        var error: UnsafeMutablePointer<CChar>?
+        rocksdb_flush(handle, options, &error)
+        if let error { throw DeviceStoreError(path: path, operation: "flush", taking: error) }
+        while ["rocksdb.num-running-compactions", "rocksdb.num-running-flushes", "rocksdb.compaction-pending"]
+            .contains(where: { property in
+                var value: UInt64 = 0
+                return rocksdb_property_int(handle, property, &value) == 0 && value > 0
+            })
+        {
+            usleep(10_000)
         }
-    }
-
-    /// Removes what is stored under `key`.
-    func delete(_ key: [UInt8]) {
-        key.withUnsafeBytes { rocksdb_writebatch_delete(handle, $0.baseAddress, $0.count) }
     }
 }
 

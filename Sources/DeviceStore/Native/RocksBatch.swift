@@ -1,0 +1,24 @@
+import CRocksDB
+
+/// Puts and deletes written together by ``RocksDatabase/write(_:)``.
+struct RocksBatch: ~Copyable {
+    let handle: OpaquePointer
+
+    init() { handle = rocksdb_writebatch_create() }
+
+    deinit { rocksdb_writebatch_destroy(handle) }
+
+    /// Stores `value` under `key`.
+    func put(_ key: [UInt8], _ value: [UInt8]) {
+        key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in
+                rocksdb_writebatch_put(handle, key.baseAddress, key.count, value.baseAddress, value.count)
+            }
+        }
+    }
+
+    /// Removes what is stored under `key`.
+    func delete(_ key: [UInt8]) {
+        key.withUnsafeBytes { rocksdb_writebatch_delete(handle, $0.baseAddress, $0.count) }
+    }
+}
