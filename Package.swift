@@ -340,6 +340,7 @@ let package = Package(
             name: "DeviceStoreTests",
             dependencies: [
                 "DeviceStore", "BridgeCore", "DeviceQueues", "CRocksDB", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(

@@ -19,7 +19,9 @@ import Foundation
 /// - a send to a device held (read, queue, write back), against a raw get and put;
 /// - a load of every device into a dictionary by token (a restart that rebuilds the state):
 ///   one store after the other, and the four stores on two threads; against a raw scan of the
-///   same stores on as many threads.
+///   same stores on as many threads;
+/// - a changelog applied into empty rows (a restore with no local state), against raw puts of
+///   the rows that result.
 @main
 enum DeviceRowsBenchmark {
     static let stores = 4
@@ -142,6 +144,35 @@ enum DeviceRowsBenchmark {
             precondition(loaded[0] + loaded[1] == devices)
         }
         report("load every device, two threads", loadTwo, rawScanTwo)
+
+        // A restore with no local state: the changelog (a status and a message a device, each
+        // device's records together, the devices in random order) applied into empty rows in
+        // batches of 100,000 records, against raw puts of the rows that result; per record.
+        let changes = tokens.flatMap { token -> [(token: String, change: StateChange)] in
+            [(token, .device(device.status))] + device.waiting.map { (token, .enqueued($0)) }
+        }
+        let applied = try (0..<stores).map { try DeviceRows(at: "\(directory)/applied-\($0)", cacheBytes: 64 << 20) }
+        let rawApplied = try (0..<stores).map { try RawStore(path: "\(directory)/raw-applied-\($0)") }
+        let rawApply = rate(changes.count) {
+            for (index, token) in tokens.enumerated() { rawApplied[index % stores].put(key(token), encoded) }
+            for store in rawApplied { store.flushBatch() }
+        }
+        // Each store's records, as a restore's polls hand them out: batches of 100,000 over the four.
+        var perStore = [[(token: String, change: StateChange)]](repeating: [], count: stores)
+        for (index, change) in changes.enumerated() {
+            perStore[index / (changes.count / devices) % stores].append(change)
+        }
+        let rowsApply = try rate(changes.count) {
+            for (store, changes) in perStore.enumerated() {
+                for start in stride(from: 0, to: changes.count, by: 100_000 / stores) {
+                    let end = min(start + 100_000 / stores, changes.count)
+                    try applied[store].apply(Array(changes[start..<end]), checkpoint: Int64(end))
+                }
+            }
+        }
+        let first = try applied[0].device(tokens[0])
+        precondition(first == device)
+        report("apply a changelog into empty rows, per record", rowsApply, rawApply)
     }
 
     static func token(_ index: Int) -> String {

@@ -169,6 +169,21 @@ public struct DeviceQueue: Sendable, Hashable {
         }
     }
 
+    /// Replays a recorded change onto a device that may not be held (nil), as a restore does: a
+    /// forgetting removes it, a removal for a device not held creates none (compaction kept the
+    /// tombstone, not what it removed), and any other change creates it blank first.
+    public static func restore(_ change: StateChange, onto device: inout DeviceQueue?) {
+        switch change {
+        case .forgotten:
+            device = nil
+        case .dequeued, .acknowledgementSettled:
+            device?.apply(change)
+        case .device, .enqueued, .awaitingAcknowledgement:
+            if device == nil { device = .blank }
+            device?.apply(change)
+        }
+    }
+
     private mutating func dispatch(
         _ message: QueuedMessage, at time: Int64, rules: QueueRules, into output: inout QueueOutput
     ) {

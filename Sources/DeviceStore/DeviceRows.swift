@@ -60,6 +60,22 @@ public struct DeviceRows: Sendable {
         try database.write(batch)
     }
 
+    /// Applies changelog changes, in order, to the devices they name, and moves the checkpoint to
+    /// `checkpoint`, in one batch: each device named is read once, changed as a restore changes
+    /// it (``DeviceQueue/restore(_:onto:)``) and written once, or removed once forgotten.
+    public func apply(_ changes: [(token: String, change: StateChange)], checkpoint: Int64) throws(DeviceStoreError) {
+        var devices: [String: DeviceQueue?] = [:]
+        var order: [String] = []
+        for (token, change) in changes {
+            if devices.index(forKey: token) == nil {
+                devices[token] = .some(try device(token))
+                order.append(token)
+            }
+            DeviceQueue.restore(change, onto: &devices[token, default: nil])
+        }
+        try write(order.map { ($0, devices[$0] ?? nil) }, checkpoint: checkpoint)
+    }
+
     /// Calls `body` with every device held, in the order of their tokens' bytes.
     public func forEachDevice(_ body: (_ token: String, _ device: DeviceQueue) -> Void) throws(DeviceStoreError) {
         let scanned = try database.scan(from: [Self.devicePrefix]) { key, value throws(MalformedRecord) in

@@ -146,18 +146,7 @@ public struct DeviceStates: Sendable, Equatable {
 
     /// ``restore(_:token:in:)`` with the token's key already made.
     public mutating func restore(_ change: consuming StateChange, key: consuming DeviceKey, in partition: Int32) {
-        switch change {
-        case .forgotten:
-            partitions[partition]?[key] = nil
-            return
-        case .dequeued, .acknowledgementSettled:
-            partitions[partition]?[key]?.apply(change)
-            return
-        case .device, .enqueued, .awaitingAcknowledgement:
-            break
-        }
-        partitions[partition, default: [:]][key, default: .blank]
-            .apply(change)
+        DeviceQueue.restore(change, onto: &partitions[partition, default: [:]][key])
     }
 }
 
