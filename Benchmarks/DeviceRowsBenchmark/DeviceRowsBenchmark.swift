@@ -29,8 +29,8 @@ enum DeviceRowsBenchmark {
 
     static func main() throws {
         let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
-        let devices = (arguments.first ?? nil) ?? 1_000_000
-        let acknowledgements = (arguments.dropFirst().first ?? nil) ?? 0
+        let devices = max((arguments.first ?? nil) ?? 1_000_000, stores)
+        let acknowledgements = max((arguments.dropFirst().first ?? nil) ?? 0, 0)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-rows-benchmark").path
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -58,6 +58,7 @@ enum DeviceRowsBenchmark {
             for (index, token) in tokens.enumerated() { raw[index % stores].put(key(token), encoded) }
             for store in raw { store.flushBatch() }
         }
+        for store in raw { store.settle() }
         let rowsWrite = try rate(devices) {
             for store in 0..<stores {
                 var batch: [(token: String, device: DeviceQueue?)] = []
@@ -150,6 +151,7 @@ enum DeviceRowsBenchmark {
         // batches of 100,000 records, against raw puts of the rows that result; per record.
         let changes = tokens.flatMap { token -> [(token: String, change: StateChange)] in
             [(token, .device(device.status))] + device.waiting.map { (token, .enqueued($0)) }
+                + device.unacknowledged.all.map { (token, .awaitingAcknowledgement(messageID: $0)) }
         }
         let applied = try (0..<stores).map { try DeviceRows(at: "\(directory)/applied-\($0)", cacheBytes: 64 << 20) }
         let rawApplied = try (0..<stores).map { try RawStore(path: "\(directory)/raw-applied-\($0)") }
@@ -157,11 +159,12 @@ enum DeviceRowsBenchmark {
             for (index, token) in tokens.enumerated() { rawApplied[index % stores].put(key(token), encoded) }
             for store in rawApplied { store.flushBatch() }
         }
-        // Each store's records, as a restore's polls hand them out: batches of 100,000 over the four.
+        // Each store's records, applied in batches of a quarter of a restore's poll (100,000).
         var perStore = [[(token: String, change: StateChange)]](repeating: [], count: stores)
         for (index, change) in changes.enumerated() {
             perStore[index / (changes.count / devices) % stores].append(change)
         }
+        for store in rawApplied { store.settle() }
         let rowsApply = try rate(changes.count) {
             for (store, changes) in perStore.enumerated() {
                 for start in stride(from: 0, to: changes.count, by: 100_000 / stores) {

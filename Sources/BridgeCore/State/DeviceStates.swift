@@ -144,7 +144,8 @@ public struct DeviceStates: Sendable, Equatable {
         restore(change, key: DeviceKey(token: token), in: partition)
     }
 
-    /// ``restore(_:token:in:)`` with the token's key already made.
+    /// ``restore(_:token:in:)`` with the token's key already made. `partition` is adopted: the
+    /// restorer adopts each partition before it replays its records.
     public mutating func restore(_ change: consuming StateChange, key: consuming DeviceKey, in partition: Int32) {
         DeviceQueue.restore(change, onto: &partitions[partition, default: [:]][key])
     }
