@@ -238,19 +238,9 @@ final class RawStore: @unchecked Sendable {
     var pending = 0
 
     init(path: String) throws {
-        let options = rocksdb_options_create()
-        defer { rocksdb_options_destroy(options) }
-        rocksdb_options_set_create_if_missing(options, 1)
-        rocksdb_options_set_compression(options, Int32(rocksdb_lz4_compression))
-        let tableOptions = rocksdb_block_based_options_create()
-        defer { rocksdb_block_based_options_destroy(tableOptions) }
-        rocksdb_block_based_options_set_filter_policy(tableOptions, rocksdb_filterpolicy_create_bloom_full(10))
-        let cache = rocksdb_cache_create_lru(64 << 20)
-        defer { rocksdb_cache_destroy(cache) }
-        rocksdb_block_based_options_set_block_cache(tableOptions, cache)
-        rocksdb_options_set_block_based_table_factory(options, tableOptions)
+        guard let options = RocksOptions(cacheBytes: 64 << 20) else { throw RawStoreError(message: "no block cache") }
         var error: UnsafeMutablePointer<CChar>?
-        guard let handle = rocksdb_open(options, path, &error), error == nil else {
+        guard let handle = rocksdb_open(options.pointer, path, &error), error == nil else {
             defer { rocksdb_free(error) }
             throw RawStoreError(message: error.map { String(cString: $0) } ?? "unknown")
         }
@@ -294,20 +284,8 @@ final class RawStore: @unchecked Sendable {
 
     /// Writes the memtable to disk and waits until no flush or compaction runs or is due.
     func settle() {
-        let options = rocksdb_flushoptions_create()
-        defer { rocksdb_flushoptions_destroy(options) }
-        rocksdb_flushoptions_set_wait(options, 1)
-        var error: UnsafeMutablePointer<CChar>?
-        rocksdb_flush(handle, options, &error)
-        precondition(error == nil, "RocksDB: \(error.map { String(cString: $0) } ?? "")")
-        while ["rocksdb.num-running-compactions", "rocksdb.num-running-flushes", "rocksdb.compaction-pending"]
-            .contains(where: { property in
-                var value: UInt64 = 0
-                return rocksdb_property_int(handle, property, &value) == 0 && value > 0
-            })
-        {
-            usleep(10_000)
-        }
+        let error = RocksSettling.settle(handle)
+        precondition(error == nil, "RocksDB: \(error ?? "")")
     }
 
     func scanCount() -> Int {

@@ -1,19 +1,14 @@
 import CRocksDB
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// One RocksDB database, open while a reference to it is held: byte keys to byte values in key
-/// order. With ``RocksBatch``, the module's only caller of RocksDB's C API.
+/// order. With ``RocksBatch``, ``RocksOptions`` and ``RocksSettling``, the module's only caller
+/// of RocksDB's C API.
 ///
 /// The database is closed when the last reference goes, as GRDB's `DatabaseQueue` is. It is
 /// `Sendable` because RocksDB's database may be read and written from several threads at once,
 /// and nothing here changes after `init`.
 final class RocksDatabase: @unchecked Sendable {
     private let handle: OpaquePointer
-    /// The block cache, shared with the database's table options until both are released.
-    private let cache: OpaquePointer
     private let readOptions: OpaquePointer
     /// A scan's reads leave the block cache to the point reads.
     private let scanOptions: OpaquePointer
@@ -25,27 +20,13 @@ final class RocksDatabase: @unchecked Sendable {
     /// cache of at most `cacheBytes` and a bloom filter per table, so that a device the store
     /// does not hold is answered mostly without a disk read.
     init(path: String, cacheBytes: Int) throws(DeviceStoreError) {
-        let options = rocksdb_options_create()
-        defer { rocksdb_options_destroy(options) }
-        rocksdb_options_set_create_if_missing(options, 1)
-        rocksdb_options_set_compression(options, Int32(rocksdb_lz4_compression))
-        let tableOptions = rocksdb_block_based_options_create()
-        defer { rocksdb_block_based_options_destroy(tableOptions) }
-        // The table options own the filter policy from here on.
-        rocksdb_block_based_options_set_filter_policy(tableOptions, rocksdb_filterpolicy_create_bloom_full(10))
-        guard let cache = rocksdb_cache_create_lru(max(cacheBytes, 0)) else {
+        guard let options = RocksOptions(cacheBytes: cacheBytes) else {
             throw DeviceStoreError(path: path, operation: "open", message: "no block cache of \(cacheBytes) bytes")
         }
-        rocksdb_block_based_options_set_block_cache(tableOptions, cache)
-        rocksdb_options_set_block_based_table_factory(options, tableOptions)
         var error: UnsafeMutablePointer<CChar>?
-        let handle = rocksdb_open(options, path, &error)
-        guard let handle, error == nil else {
-            rocksdb_cache_destroy(cache)
-            throw DeviceStoreError(path: path, operation: "open", taking: error)
-        }
+        let handle = rocksdb_open(options.pointer, path, &error)
+        guard let handle, error == nil else { throw DeviceStoreError(path: path, operation: "open", taking: error) }
         self.handle = handle
-        self.cache = cache
         readOptions = rocksdb_readoptions_create()
         scanOptions = rocksdb_readoptions_create()
         rocksdb_readoptions_set_fill_cache(scanOptions, 0)
@@ -58,7 +39,6 @@ final class RocksDatabase: @unchecked Sendable {
         rocksdb_readoptions_destroy(readOptions)
         rocksdb_readoptions_destroy(scanOptions)
         rocksdb_writeoptions_destroy(writeOptions)
-        rocksdb_cache_destroy(cache)
     }
 
     /// The value stored under `key`, given to `body` for as long as it runs; nil when none is.
@@ -110,22 +90,11 @@ final class RocksDatabase: @unchecked Sendable {
         return .success(())
     }
 
-    /// Writes the memtables to disk and waits until no flush or compaction runs or is due: a
-    /// benchmark's phases then start from the same state.
+    /// Writes the memtables to disk and waits until no flush or compaction runs or is due
+    /// (``RocksSettling``).
     func settle() throws(DeviceStoreError) {
-        let options = rocksdb_flushoptions_create()
-        defer { rocksdb_flushoptions_destroy(options) }
-        rocksdb_flushoptions_set_wait(options, 1)
-        var error: UnsafeMutablePointer<CChar>?
-        rocksdb_flush(handle, options, &error)
-        if let error { throw DeviceStoreError(path: path, operation: "flush", taking: error) }
-        while ["rocksdb.num-running-compactions", "rocksdb.num-running-flushes", "rocksdb.compaction-pending"]
-            .contains(where: { property in
-                var value: UInt64 = 0
-                return rocksdb_property_int(handle, property, &value) == 0 && value > 0
-            })
-        {
-            usleep(10_000)
+        if let error = RocksSettling.settle(handle) {
+            throw DeviceStoreError(path: path, operation: "flush", message: error)
         }
     }
 }
