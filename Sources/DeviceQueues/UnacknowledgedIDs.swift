@@ -82,15 +82,9 @@ public struct UnacknowledgedIDs: Sendable, Hashable {
 
     /// Removes `id`; false when it is not held.
     public mutating func remove(_ id: String) -> Bool {
-        var position = 0
-        while let entry = entry(at: position) {
-            if matches(entry, id) {
-                remove(entry)
-                return true
-            }
-            position = entry.end
-        }
-        return false
+        guard let entry = firstEntry(holding: id) else { return false }
+        remove(entry)
+        return true
     }
 
     /// One entry: where its stored bytes are, and whether the shared suffix follows them.
@@ -104,6 +98,11 @@ public struct UnacknowledgedIDs: Sendable, Hashable {
     /// The entry at `position`, or nil at the end (or past a damaged header, which `append` never
     /// writes).
     private func entry(at position: Int) -> Entry? {
+        entries.withUnsafeBufferPointer { Self.entry(at: position, in: $0) }
+    }
+
+    /// The entry at `position` of `entries`, as ``entry(at:)`` reads it.
+    private static func entry(at position: Int, in entries: UnsafeBufferPointer<UInt8>) -> Entry? {
         var header: UInt64 = 0
         var shift: UInt64 = 0
         var index = position
@@ -121,17 +120,47 @@ public struct UnacknowledgedIDs: Sendable, Hashable {
         return nil
     }
 
+    /// The first entry that holds `id`. A replay asks this of every id it adds, most of them not
+    /// held, so the scan compares each entry's length, then its bytes from the last, all in
+    /// place: ids of one device differ in their ends (offsets and token indexes) and often share
+    /// a start. An entry with the shared suffix holds `id` when it holds `id` without that suffix.
+    private func firstEntry(holding id: String) -> Entry? {
+        var id = id
+        return id.withUTF8 { id in
+            let idEndsShared =
+                id.count >= sharedSuffix.count && id[(id.count - sharedSuffix.count)...].elementsEqual(sharedSuffix)
+            let sharedLength = idEndsShared ? id.count - sharedSuffix.count : -1
+            return entries.withUnsafeBufferPointer { entries in
+                var position = 0
+                while let entry = Self.entry(at: position, in: entries) {
+                    let length = entry.shared ? sharedLength : id.count
+                    if entry.bytes.count == length, Self.equalFromTheEnd(entries[entry.bytes], id[..<length]) {
+                        return entry
+                    }
+                    position = entry.end
+                }
+                return nil
+            }
+        }
+    }
+
     private func text(of entry: Entry) -> String {
         String(decoding: entries[entry.bytes] + (entry.shared ? sharedSuffix : []), as: UTF8.self)
     }
 
-    private func matches(_ entry: Entry, _ id: String) -> Bool {
-        let utf8 = id.utf8
-        let stored = entries[entry.bytes]
-        guard entry.shared else { return stored.elementsEqual(utf8) }
-        return utf8.count == stored.count + sharedSuffix.count
-            && utf8.prefix(stored.count).elementsEqual(stored)
-            && utf8.dropFirst(stored.count).elementsEqual(sharedSuffix)
+    /// Whether two byte runs of the same length are equal, compared from their last bytes.
+    private static func equalFromTheEnd(
+        _ stored: Slice<UnsafeBufferPointer<UInt8>>, _ id: Slice<UnsafeBufferPointer<UInt8>>
+    )
+        -> Bool
+    {
+        var (storedIndex, idIndex) = (stored.endIndex, id.endIndex)
+        while storedIndex > stored.startIndex {
+            storedIndex -= 1
+            idIndex -= 1
+            guard stored[storedIndex] == id[idIndex] else { return false }
+        }
+        return true
     }
 
     /// Equal when they hold the same ids in the same order, however they are stored.

@@ -7,9 +7,11 @@ import Testing
 @Suite("Unacknowledged ids")
 struct UnacknowledgedIDsTests {
     /// Ids as the bridge makes them (sends, this device's copies, another hash), and others a
-    /// changelog could hold: empty, with several slashes, long enough for a two-byte header.
+    /// changelog could hold: empty, with several slashes, long enough for a two-byte header, one
+    /// that starts another, one that is a copy's id without its slash.
     static let ids = [
-        "0:12:0", "3:99817:2", "1:5:0/00ff00ff00ff00ff", "2:7:0/00ff00ff00ff00ff", "2:8:0/abcdefabcdefabcd", "",
+        "0:12:0", "0:12:00", "0:12:0/00ff00ff00ff00ff0", "00ff00ff00ff00ff", "3:99817:2", "1:5:0/00ff00ff00ff00ff",
+        "2:7:0/00ff00ff00ff00ff", "2:8:0/abcdefabcdefabcd", "",
         "/00ff00ff00ff00ff", "a/b/00ff00ff00ff00ff", "/", String(repeating: "x", count: 300),
         String(repeating: "y", count: 70) + "/00ff00ff00ff00ff", "é/00ff00ff00ff00ff",
     ]
