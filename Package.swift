@@ -90,7 +90,7 @@ let package = Package(
         // offset they cover: the store the worker is to serve its state from. No Kafka.
         .target(
             name: "DeviceStore",
-            dependencies: ["CRocksDB", "BridgeCore", "DeviceQueues"]
+            dependencies: ["CRocksDB", "BridgeCore", "DeviceQueues", "FCMTranslation"]
         ),
         // The worker: the loop, commits, restore and topics, wiring Kafka to the pure half.
         .target(

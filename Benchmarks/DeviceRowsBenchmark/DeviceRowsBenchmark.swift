@@ -21,7 +21,11 @@ import Foundation
 ///   one store after the other, and the four stores on two threads; against a raw scan of the
 ///   same stores on as many threads;
 /// - a changelog applied into empty rows (a restore with no local state), against raw puts of
-///   the rows that result.
+///   the rows that result;
+/// - every device loaded into empty rows in one table file a store (``DeviceRows/load(_:checkpoint:)``),
+///   against the same rows sorted and ingested through the C API;
+/// - the changelog replayed in memory and then loaded into empty rows, against the apply's
+///   baseline.
 @main
 enum DeviceRowsBenchmark {
     static let stores = 4
@@ -176,6 +180,49 @@ enum DeviceRowsBenchmark {
         let first = try applied[0].device(tokens[0])
         precondition(first == device)
         report("apply a changelog into empty rows, per record", rowsApply, rawApply)
+
+        // Every device loaded into empty rows in one table file a store, against the same
+        // encoded rows, sorted and ingested through the C API.
+        for store in rawApplied { store.settle() }
+        for store in applied { try store.settle() }
+        let rawLoaded = try (0..<stores).map { try RawStore(path: "\(directory)/raw-loaded-\($0)") }
+        let rawLoad = try rate(devices) {
+            for store in 0..<stores {
+                try rawLoaded[store].ingest(
+                    stride(from: store, to: devices, by: stores).map { key(tokens[$0]) }, encoded,
+                    file: "\(directory)/raw-load-\(store).sst")
+            }
+        }
+        for store in rawLoaded { store.settle() }
+        let bulk = try (0..<stores).map { try DeviceRows(at: "\(directory)/loaded-\($0)", cacheBytes: 64 << 20) }
+        let rowsLoad = try rate(devices) {
+            for store in 0..<stores {
+                try bulk[store].load(
+                    stride(from: store, to: devices, by: stores).map { (tokens[$0], device) },
+                    checkpoint: Int64(devices))
+            }
+        }
+        let firstLoaded = try bulk[0].device(tokens[0])
+        precondition(firstLoaded == device)
+        report("load every device into empty rows, a table file a store", rowsLoad, rawLoad)
+
+        // The changelog of the apply phase replayed in memory, as a restore does, and then loaded
+        // into empty rows: what docs/SCALING.md's bulk loads would make of a restore with no
+        // local state; per record, against the apply phase's baseline.
+        for store in bulk { try store.settle() }
+        let replayed = try (0..<stores).map { try DeviceRows(at: "\(directory)/replayed-\($0)", cacheBytes: 64 << 20) }
+        let rowsReplay = try rate(changes.count) {
+            for (store, changes) in perStore.enumerated() {
+                var devices: [String: DeviceQueue?] = [:]
+                for (token, change) in changes { DeviceQueue.restore(change, onto: &devices[token, default: nil]) }
+                try replayed[store].load(
+                    devices.compactMap { token, device in device.map { (token, $0) } }, checkpoint: Int64(changes.count)
+                )
+            }
+        }
+        let firstReplayed = try replayed[0].device(tokens[0])
+        precondition(firstReplayed == device)
+        report("replay a changelog in memory, then load it into empty rows, per record", rowsReplay, rawApply)
     }
 
     static func token(_ index: Int) -> String {
@@ -280,6 +327,39 @@ final class RawStore: @unchecked Sendable {
         defer { rocksdb_free(value) }
         precondition(error == nil, "RocksDB: \(error.map { String(cString: $0) } ?? "")")
         return value != nil
+    }
+
+    /// Sorts `keys`, writes each with `value` into the table file `file` and ingests it.
+    func ingest(_ keys: [[UInt8]], _ value: [UInt8], file: String) throws {
+        let environment = rocksdb_envoptions_create()
+        defer { rocksdb_envoptions_destroy(environment) }
+        guard let options = RocksOptions(cacheBytes: 0) else { throw RawStoreError(message: "no options") }
+        let writer = rocksdb_sstfilewriter_create(environment, options.pointer)
+        defer { rocksdb_sstfilewriter_destroy(writer) }
+        var error: UnsafeMutablePointer<CChar>?
+        rocksdb_sstfilewriter_open(writer, file, &error)
+        for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) where error == nil {
+            key.withUnsafeBytes { key in
+                value.withUnsafeBytes { value in
+                    rocksdb_sstfilewriter_put(
+                        writer, key.baseAddress, key.count, value.baseAddress, value.count, &error)
+                }
+            }
+        }
+        if error == nil { rocksdb_sstfilewriter_finish(writer, &error) }
+        let ingestOptions = rocksdb_ingestexternalfileoptions_create()
+        defer { rocksdb_ingestexternalfileoptions_destroy(ingestOptions) }
+        rocksdb_ingestexternalfileoptions_set_move_files(ingestOptions, 1)
+        if error == nil {
+            file.withCString { name in
+                var names: [UnsafePointer<CChar>?] = [name]
+                rocksdb_ingest_external_file(handle, &names, 1, ingestOptions, &error)
+            }
+        }
+        if let error {
+            defer { rocksdb_free(error) }
+            throw RawStoreError(message: String(cString: error))
+        }
     }
 
     /// Writes the memtable to disk and waits until no flush or compaction runs or is due.

@@ -1,5 +1,6 @@
 import BridgeCore
 import DeviceQueues
+import FCMTranslation
 
 /// One state partition's devices on disk: a ``DeviceRow`` per device under its token, and the
 /// changelog offset the rows cover, written in the same batch. The rows equal a replay of the
@@ -49,14 +50,17 @@ public struct DeviceRows: Sendable {
     /// Writes each device (nil: removes it) and `checkpoint` as one batch: all of them or none.
     public func write(_ devices: [(token: String, device: DeviceQueue?)], checkpoint: Int64) throws(DeviceStoreError) {
         let batch = RocksBatch()
+        var value = ByteWriter(capacity: 1_024)
         for (token, device) in devices {
             if let device {
-                batch.put(Self.key(token), DeviceRow.write(device))
+                value.truncate(to: 0)
+                DeviceRow.write(device, to: &value)
+                value.withUnsafeBytes { batch.put(Self.key(token), $0) }
             } else {
                 batch.delete(Self.key(token))
             }
         }
-        batch.put(Self.checkpointKey, withUnsafeBytes(of: checkpoint.littleEndian) { Array($0) })
+        withUnsafeBytes(of: checkpoint.littleEndian) { batch.put(Self.checkpointKey, $0) }
         try database.write(batch)
     }
 
@@ -75,6 +79,32 @@ public struct DeviceRows: Sendable {
         }
         try write(order.map { ($0, devices[$0] ?? nil) }, checkpoint: checkpoint)
     }
+
+    /// Loads `devices`, each token once, and `checkpoint` in one table file added to the rows
+    /// whole, past RocksDB's write path: for rows built in one go, as a restore with no local
+    /// state builds them. Each device given replaces its row; the others keep theirs. Throws,
+    /// leaving the rows as they were, when a token is given twice or the file cannot be written.
+    public func load(_ devices: some Sequence<(token: String, device: DeviceQueue)>, checkpoint: Int64)
+        throws(DeviceStoreError)
+    {
+        var sorted = devices.map { (key: Self.key($0.token), device: $0.device) }
+        sorted.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        try database.ingest(through: "\(path)/\(Self.loadFile)") { (put) throws(DeviceStoreError) in
+            var value = ByteWriter(capacity: 1_024)
+            // The checkpoint's key sorts before every device's, as the file's keys must.
+            withUnsafeBytes(of: checkpoint.littleEndian) { value.append($0) }
+            try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.checkpointKey, bytes) }
+            for (key, device) in sorted {
+                value.truncate(to: 0)
+                DeviceRow.write(device, to: &value)
+                try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(key, bytes) }
+            }
+        }
+    }
+
+    /// The table file a load writes in the rows' directory, which RocksDB leaves alone (its own
+    /// files are numbered) and takes in under a name of its own.
+    private static let loadFile = "load.sst"
 
     /// Calls `body` with every device held, in the order of their tokens' bytes.
     public func forEachDevice(_ body: (_ token: String, _ device: DeviceQueue) -> Void) throws(DeviceStoreError) {

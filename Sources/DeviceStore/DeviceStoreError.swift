@@ -3,7 +3,7 @@
 public struct DeviceStoreError: Error, CustomStringConvertible {
     /// The store's directory.
     public let path: String
-    /// What was being done: `open`, `read`, `write`, `scan` or `flush`.
+    /// What was being done: `open`, `read`, `write`, `load`, `scan` or `flush`.
     public let operation: String
     /// RocksDB's message, or what does not read.
     public let message: String

@@ -2,6 +2,7 @@ import BridgeCore
 import CRocksDB
 import DeviceQueues
 import DeviceStore
+import Foundation
 import TestSupport
 import Testing
 
@@ -38,6 +39,53 @@ struct DeviceRowsTests {
         var scanned: [String: DeviceQueue] = [:]
         try rows.forEachDevice { token, device in scanned[token] = device }
         #expect(scanned == ["a": Self.device(1, waiting: 2), "c\u{1F600}": Self.device(3, waiting: 1)])
+    }
+
+    @Test("a load replaces the rows of the devices it gives, in any order, and moves the checkpoint; others stay")
+    func loaded() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+            try rows.write(
+                [("kept", Self.device(1, waiting: 1)), ("replaced", Self.device(2, waiting: 0))], checkpoint: 3)
+            try rows.load(
+                [
+                    ("z", Self.device(5, waiting: 2)), ("replaced", Self.device(4, waiting: 3)),
+                    ("a\u{1F600}", Self.device(6, waiting: 0)),
+                ], checkpoint: 11)
+        }
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        #expect(try rows.checkpoint() == 11)
+        var scanned: [String: DeviceQueue] = [:]
+        try rows.forEachDevice { token, device in scanned[token] = device }
+        #expect(
+            scanned == [
+                "kept": Self.device(1, waiting: 1), "replaced": Self.device(4, waiting: 3),
+                "z": Self.device(5, waiting: 2),
+                "a\u{1F600}": Self.device(6, waiting: 0),
+            ])
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/load.sst"))
+    }
+
+    @Test("a load that gives a token twice fails, naming the directory, and leaves the rows as they were")
+    func loadRefused() throws {
+        let directory = TemporaryDirectory()
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        try rows.write([("kept", Self.device(1, waiting: 1))], checkpoint: 3)
+        #expect {
+            try rows.load(
+                [
+                    ("x", Self.device(2, waiting: 0)), ("y", Self.device(3, waiting: 0)),
+                    ("x", Self.device(4, waiting: 0)),
+                ],
+                checkpoint: 9)
+        } throws: { error in
+            "\(error)".contains(directory.path) && "\(error)".contains("load failed")
+        }
+        #expect(try rows.checkpoint() == 3)
+        #expect(try rows.device("x") == nil && rows.device("y") == nil)
+        #expect(try rows.device("kept") == Self.device(1, waiting: 1))
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/load.sst"))
     }
 
     @Test("the rows of one directory open once at a time: a second open fails, naming the directory")

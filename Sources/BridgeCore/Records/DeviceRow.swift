@@ -21,6 +21,12 @@ public enum DeviceRow {
     /// `device`'s row.
     public static func write(_ device: DeviceQueue) -> [UInt8] {
         var output = ByteWriter(capacity: 256)
+        write(device, to: &output)
+        return output.withUnsafeBytes { [UInt8]($0) }
+    }
+
+    /// Appends `device`'s row to `output`: a store writing many rows reuses one writer.
+    public static func write(_ device: DeviceQueue, to output: inout ByteWriter) {
         output.append(format)
         framed(in: &output) { DeviceStatusValue.write(device.status, to: &$0) }
         for message in device.waiting {
@@ -36,7 +42,6 @@ public enum DeviceRow {
             framed(ids.entries, in: &output)
             framed(ids.sharedSuffix, in: &output)
         }
-        return output.withUnsafeBytes { [UInt8]($0) }
     }
 
     /// The device `row` holds. Throws, naming what is wrong, for bytes that are not a row: another
@@ -91,9 +96,13 @@ public enum DeviceRow {
         return messages.indices.filter { last[ids[$0]] == $0 }.map { messages[$0] }
     }
 
-    /// Appends what `body` writes, behind its length.
+    /// Appends what `body` writes, behind its length, which is filled in once it is written.
     private static func framed(in output: inout ByteWriter, _ body: (inout ByteWriter) -> Void) {
-        framed(ByteWriter.array(body), in: &output)
+        let start = output.count
+        withUnsafeBytes(of: UInt32(0)) { output.append($0) }
+        body(&output)
+        let length = UInt32(truncatingIfNeeded: output.count - start - 4).littleEndian
+        withUnsafeBytes(of: length) { output.overwrite(at: start, with: $0) }
     }
 
     /// Appends `part` behind its length.

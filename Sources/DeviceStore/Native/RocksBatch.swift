@@ -8,12 +8,10 @@ struct RocksBatch: ~Copyable {
 
     deinit { rocksdb_writebatch_destroy(handle) }
 
-    /// Stores `value` under `key`.
-    func put(_ key: [UInt8], _ value: [UInt8]) {
+    /// Stores `value`, which the batch copies, under `key`.
+    func put(_ key: [UInt8], _ value: UnsafeRawBufferPointer) {
         key.withUnsafeBytes { key in
-            value.withUnsafeBytes { value in
-                rocksdb_writebatch_put(handle, key.baseAddress, key.count, value.baseAddress, value.count)
-            }
+            rocksdb_writebatch_put(handle, key.baseAddress, key.count, value.baseAddress, value.count)
         }
     }
 

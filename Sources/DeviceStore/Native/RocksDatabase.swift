@@ -1,5 +1,9 @@
 import CRocksDB
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One RocksDB database, open while a reference to it is held: byte keys to byte values in key
 /// order. With ``RocksBatch``, ``RocksOptions`` and ``RocksSettling``, the module's only caller
 /// of RocksDB's C API.
@@ -9,6 +13,8 @@ import CRocksDB
 /// and nothing here changes after `init`.
 final class RocksDatabase: @unchecked Sendable {
     private let handle: OpaquePointer
+    /// The options it was opened with, which its table files are written with too.
+    private let options: RocksOptions
     private let readOptions: OpaquePointer
     /// A scan's reads leave the block cache to the point reads.
     private let scanOptions: OpaquePointer
@@ -27,6 +33,7 @@ final class RocksDatabase: @unchecked Sendable {
         let handle = rocksdb_open(options.pointer, path, &error)
         guard let handle, error == nil else { throw DeviceStoreError(path: path, operation: "open", taking: error) }
         self.handle = handle
+        self.options = options
         readOptions = rocksdb_readoptions_create()
         scanOptions = rocksdb_readoptions_create()
         rocksdb_readoptions_set_fill_cache(scanOptions, 0)
@@ -62,6 +69,47 @@ final class RocksDatabase: @unchecked Sendable {
         var error: UnsafeMutablePointer<CChar>?
         rocksdb_write(handle, writeOptions, batch.handle, &error)
         if let error { throw DeviceStoreError(path: path, operation: "write", taking: error) }
+    }
+
+    /// Writes what `body` puts, keys in strictly increasing byte order, into the table file
+    /// `file` and adds that file to the database whole: every key or none, past the memtable and
+    /// the log, as RocksDB loads data in bulk. Each key replaces what the database held under it.
+    /// A put out of order, or a failed write, throws; the file is then deleted.
+    func ingest(
+        through file: String,
+        _ body: (_ put: (_ key: [UInt8], _ value: UnsafeRawBufferPointer) throws(DeviceStoreError) -> Void)
+            throws(DeviceStoreError) -> Void
+    ) throws(DeviceStoreError) {
+        let environment = rocksdb_envoptions_create()
+        defer { rocksdb_envoptions_destroy(environment) }
+        let writer = rocksdb_sstfilewriter_create(environment, options.pointer)
+        defer { rocksdb_sstfilewriter_destroy(writer) }
+        var error: UnsafeMutablePointer<CChar>?
+        rocksdb_sstfilewriter_open(writer, file, &error)
+        if let error { throw DeviceStoreError(path: path, operation: "load", taking: error) }
+        do throws(DeviceStoreError) {
+            try body { (key, value) throws(DeviceStoreError) in
+                key.withUnsafeBytes { key in
+                    rocksdb_sstfilewriter_put(
+                        writer, key.baseAddress, key.count, value.baseAddress, value.count, &error)
+                }
+                if let error { throw DeviceStoreError(path: path, operation: "load", taking: error) }
+            }
+            rocksdb_sstfilewriter_finish(writer, &error)
+            if let error { throw DeviceStoreError(path: path, operation: "load", taking: error) }
+            let ingestOptions = rocksdb_ingestexternalfileoptions_create()
+            defer { rocksdb_ingestexternalfileoptions_destroy(ingestOptions) }
+            // The file is linked into the database, not copied, and unlinked from `file` once in.
+            rocksdb_ingestexternalfileoptions_set_move_files(ingestOptions, 1)
+            file.withCString { name in
+                var names: [UnsafePointer<CChar>?] = [name]
+                rocksdb_ingest_external_file(handle, &names, 1, ingestOptions, &error)
+            }
+            if let error { throw DeviceStoreError(path: path, operation: "load", taking: error) }
+        } catch {
+            unlink(file)
+            throw error
+        }
     }
 
     /// Calls `body` with each key and value from `start` on, in key order, until it returns

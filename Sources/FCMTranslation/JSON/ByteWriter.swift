@@ -163,6 +163,13 @@ public struct ByteWriter: ~Copyable {
         append(#"":"#)
     }
 
+    /// Writes `bytes` over those written from `position` on, as a length written before what it
+    /// measures is filled in; does nothing unless they fall within what is written.
+    public mutating func overwrite(at position: Int, with bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, position >= 0, bytes.count <= count - position else { return }
+        (base + position).copyMemory(from: source, byteCount: bytes.count)
+    }
+
     /// Drops everything written from `position` on.
     public mutating func truncate(to position: Int) {
         count = min(count, max(0, position))
