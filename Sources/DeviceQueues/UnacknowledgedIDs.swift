@@ -154,6 +154,7 @@ public struct UnacknowledgedIDs: Sendable, Hashable {
     )
         -> Bool
     {
+        assert(stored.count == id.count)
         var (storedIndex, idIndex) = (stored.endIndex, id.endIndex)
         while storedIndex > stored.startIndex {
             storedIndex -= 1

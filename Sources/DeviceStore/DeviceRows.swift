@@ -3,7 +3,7 @@ import DeviceQueues
 import FCMTranslation
 
 /// One state partition's devices on disk: a ``DeviceRow`` per device under its token, and the
-/// changelog offset the rows cover, written in the same batch. The rows equal a replay of the
+/// changelog offset the rows cover, written together with them. The rows equal a replay of the
 /// changelog up to ``checkpoint()``; the changelog after it is still to be applied.
 ///
 /// Reads go through RocksDB's block cache, whose size the caller gives, and its bloom filters,
@@ -84,6 +84,7 @@ public struct DeviceRows: Sendable {
     /// whole, past RocksDB's write path: for rows built in one go, as a restore with no local
     /// state builds them. Each device given replaces its row; the others keep theirs. Throws,
     /// leaving the rows as they were, when a token is given twice or the file cannot be written.
+    /// One load at a time: every load of the rows writes the same file.
     public func load(_ devices: some Sequence<(token: String, device: DeviceQueue)>, checkpoint: Int64)
         throws(DeviceStoreError)
     {

@@ -2,6 +2,8 @@ import CRocksDB
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// One RocksDB database, open while a reference to it is held: byte keys to byte values in key
@@ -84,28 +86,34 @@ final class RocksDatabase: @unchecked Sendable {
         defer { rocksdb_envoptions_destroy(environment) }
         let writer = rocksdb_sstfilewriter_create(environment, options.pointer)
         defer { rocksdb_sstfilewriter_destroy(writer) }
-        var error: UnsafeMutablePointer<CChar>?
-        rocksdb_sstfilewriter_open(writer, file, &error)
-        if let error { throw DeviceStoreError(path: path, operation: "load", taking: error) }
+        // Each call gets an error pointer of its own: RocksDB frees one it is given set.
+        let loadFailed = { (error: UnsafeMutablePointer<CChar>?) in
+            DeviceStoreError(path: self.path, operation: "load", taking: error)
+        }
+        var opened: UnsafeMutablePointer<CChar>?
+        rocksdb_sstfilewriter_open(writer, file, &opened)
+        if let opened { throw loadFailed(opened) }
         do throws(DeviceStoreError) {
             try body { (key, value) throws(DeviceStoreError) in
+                var put: UnsafeMutablePointer<CChar>?
                 key.withUnsafeBytes { key in
-                    rocksdb_sstfilewriter_put(
-                        writer, key.baseAddress, key.count, value.baseAddress, value.count, &error)
+                    rocksdb_sstfilewriter_put(writer, key.baseAddress, key.count, value.baseAddress, value.count, &put)
                 }
-                if let error { throw DeviceStoreError(path: path, operation: "load", taking: error) }
+                if let put { throw loadFailed(put) }
             }
-            rocksdb_sstfilewriter_finish(writer, &error)
-            if let error { throw DeviceStoreError(path: path, operation: "load", taking: error) }
+            var finished: UnsafeMutablePointer<CChar>?
+            rocksdb_sstfilewriter_finish(writer, &finished)
+            if let finished { throw loadFailed(finished) }
             let ingestOptions = rocksdb_ingestexternalfileoptions_create()
             defer { rocksdb_ingestexternalfileoptions_destroy(ingestOptions) }
             // The file is linked into the database, not copied, and unlinked from `file` once in.
             rocksdb_ingestexternalfileoptions_set_move_files(ingestOptions, 1)
+            var ingested: UnsafeMutablePointer<CChar>?
             file.withCString { name in
                 var names: [UnsafePointer<CChar>?] = [name]
-                rocksdb_ingest_external_file(handle, &names, 1, ingestOptions, &error)
+                rocksdb_ingest_external_file(handle, &names, 1, ingestOptions, &ingested)
             }
-            if let error { throw DeviceStoreError(path: path, operation: "load", taking: error) }
+            if let ingested { throw loadFailed(ingested) }
         } catch {
             unlink(file)
             throw error

@@ -166,6 +166,7 @@ public struct ByteWriter: ~Copyable {
     /// Writes `bytes` over those written from `position` on, as a length written before what it
     /// measures is filled in; does nothing unless they fall within what is written.
     public mutating func overwrite(at position: Int, with bytes: UnsafeRawBufferPointer) {
+        assert(position >= 0 && bytes.count <= count - position, "overwriting past what is written")
         guard let source = bytes.baseAddress, position >= 0, bytes.count <= count - position else { return }
         (base + position).copyMemory(from: source, byteCount: bytes.count)
     }
