@@ -21,7 +21,7 @@ import Foundation
 ///   one store after the other, and the four stores on two threads; against a raw scan of the
 ///   same stores on as many threads;
 /// - a changelog applied into empty rows (a restore with no local state), against raw puts of
-///   the rows that result;
+///   the rows that result, each part of it written in a batch, and then each as a table file;
 /// - every device loaded into empty rows in one table file a store (``DeviceRows/load(_:checkpoint:)``),
 ///   against the same rows sorted and ingested through the C API;
 /// - the changelog replayed in memory and then loaded into empty rows, against the apply's
@@ -181,10 +181,28 @@ enum DeviceRowsBenchmark {
         precondition(first == device)
         report("apply a changelog into empty rows, per record", rowsApply, rawApply)
 
+        // The same parts, each applied as one table file instead of a batch: the rows read as
+        // before, the writes past the memtable.
+        for store in applied { try store.settle() }
+        let appliedInBulk = try (0..<stores).map {
+            try DeviceRows(at: "\(directory)/applied-in-bulk-\($0)", cacheBytes: 64 << 20)
+        }
+        let rowsApplyInBulk = try rate(changes.count) {
+            for (store, changes) in perStore.enumerated() {
+                for start in stride(from: 0, to: changes.count, by: 100_000 / stores) {
+                    let end = min(start + 100_000 / stores, changes.count)
+                    try appliedInBulk[store].apply(Array(changes[start..<end]), checkpoint: Int64(end), inBulk: true)
+                }
+            }
+        }
+        let firstInBulk = try appliedInBulk[0].device(tokens[0])
+        precondition(firstInBulk == device)
+        report("apply a changelog into empty rows, a table file a part, per record", rowsApplyInBulk, rawApply)
+
         // Every device loaded into empty rows in one table file a store, against the same
         // encoded rows, sorted and ingested through the C API.
         for store in rawApplied { store.settle() }
-        for store in applied { try store.settle() }
+        for store in appliedInBulk { try store.settle() }
         let rawLoaded = try (0..<stores).map { try RawStore(path: "\(directory)/raw-loaded-\($0)") }
         let rawLoad = try rate(devices) {
             for store in 0..<stores {
@@ -198,7 +216,7 @@ enum DeviceRowsBenchmark {
         let rowsLoad = try rate(devices) {
             for store in 0..<stores {
                 try bulk[store].load(
-                    stride(from: store, to: devices, by: stores).map { (tokens[$0], device) },
+                    stride(from: store, to: devices, by: stores).map { (tokens[$0], Optional(device)) },
                     checkpoint: Int64(devices))
             }
         }
@@ -216,7 +234,7 @@ enum DeviceRowsBenchmark {
                 var devices: [String: DeviceQueue?] = [:]
                 for (token, change) in changes { DeviceQueue.restore(change, onto: &devices[token, default: nil]) }
                 try replayed[store].load(
-                    devices.compactMap { token, device in device.map { (token, $0) } }, checkpoint: Int64(changes.count)
+                    devices.filter { $0.value != nil }.map { ($0.key, $0.value) }, checkpoint: Int64(changes.count)
                 )
             }
         }

@@ -65,9 +65,13 @@ public struct DeviceRows: Sendable {
     }
 
     /// Applies changelog changes, in order, to the devices they name, and moves the checkpoint to
-    /// `checkpoint`, in one batch: each device named is read once, changed as a restore changes
-    /// it (``DeviceQueue/restore(_:onto:)``) and written once, or removed once forgotten.
-    public func apply(_ changes: [(token: String, change: StateChange)], checkpoint: Int64) throws(DeviceStoreError) {
+    /// `checkpoint`, all or nothing: each device named is read once, changed as a restore changes
+    /// it (``DeviceQueue/restore(_:onto:)``) and written once, or removed once forgotten. The
+    /// devices go in one batch, or, `inBulk`, in one table file (``load(_:checkpoint:)``): for
+    /// the large parts of a restore.
+    public func apply(
+        _ changes: [(token: String, change: StateChange)], checkpoint: Int64, inBulk: Bool = false
+    ) throws(DeviceStoreError) {
         var devices: [String: DeviceQueue?] = [:]
         var order: [String] = []
         for (token, change) in changes {
@@ -77,25 +81,37 @@ public struct DeviceRows: Sendable {
             }
             DeviceQueue.restore(change, onto: &devices[token, default: nil])
         }
-        try write(order.map { ($0, devices[$0] ?? nil) }, checkpoint: checkpoint)
+        let changed = order.map { ($0, devices[$0] ?? nil) }
+        if inBulk {
+            try load(changed, checkpoint: checkpoint)
+        } else {
+            try write(changed, checkpoint: checkpoint)
+        }
     }
 
-    /// Loads `devices`, each token once, and `checkpoint` in one table file added to the rows
-    /// whole, past RocksDB's write path: for rows built in one go, as a restore with no local
-    /// state builds them. Each device given replaces its row; the others keep theirs. Throws,
-    /// leaving the rows as they were, when a token is given twice or the file cannot be written.
-    /// One load at a time: every load of the rows writes the same file.
-    public func load(_ devices: some Sequence<(token: String, device: DeviceQueue)>, checkpoint: Int64)
+    /// Loads `devices` (nil: removes it), each token once, and `checkpoint` in one table file
+    /// added to the rows whole, past RocksDB's write path: for rows built in one go, as a restore
+    /// with no local state builds them. Each device given replaces its row; the others keep
+    /// theirs. Throws, leaving the rows as they were, when a token is given twice or the file
+    /// cannot be written. One load at a time: every load of the rows writes the same file.
+    public func load(_ devices: [(token: String, device: DeviceQueue?)], checkpoint: Int64)
         throws(DeviceStoreError)
     {
-        var sorted = devices.map { (key: Self.key($0.token), device: $0.device) }
-        sorted.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        let keys = devices.map { Self.key($0.token) }
+        // The places are sorted, not the keys and devices: moving those would retain and release.
+        var order = Array(keys.indices)
+        keys.withUnsafeBufferPointer { keys in order.sort { keys[$0].lexicographicallyPrecedes(keys[$1]) } }
         try database.ingest(through: "\(path)/\(Self.loadFile)") { (put) throws(DeviceStoreError) in
             var value = ByteWriter(capacity: 1_024)
             // The checkpoint's key sorts before every device's, as the file's keys must.
             withUnsafeBytes(of: checkpoint.littleEndian) { value.append($0) }
             try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.checkpointKey, bytes) }
-            for (key, device) in sorted {
+            for index in order {
+                let (key, device) = (keys[index], devices[index].device)
+                guard let device else {
+                    try put(key, nil)
+                    continue
+                }
                 value.truncate(to: 0)
                 DeviceRow.write(device, to: &value)
                 try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(key, bytes) }

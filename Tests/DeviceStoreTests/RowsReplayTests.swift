@@ -56,18 +56,21 @@ struct RowsReplayTests {
     }
 
     @Test(
-        "applied in batches of any size, the changes leave each device's row equal to the live device, and none once forgotten"
+        "applied in parts of any size, in batches or table files, the changes leave each device's row equal to the live device, and none once forgotten"
     )
     func rowsFollowTheDevices() async {
-        await propertyCheck(count: 40, input: Gen.int(in: 0...111).array(of: 0...160), Gen.int(in: 1...50)) {
-            choices, batchSize in
+        await propertyCheck(
+            count: 40, input: Gen.int(in: 0...111).array(of: 0...160), Gen.int(in: 1...50), Gen.int(in: 0...2)
+        ) { choices, batchSize, writes in
             let (live, changes) = Self.run(choices)
             let directory = TemporaryDirectory()
             do {
                 let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
-                for start in stride(from: 0, to: changes.count, by: batchSize) {
+                // Each part in a batch (0), each as a table file (1), or the two in turn (2).
+                for (part, start) in stride(from: 0, to: changes.count, by: batchSize).enumerated() {
                     let end = min(start + batchSize, changes.count)
-                    try rows.apply(Array(changes[start..<end]), checkpoint: Int64(end))
+                    let inBulk = writes == 1 || (writes == 2 && part % 2 == 1)
+                    try rows.apply(Array(changes[start..<end]), checkpoint: Int64(end), inBulk: inBulk)
                 }
                 for token in (0..<5).map({ "t\($0)" }) {
                     #expect(try rows.device(token) == live[token], "\(token) after \(choices)")

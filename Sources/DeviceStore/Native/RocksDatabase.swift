@@ -73,13 +73,14 @@ final class RocksDatabase: @unchecked Sendable {
         if let error { throw DeviceStoreError(path: path, operation: "write", taking: error) }
     }
 
-    /// Writes what `body` puts, keys in strictly increasing byte order, into the table file
-    /// `file` and adds that file to the database whole: every key or none, past the memtable and
-    /// the log, as RocksDB loads data in bulk. Each key replaces what the database held under it.
-    /// A put out of order, or a failed write, throws; the file is then deleted.
+    /// Writes what `body` puts (a nil value: a deletion), keys in strictly increasing byte order,
+    /// into the table file `file` and adds that file to the database whole: every key or none,
+    /// past the memtable and the log, as RocksDB loads data in bulk. Each key replaces what the
+    /// database held under it. A put out of order, or a failed write, throws; the file is then
+    /// deleted.
     func ingest(
         through file: String,
-        _ body: (_ put: (_ key: [UInt8], _ value: UnsafeRawBufferPointer) throws(DeviceStoreError) -> Void)
+        _ body: (_ put: (_ key: [UInt8], _ value: UnsafeRawBufferPointer?) throws(DeviceStoreError) -> Void)
             throws(DeviceStoreError) -> Void
     ) throws(DeviceStoreError) {
         let environment = rocksdb_envoptions_create()
@@ -97,7 +98,12 @@ final class RocksDatabase: @unchecked Sendable {
             try body { (key, value) throws(DeviceStoreError) in
                 var put: UnsafeMutablePointer<CChar>?
                 key.withUnsafeBytes { key in
-                    rocksdb_sstfilewriter_put(writer, key.baseAddress, key.count, value.baseAddress, value.count, &put)
+                    if let value {
+                        rocksdb_sstfilewriter_put(
+                            writer, key.baseAddress, key.count, value.baseAddress, value.count, &put)
+                    } else {
+                        rocksdb_sstfilewriter_delete(writer, key.baseAddress, key.count, &put)
+                    }
                 }
                 if let put { throw loadFailed(put) }
             }
