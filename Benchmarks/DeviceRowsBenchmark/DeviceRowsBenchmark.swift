@@ -24,8 +24,8 @@ import Foundation
 ///   the rows that result, each part of it written in a batch, and then each as a table file;
 /// - every device loaded into empty rows in one table file a store (``DeviceRows/load(_:checkpoint:)``),
 ///   against the same rows sorted and ingested through the C API;
-/// - the changelog replayed in memory and then loaded into empty rows, against the apply's
-///   baseline.
+/// - the changelog replayed in memory and then loaded into empty rows, one store after another
+///   and on two threads, against the apply's baseline.
 @main
 enum DeviceRowsBenchmark {
     static let stores = 4
@@ -230,17 +230,41 @@ enum DeviceRowsBenchmark {
         for store in bulk { try store.settle() }
         let replayed = try (0..<stores).map { try DeviceRows(at: "\(directory)/replayed-\($0)", cacheBytes: 64 << 20) }
         let rowsReplay = try rate(changes.count) {
-            for (store, changes) in perStore.enumerated() {
-                var devices: [String: DeviceQueue?] = [:]
-                for (token, change) in changes { DeviceQueue.restore(change, onto: &devices[token, default: nil]) }
-                try replayed[store].load(
-                    devices.filter { $0.value != nil }.map { ($0.key, $0.value) }, checkpoint: Int64(changes.count)
-                )
-            }
+            for (store, changes) in perStore.enumerated() { try replayAndLoad(changes, into: replayed[store]) }
         }
         let firstReplayed = try replayed[0].device(tokens[0])
         precondition(firstReplayed == device)
         report("replay a changelog in memory, then load it into empty rows, per record", rowsReplay, rawApply)
+
+        // The same, the four stores on two threads, two each, as a restore of four partitions
+        // could run on two cores (the changelog's reading aside).
+        for store in replayed { try store.settle() }
+        let replayedTwo = try (0..<stores).map {
+            try DeviceRows(at: "\(directory)/replayed-two-\($0)", cacheBytes: 64 << 20)
+        }
+        let parts = perStore
+        let rowsReplayTwo = rate(changes.count) {
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                for store in [thread, thread + 2] {
+                    do {
+                        try replayAndLoad(parts[store], into: replayedTwo[store])
+                    } catch {
+                        preconditionFailure("\(error)")
+                    }
+                }
+            }
+        }
+        let firstReplayedTwo = try replayedTwo[0].device(tokens[0])
+        precondition(firstReplayedTwo == device)
+        report("the same, two threads", rowsReplayTwo, rawApply)
+    }
+
+    /// `changes` replayed into a dictionary, as a restore replays them, and loaded into `rows`.
+    static func replayAndLoad(_ changes: [(token: String, change: StateChange)], into rows: DeviceRows) throws {
+        var devices: [String: DeviceQueue?] = [:]
+        for (token, change) in changes { DeviceQueue.restore(change, onto: &devices[token, default: nil]) }
+        try rows.load(
+            devices.filter { $0.value != nil }.map { ($0.key, $0.value) }, checkpoint: Int64(changes.count))
     }
 
     static func token(_ index: Int) -> String {
