@@ -11,10 +11,11 @@ import NIOCore
 /// Changelog records replayed into device state per second, beside the baseline of the same run:
 /// a plain read of the same changelog partitions to their end with the same Kafka layer, in place.
 ///
-/// The changelog is the worker's own: offline devices receive messages (and, with
-/// `--topics-per-device`, join topics) through the worker's `RecordProcessor`, and the changelog
-/// records it makes (a status record per device, one per waiting message with its inbox record,
-/// two per topic membership: the device's and the topic's) are produced to a fresh topic. Then, for each run, the
+/// The changelog is the worker's own: offline devices (with `--online`, connected ones) receive
+/// messages (and, with `--topics-per-device`, join topics) through the worker's `RecordProcessor`,
+/// and the changelog records it makes (a status record per device, one per waiting message with
+/// its inbox record, or per id awaiting `ack` once dispatched, two per topic membership: the
+/// device's and the topic's) are produced to a fresh topic. Then, for each run, the
 /// partitions are read to their end (baseline) and restored by the worker's `ChangelogRestorer`.
 @main
 struct RestoreBenchmark: AsyncParsableCommand {
@@ -26,6 +27,12 @@ struct RestoreBenchmark: AsyncParsableCommand {
 
     @Option(help: "Waiting messages per device.")
     var messagesPerDevice = 10
+
+    @Flag(
+        help:
+            "Connect the devices before the sends: each message is dispatched at once and its id awaits ack (up to 1,000 a device)."
+    )
+    var online = false
 
     @Option(help: "Topics each device joins (each topic's members and each device's own topics).")
     var topicsPerDevice = 0
@@ -60,7 +67,7 @@ struct RestoreBenchmark: AsyncParsableCommand {
         }
         try await producer.close()
         print(
-            "librdkafka \(Librdkafka.version): \(records.count) changelog records (\(devices) devices x \(messagesPerDevice) messages, x \(topicsPerDevice) topics), \(partitions) partitions, best of \(runs) runs"
+            "librdkafka \(Librdkafka.version): \(records.count) changelog records (\(devices) \(online ? "online" : "offline") devices x \(messagesPerDevice) messages, x \(topicsPerDevice) topics), \(partitions) partitions, best of \(runs) runs"
         )
 
         let headerBytes = records.reduce(0) { sum, record in
@@ -179,14 +186,25 @@ struct RestoreBenchmark: AsyncParsableCommand {
     /// The changelog records the worker writes for offline devices receiving messages.
     func changelog(_ configuration: BridgeConfiguration, logger: Logger) throws -> [ProducerRecord] {
         let send = configuration.topics.send
+        let presence = configuration.topics.presence
         let processor = RecordProcessor(
-            configuration: configuration, statePartitions: partitions, colocatedTopics: [send], logger: logger)
+            configuration: configuration, statePartitions: partitions, colocatedTopics: [send, presence],
+            logger: logger)
         var states = DeviceStates()
         for partition in 0..<partitions { states.adopt(partition) }
         var produced = OutputRecords()
         var offset: Int64 = 0
         let tokens = (0..<devices).map {
             "fMEP0vJqS0:APA91bH" + String(repeating: "x", count: 140) + String($0, radix: 16)
+        }
+        for token in tokens where online {
+            let record = InMemoryRecord(
+                topic: presence, partition: Murmur2Partitioner.partition(of: token.utf8, partitions: partitions),
+                offset: offset, key: ByteBuffer(string: token),
+                value: ByteBuffer(string: #"{"token":"\#(token)","event":"connect"}"#),
+                createTime: 1_700_000_000_000 + offset)
+            try processor.process(record, states: &states, outputs: &produced)
+            offset += 1
         }
         for round in 0..<messagesPerDevice {
             for device in 0..<devices {
