@@ -264,7 +264,8 @@ enum DeviceRowsBenchmark {
         var devices: [String: DeviceQueue?] = [:]
         for (token, change) in changes { DeviceQueue.restore(change, onto: &devices[token, default: nil]) }
         try rows.load(
-            devices.filter { $0.value != nil }.map { ($0.key, $0.value) }, checkpoint: Int64(changes.count))
+            devices.compactMap { token, device in device.map { (token, Optional($0)) } },
+            checkpoint: Int64(changes.count))
     }
 
     static func token(_ index: Int) -> String {

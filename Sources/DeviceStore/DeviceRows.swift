@@ -67,8 +67,8 @@ public struct DeviceRows: Sendable {
     /// Applies changelog changes, in order, to the devices they name, and moves the checkpoint to
     /// `checkpoint`, all or nothing: each device named is read once, changed as a restore changes
     /// it (``DeviceQueue/restore(_:onto:)``) and written once, or removed once forgotten. The
-    /// devices go in one batch, or, `inBulk`, in one table file (``load(_:checkpoint:)``): for
-    /// the large parts of a restore.
+    /// devices go in one batch, or, `inBulk`, in one table file (``load(_:checkpoint:)``, one at a
+    /// time): for the large parts of a restore.
     public func apply(
         _ changes: [(token: String, change: StateChange)], checkpoint: Int64, inBulk: Bool = false
     ) throws(DeviceStoreError) {

@@ -78,8 +78,10 @@ struct DeviceRowsTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/load.sst"))
         try rows.load([], checkpoint: 12)
         #expect(try rows.checkpoint() == 12)
-        try rows.load([("z", nil), ("never held", nil)], checkpoint: 13)
-        #expect(try rows.checkpoint() == 13)
+        try rows.write([("written", Self.device(9, waiting: 1))], checkpoint: 13)
+        try rows.load([("z", nil), ("never held", nil), ("written", nil)], checkpoint: 14)
+        #expect(try rows.checkpoint() == 14)
+        #expect(try rows.device("z") == nil && rows.device("written") == nil && rows.device("never held") == nil)
         scanned = [:]
         try rows.forEachDevice { token, device in scanned[token] = device }
         #expect(scanned == expected.filter { $0.key != "z" })
