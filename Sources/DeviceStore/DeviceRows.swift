@@ -1,6 +1,7 @@
 import BridgeCore
 import DeviceQueues
 import FCMTranslation
+import Foundation
 
 /// One state partition's devices on disk: a ``DeviceRow`` per device under its token, and the
 /// changelog offset the rows cover, written together with them. The rows equal a replay of the
@@ -17,9 +18,18 @@ public struct DeviceRows: Sendable {
     private static let devicePrefix = UInt8(ascii: "d")
 
     /// Opens the rows in directory `path`, creating them empty when there are none, with a
-    /// block cache of at most `cacheBytes`.
+    /// block cache of at most `cacheBytes`. Deletes the table files of loads a crash cut short.
     public init(at path: String, cacheBytes: Int) throws(DeviceStoreError) {
         database = try RocksDatabase(path: path, cacheBytes: cacheBytes)
+        // The database is open, so no other process has the directory, and no load runs yet.
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        for file in files where file.hasPrefix(Self.loadFilePrefix) && file.hasSuffix(".sst") {
+            do {
+                try FileManager.default.removeItem(atPath: "\(path)/\(file)")
+            } catch {
+                throw DeviceStoreError(path: path, operation: "open", message: "cannot delete \(file): \(error)")
+            }
+        }
     }
 
     /// The directory the rows are in.
@@ -67,8 +77,8 @@ public struct DeviceRows: Sendable {
     /// Applies changelog changes, in order, to the devices they name, and moves the checkpoint to
     /// `checkpoint`, all or nothing: each device named is read once, changed as a restore changes
     /// it (``DeviceQueue/restore(_:onto:)``) and written once, or removed once forgotten. The
-    /// devices go in one batch, or, `inBulk`, in one table file (``load(_:checkpoint:)``, one at a
-    /// time): for the large parts of a restore.
+    /// devices go in one batch, or, `inBulk`, in one table file (``load(_:checkpoint:)``): for
+    /// the large parts of a restore.
     public func apply(
         _ changes: [(token: String, change: StateChange)], checkpoint: Int64, inBulk: Bool = false
     ) throws(DeviceStoreError) {
@@ -93,7 +103,7 @@ public struct DeviceRows: Sendable {
     /// added to the rows whole, past RocksDB's write path: for rows built in one go, as a restore
     /// with no local state builds them. Each device given replaces its row; the others keep
     /// theirs. Throws, leaving the rows as they were, when a token is given twice or the file
-    /// cannot be written. One load at a time: every load of the rows writes the same file.
+    /// cannot be written.
     public func load(_ devices: [(token: String, device: DeviceQueue?)], checkpoint: Int64)
         throws(DeviceStoreError)
     {
@@ -101,7 +111,8 @@ public struct DeviceRows: Sendable {
         // The places are sorted, not the keys and devices: moving those would retain and release.
         var order = Array(keys.indices)
         keys.withUnsafeBufferPointer { keys in order.sort { keys[$0].lexicographicallyPrecedes(keys[$1]) } }
-        try database.ingest(through: "\(path)/\(Self.loadFile)") { (put) throws(DeviceStoreError) in
+        let file = "\(path)/\(Self.loadFilePrefix)\(UInt64.random(in: 0...UInt64.max)).sst"
+        try database.ingest(through: file) { (put) throws(DeviceStoreError) in
             var value = ByteWriter(capacity: 1_024)
             // The checkpoint's key sorts before every device's, as the file's keys must.
             withUnsafeBytes(of: checkpoint.littleEndian) { value.append($0) }
@@ -119,9 +130,10 @@ public struct DeviceRows: Sendable {
         }
     }
 
-    /// The table file a load writes in the rows' directory, which RocksDB leaves alone (its own
-    /// files are numbered) and takes in under a name of its own.
-    private static let loadFile = "load.sst"
+    /// How the table file of a load starts its name, in the rows' directory: RocksDB leaves it
+    /// alone (its own files are numbered) and takes it in under a name of its own. Each load's
+    /// name ends in a random number, so that loads may run at once.
+    private static let loadFilePrefix = "load-"
 
     /// Calls `body` with every device held, in the order of their tokens' bytes.
     public func forEachDevice(_ body: (_ token: String, _ device: DeviceQueue) -> Void) throws(DeviceStoreError) {

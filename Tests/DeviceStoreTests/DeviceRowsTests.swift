@@ -75,7 +75,7 @@ struct DeviceRowsTests {
         var scanned: [String: DeviceQueue] = [:]
         try rows.forEachDevice { token, device in scanned[token] = device }
         #expect(scanned == expected)
-        #expect(!FileManager.default.fileExists(atPath: directory.path + "/load.sst"))
+        #expect(try Self.loadFiles(in: directory.path).isEmpty)
         try rows.load([], checkpoint: 12)
         #expect(try rows.checkpoint() == 12)
         try rows.write([("written", Self.device(9, waiting: 1))], checkpoint: 13)
@@ -85,6 +85,32 @@ struct DeviceRowsTests {
         scanned = [:]
         try rows.forEachDevice { token, device in scanned[token] = device }
         #expect(scanned == expected.filter { $0.key != "z" })
+    }
+
+    @Test("loads may run at once, and the table file of a load a crash cut short is deleted at the next open")
+    func loadFilesOfTheirOwn() async throws {
+        let directory = TemporaryDirectory()
+        do {
+            let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for load in 0..<4 {
+                    group.addTask {
+                        try rows.load(
+                            (0..<500).map { ("t\(load)-\($0)", Self.device($0, waiting: 1)) }, checkpoint: Int64(load))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for load in 0..<4 { #expect(try rows.device("t\(load)-499") == Self.device(499, waiting: 1)) }
+        }
+        #expect(FileManager.default.createFile(atPath: directory.path + "/load-17.sst", contents: Data([1, 2, 3])))
+        _ = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        #expect(try Self.loadFiles(in: directory.path).isEmpty)
+    }
+
+    /// The table files of loads in `directory`.
+    static func loadFiles(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("load-") }
     }
 
     @Test("a load that gives a token twice fails, naming the directory, and leaves the rows as they were")
@@ -105,7 +131,7 @@ struct DeviceRowsTests {
         #expect(try rows.checkpoint() == 3)
         #expect(try rows.device("x") == nil && rows.device("y") == nil)
         #expect(try rows.device("kept") == Self.device(1, waiting: 1))
-        #expect(!FileManager.default.fileExists(atPath: directory.path + "/load.sst"))
+        #expect(try Self.loadFiles(in: directory.path).isEmpty)
     }
 
     @Test("the rows of one directory open once at a time: a second open fails, naming the directory")
