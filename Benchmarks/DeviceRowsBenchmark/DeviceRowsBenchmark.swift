@@ -163,20 +163,13 @@ enum DeviceRowsBenchmark {
             for (index, token) in tokens.enumerated() { rawApplied[index % stores].put(key(token), encoded) }
             for store in rawApplied { store.flushBatch() }
         }
-        // Each store's records, applied in batches of a quarter of a restore's poll (100,000).
+        // Each store's records, each device's together.
         var perStore = [[(token: String, change: StateChange)]](repeating: [], count: stores)
         for (index, change) in changes.enumerated() {
             perStore[index / (changes.count / devices) % stores].append(change)
         }
         for store in rawApplied { store.settle() }
-        let rowsApply = try rate(changes.count) {
-            for (store, changes) in perStore.enumerated() {
-                for start in stride(from: 0, to: changes.count, by: 100_000 / stores) {
-                    let end = min(start + 100_000 / stores, changes.count)
-                    try applied[store].apply(Array(changes[start..<end]), checkpoint: Int64(end))
-                }
-            }
-        }
+        let rowsApply = try rate(changes.count) { try applyInParts(perStore, to: applied, inBulk: false) }
         let first = try applied[0].device(tokens[0])
         precondition(first == device)
         report("apply a changelog into empty rows, per record", rowsApply, rawApply)
@@ -187,14 +180,7 @@ enum DeviceRowsBenchmark {
         let appliedInBulk = try (0..<stores).map {
             try DeviceRows(at: "\(directory)/applied-in-bulk-\($0)", cacheBytes: 64 << 20)
         }
-        let rowsApplyInBulk = try rate(changes.count) {
-            for (store, changes) in perStore.enumerated() {
-                for start in stride(from: 0, to: changes.count, by: 100_000 / stores) {
-                    let end = min(start + 100_000 / stores, changes.count)
-                    try appliedInBulk[store].apply(Array(changes[start..<end]), checkpoint: Int64(end), inBulk: true)
-                }
-            }
-        }
+        let rowsApplyInBulk = try rate(changes.count) { try applyInParts(perStore, to: appliedInBulk, inBulk: true) }
         let firstInBulk = try appliedInBulk[0].device(tokens[0])
         precondition(firstInBulk == device)
         report("apply a changelog into empty rows, a table file a part, per record", rowsApplyInBulk, rawApply)
@@ -257,6 +243,19 @@ enum DeviceRowsBenchmark {
         let firstReplayedTwo = try replayedTwo[0].device(tokens[0])
         precondition(firstReplayedTwo == device)
         report("the same, two threads", rowsReplayTwo, rawApply)
+    }
+
+    /// Each store's changes applied to its rows in parts of a quarter of a restore's poll
+    /// (100,000 records), each part in a batch or, `inBulk`, as a table file.
+    static func applyInParts(
+        _ perStore: [[(token: String, change: StateChange)]], to rows: [DeviceRows], inBulk: Bool
+    ) throws {
+        for (store, changes) in perStore.enumerated() {
+            for start in stride(from: 0, to: changes.count, by: 100_000 / stores) {
+                let end = min(start + 100_000 / stores, changes.count)
+                try rows[store].apply(Array(changes[start..<end]), checkpoint: Int64(end), inBulk: inBulk)
+            }
+        }
     }
 
     /// `changes` replayed into a dictionary, as a restore replays them, and loaded into `rows`.
