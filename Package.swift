@@ -81,6 +81,8 @@ let package = Package(
             name: "BridgeStore",
             dependencies: [
                 "BridgeCore",
+                "DeviceStore",
+                "DeviceQueues",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -293,6 +295,8 @@ let package = Package(
                 "BridgeStore",
                 "BridgeCore",
                 "BridgeConfig",
+                "DeviceQueues",
+                "DeviceStore",
                 "Kafka",
                 "FCMTranslation",
                 "TestSupport",
@@ -329,7 +333,7 @@ let package = Package(
         .testTarget(
             name: "BridgeStoreTests",
             dependencies: [
-                "BridgeStore", "BridgeCore", "DeviceQueues", "TestSupport",
+                "BridgeStore", "BridgeCore", "DeviceQueues", "DeviceStore", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

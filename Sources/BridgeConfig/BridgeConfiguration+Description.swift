@@ -26,7 +26,7 @@ extension BridgeConfiguration: CustomStringConvertible {
             "delivery: \(delivery.rawValue)",
             "state.directory: \(state.directory ?? "none (state in memory, restored from the whole changelog)")",
             "state.cleanup_delay_ms: \(state.cleanupDelayMilliseconds)",
-            "state.write_interval_ms: \(state.writeIntervalMilliseconds)",
+            "state.write_interval_ms: \(state.writeIntervalMilliseconds)", "state.device_rows: \(state.deviceRows)",
             "commit_interval_ms: \(commitIntervalMilliseconds)", "max_batch_records: \(maxBatchRecords)",
             "max_batch_bytes: \(maxBatchBytes)", "shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)",
             "log_level: \(logLevel.rawValue)",

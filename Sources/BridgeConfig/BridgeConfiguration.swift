@@ -82,6 +82,10 @@ public struct BridgeConfiguration: Sendable, Hashable {
         /// written sooner once 65,536 wait, and always before a partition is let go or restored
         /// and at a graceful stop.
         public var writeIntervalMilliseconds = 1_000
+        /// Whether each state partition's devices are also written as rows keyed by token, beside
+        /// its store, with every store write: the store the worker is to serve its state from
+        /// (docs/SCALING.md, section 9), written only: nothing reads them yet.
+        public var deviceRows = false
 
         /// No state directory.
         public init() {}

@@ -108,6 +108,10 @@ public enum ConfigurationLoader {
         configuration.state.writeIntervalMilliseconds =
             state.integer("write_interval_ms", in: 0...3_600_000).map(Int.init)
             ?? configuration.state.writeIntervalMilliseconds
+        configuration.state.deviceRows = state.boolean("device_rows") ?? configuration.state.deviceRows
+        if configuration.state.deviceRows && configuration.state.directory == nil {
+            state.problem("device_rows", "needs state.directory, where the rows are kept")
+        }
         state.finish()
         if configuration.delivery == .atLeastOnce || configuration.state.directory != nil {
             if let problem = refuseReportsOnlyOnError(configuration.kafka) { problems.record(problem) }

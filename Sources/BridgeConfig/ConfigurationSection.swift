@@ -95,6 +95,18 @@ struct ConfigurationSection {
         return value
     }
 
+    /// A field that is `true` or `false`; nil when absent.
+    mutating func boolean(_ key: String) -> Bool? {
+        guard let text = string(key) else { return nil }
+        switch text.trimmingCharacters(in: .whitespaces) {
+        case "true": return true
+        case "false": return false
+        default:
+            problem(key, "must be true or false, got \"\(text)\"")
+            return nil
+        }
+    }
+
     /// A field that takes one of `Choice`'s raw values; nil when absent.
     mutating func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of type: Choice.Type) -> Choice?
     where Choice.RawValue == String {

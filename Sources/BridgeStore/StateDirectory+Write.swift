@@ -1,3 +1,6 @@
+import BridgeCore
+import DeviceQueues
+
 extension StateDirectory {
     /// Holds committed records for their open stores, after those held already, to be written
     /// later, as one write, by whoever takes them: once ``writePacing`` says they are due
@@ -7,22 +10,31 @@ extension StateDirectory {
     public mutating func hold(_ batch: StoreBatch, now: ContinuousClock.Instant = .now) {
         var batch = batch
         batch.removeAll { open[$0] == nil }
-        if unwritten.checkpoints.isEmpty { heldSince = now }
+        if unwritten.isEmpty { heldSince = now }
         unwritten.append(contentsOf: batch)
+    }
+
+    /// Holds, with ``keepsDeviceRows``, `partition`'s devices as its rows are to hold them once
+    /// the records held before are written: for a partition whose state a restore rebuilt.
+    public mutating func holdRows(replacing partition: Int32, with devices: [DeviceKey: DeviceQueue]) {
+        guard rows[partition] != nil else { return }
+        var batch = StoreBatch()
+        batch.rows.replace(partition, with: devices)
+        hold(batch)
     }
 
     /// Takes the records held, for a write to their stores away from the caller (a blocking
     /// one); nil when none are.
     public mutating func takeUnwritten() -> StoreWrite? {
-        guard !unwritten.checkpoints.isEmpty else { return nil }
+        guard !unwritten.isEmpty else { return nil }
         defer { unwritten = StoreBatch() }
-        return StoreWrite(records: unwritten, stores: open, directory: path)
+        return StoreWrite(records: unwritten, stores: open, rows: rows, directory: path)
     }
 
     /// Takes the records held, as ``takeUnwritten()`` does, once ``writePacing`` says they are
     /// due at `now`; nil before.
     public mutating func takeUnwrittenIfDue(now: ContinuousClock.Instant) -> StoreWrite? {
-        guard !unwritten.checkpoints.isEmpty,
+        guard !unwritten.isEmpty,
             unwritten.count >= writePacing.records || now - heldSince >= writePacing.age
         else { return nil }
         return takeUnwritten()

@@ -1,9 +1,11 @@
+import DeviceStore
 import Foundation
 import Logging
 
 /// The worker's state directory: one ``PartitionStore`` per state partition, in a file named
-/// after its changelog partition. Holds the stores of the partitions the worker owns open, and
-/// deletes the store of a partition released and not taken back within the cleanup delay.
+/// after its changelog partition, and with ``keepsDeviceRows`` its ``DeviceRows`` beside it.
+/// Holds the stores of the partitions the worker owns open, and deletes the store of a
+/// partition released and not taken back within the cleanup delay.
 public struct StateDirectory: Sendable {
     /// The directory.
     public let path: String
@@ -16,8 +18,12 @@ public struct StateDirectory: Sendable {
     public let changelogID: String?
     /// How long the store of a released partition is kept.
     public let cleanupDelay: Duration
+    /// Whether each store has device rows beside it, written with it (``StoreBatch/rows``).
+    public let keepsDeviceRows: Bool
     /// The open stores, by partition.
     public private(set) var open: [Int32: PartitionStore] = [:]
+    /// The device rows of the open stores, by partition, with ``keepsDeviceRows``.
+    public private(set) var rows: [Int32: DeviceRows] = [:]
     /// Committed records held for their open stores and not yet written (``hold(_:now:)``).
     public internal(set) var unwritten = StoreBatch()
     /// When the first of ``unwritten`` was held.
@@ -32,12 +38,14 @@ public struct StateDirectory: Sendable {
     /// The state directory at `path`, for `group`'s changelog `topic` of the topic id
     /// `changelogID` (nil when the cluster gives none), created when missing, and locked for this
     /// process until the value (and every copy of it) goes. Stores already there count as
-    /// released now. Throws ``StateDirectoryError`` when it cannot be created or read, or another
-    /// process holds it.
-    public init(path: String, group: String, topic: String, changelogID: String?, cleanupDelay: Duration)
-        throws(StateDirectoryError)
-    {
+    /// released now. With `deviceRows`, each store has device rows beside it. Throws
+    /// ``StateDirectoryError`` when it cannot be created or read, or another process holds it.
+    public init(
+        path: String, group: String, topic: String, changelogID: String?, cleanupDelay: Duration,
+        deviceRows: Bool = false
+    ) throws(StateDirectoryError) {
         self.path = path
+        self.keepsDeviceRows = deviceRows
         self.group = group
         self.topic = topic
         self.changelogID = changelogID
@@ -67,16 +75,58 @@ public struct StateDirectory: Sendable {
         do {
             let store = try PartitionStore.open(at: file, identity: identity, changelogID: changelogID)
             open[partition] = store
+            // A checkpoint that does not read is the restore's to find: it recreates the store.
+            try openRows(partition, notPast: try? store.checkpoint(), logger: logger)
             return store
+        } catch let error as StateDirectoryError {
+            throw error
         } catch {
             logger.warning("\(error); it is deleted, and the partition restored from its changelog")
         }
         return try recreate(partition)
     }
 
+    /// Opens the device rows of `partition` beside its store, whose checkpoint is `storeCheckpoint`
+    /// (nil when unknown). Rows that do not open (damaged) or are past the store (a power loss kept
+    /// the one write and lost the other) are deleted, logged, and made anew: each restore replaces
+    /// them whole. Without ``keepsDeviceRows``, rows an earlier run left are deleted: nothing keeps
+    /// them in step with the store.
+    private mutating func openRows(_ partition: Int32, notPast storeCheckpoint: Int64?, logger: Logger?)
+        throws(StateDirectoryError)
+    {
+        let directory = rowsDirectory(of: partition)
+        if keepsDeviceRows {
+            do {
+                let opened = try DeviceRows(at: directory, cacheBytes: Self.rowsCacheBytes)
+                let checkpoint = try opened.checkpoint()
+                guard let checkpoint, let storeCheckpoint, checkpoint > storeCheckpoint else {
+                    rows[partition] = opened
+                    return
+                }
+                logger?.warning(
+                    "the device rows of partition \(partition) cover the changelog to \(checkpoint), past their store's \(storeCheckpoint); they are deleted, and written anew"
+                )
+            } catch {
+                logger?.warning("\(error); the device rows are deleted, and written anew")
+            }
+        }
+        do {
+            if FileManager.default.fileExists(atPath: directory) {
+                try FileManager.default.removeItem(atPath: directory)
+            }
+            if keepsDeviceRows { rows[partition] = try DeviceRows(at: directory, cacheBytes: Self.rowsCacheBytes) }
+        } catch {
+            throw StateDirectoryError(path: path, "cannot make the device rows of partition \(partition): \(error)")
+        }
+    }
+
+    /// The block cache of each partition's device rows: the rows are written, not yet read.
+    static let rowsCacheBytes = 8 << 20
+
     /// Deletes `partition`'s store, which is in doubt (``StoreDoubt``), and opens a new empty one.
     public mutating func recreate(_ partition: Int32) throws(StateDirectoryError) -> PartitionStore {
         open[partition] = nil
+        rows[partition] = nil
         unwritten.removeAll { $0 == partition }
         try delete(partition)
         do {
@@ -84,7 +134,10 @@ public struct StateDirectory: Sendable {
                 at: file(of: partition), identity: StoreIdentity(group: group, topic: topic, partition: partition),
                 changelogID: changelogID)
             open[partition] = store
+            try openRows(partition, notPast: nil, logger: nil)
             return store
+        } catch let error as StateDirectoryError {
+            throw error
         } catch {
             throw StateDirectoryError(path: path, "cannot create a store for partition \(partition): \(error)")
         }
@@ -94,6 +147,7 @@ public struct StateDirectory: Sendable {
     /// again: for a store that cannot be kept in step with the changelog.
     public mutating func discard(_ partition: Int32) throws(StateDirectoryError) {
         guard open.removeValue(forKey: partition) != nil else { return }
+        rows[partition] = nil
         unwritten.removeAll { $0 == partition }
         try delete(partition)
     }
@@ -106,6 +160,7 @@ public struct StateDirectory: Sendable {
     /// dropped: the store stays as its checkpoint says, and the changelog has them.
     public mutating func release(_ partition: Int32) {
         guard open.removeValue(forKey: partition) != nil else { return }
+        rows[partition] = nil
         unwritten.removeAll { $0 == partition }
         released[partition] = .now
     }
@@ -137,17 +192,26 @@ public struct StateDirectory: Sendable {
     /// The store's file of `partition`: `<changelog topic>-<partition>.sqlite`.
     public func file(of partition: Int32) -> String { "\(path)/\(topic)-\(partition).sqlite" }
 
-    /// The partition a file of this directory is the store of; nil for another file.
+    /// The directory of `partition`'s device rows: `<changelog topic>-<partition>.rows`.
+    public func rowsDirectory(of partition: Int32) -> String { "\(path)/\(topic)-\(partition).rows" }
+
+    /// The partition a file of this directory is the store or the device rows of; nil for
+    /// another file.
     private func partition(ofFile name: String) -> Int32? {
         let prefix = "\(topic)-"
-        guard name.hasPrefix(prefix), name.hasSuffix(".sqlite") else { return nil }
-        return Int32(name.dropFirst(prefix.count).dropLast(".sqlite".count))
+        guard name.hasPrefix(prefix) else { return nil }
+        for suffix in [".sqlite", ".rows"] where name.hasSuffix(suffix) {
+            return Int32(name.dropFirst(prefix.count).dropLast(suffix.count))
+        }
+        return nil
     }
 
-    /// Deletes `partition`'s store and SQLite's files beside it.
+    /// Deletes `partition`'s store, SQLite's files beside it, and its device rows.
     private func delete(_ partition: Int32) throws(StateDirectoryError) {
         let file = self.file(of: partition)
-        for path in [file, file + "-wal", file + "-shm"] where FileManager.default.fileExists(atPath: path) {
+        // The rows first: rows left without their store would be past the new one.
+        for path in [rowsDirectory(of: partition), file, file + "-wal", file + "-shm"]
+        where FileManager.default.fileExists(atPath: path) {
             do {
                 try FileManager.default.removeItem(atPath: path)
             } catch {

@@ -1,5 +1,6 @@
 /// Changelog records to write to their partitions' stores, copied back to back into one buffer,
-/// with the checkpoint each partition's store moves to once they are written.
+/// with the checkpoint each partition's store moves to once they are written; and the devices
+/// they leave, for the partitions' device rows.
 public struct StoreBatch: Sendable {
     private struct Entry: Sendable {
         var partition: Int32
@@ -15,6 +16,8 @@ public struct StoreBatch: Sendable {
     private var entries: [Entry] = []
     /// The offset each partition's changelog is covered to once the records are written.
     public var checkpoints: [Int32: Int64] = [:]
+    /// The devices the records leave, for the device rows, which move to the same checkpoints.
+    public var rows = DeviceRowChanges()
 
     /// No records, no checkpoints.
     public init() {}
@@ -34,20 +37,26 @@ public struct StoreBatch: Sendable {
     /// Records held.
     public var count: Int { entries.count }
 
-    /// Drops the records, and the checkpoints, of the partitions `isDropped` names.
+    /// Whether there is nothing to write: no checkpoint to move, no device row to write.
+    public var isEmpty: Bool { checkpoints.isEmpty && rows.isEmpty }
+
+    /// Drops the records, checkpoints and devices of the partitions `isDropped` names.
     public mutating func removeAll(ofPartitions isDropped: (Int32) -> Bool) {
         entries.removeAll { isDropped($0.partition) }
         checkpoints = checkpoints.filter { !isDropped($0.key) }
+        rows.removeAll(ofPartitions: isDropped)
     }
 
     /// Adds `later`'s records after these (it holds records read after them), and each of its
-    /// checkpoints over this batch's.
+    /// checkpoints and devices over this batch's.
     public mutating func append(contentsOf later: StoreBatch) {
+        rows.append(contentsOf: later.rows)
         guard !entries.isEmpty else {
             // Nothing to place the records after: take them as they are.
-            let checkpoints = self.checkpoints.merging(later.checkpoints) { _, later in later }
+            let (checkpoints, rows) = (self.checkpoints.merging(later.checkpoints) { _, later in later }, self.rows)
             self = later
             self.checkpoints = checkpoints
+            self.rows = rows
             return
         }
         let shift = bytes.count

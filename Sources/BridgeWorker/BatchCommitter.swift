@@ -23,6 +23,9 @@ struct BatchCommitter: Sendable {
     /// Whether the changelog records go to the local stores once committed, at the offsets
     /// their delivery reports give (``StoreWrites``).
     var keepsStores = false
+    /// Whether the stores have device rows beside them, which take the devices each batch
+    /// changed as they were at its seal (``ChangedDevices``).
+    var keepsDeviceRows = false
     /// Counts what each commit covers.
     let metrics: WorkerMetrics
     let logger: Logger
@@ -49,6 +52,7 @@ struct BatchCommitter: Sendable {
     func send(_ records: inout OutputRecords, in batch: inout OpenBatch) async throws {
         guard records.count > 0 else { return }
         batch.bytes += records.byteCount
+        if keepsDeviceRows { batch.changedDevices.add(changelogOf: records) }
         if delivery == .atLeastOnce { records.move(.changelog, to: &batch.changelog) }
         do {
             switch delivery {
@@ -77,10 +81,10 @@ struct BatchCommitter: Sendable {
     /// the last commit. A committed batch's changelog records are held in `stores`, for the
     /// loop to write; returns the partitions whose stores are to be deleted
     /// (``finish(_:consumer:stores:)``).
-    func commit(_ batch: inout OpenBatch, consumer: any InputConsumer, stores: inout StateDirectory?) async throws
-        -> Set<Int32>
-    {
-        guard let sealed = try await seal(&batch, consumer: consumer) else { return [] }
+    func commit(
+        _ batch: inout OpenBatch, states: DeviceStates, consumer: any InputConsumer, stores: inout StateDirectory?
+    ) async throws -> Set<Int32> {
+        guard let sealed = try await seal(&batch, states: states, consumer: consumer) else { return [] }
         do {
             try await settle(sealed.seal)
         } catch {
@@ -92,9 +96,13 @@ struct BatchCommitter: Sendable {
     /// The first step of a commit, once every output of the batch is with the producer: takes
     /// the batch, leaving an empty one, and seals it (nil for an empty batch). The loop may take
     /// the next records while ``settle(_:)`` waits, as long as it hands no output to the
-    /// producer until ``finish(_:consumer:stores:)``.
-    func seal(_ batch: inout OpenBatch, consumer: any InputConsumer) async throws -> SealedBatch? {
+    /// producer until ``finish(_:consumer:stores:)``. The devices the batch changed are copied
+    /// from `states` for the device rows.
+    func seal(_ batch: inout OpenBatch, states: DeviceStates, consumer: any InputConsumer) async throws
+        -> SealedBatch?
+    {
         guard !batch.isEmpty else { return nil }
+        if keepsDeviceRows { batch.storeWrites.rows = batch.changedDevices.rows(in: states) }
         do {
             let outcome: BatchSeal.Outcome
             switch delivery {

@@ -135,6 +135,7 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             metrics: metrics, logger: logger
         )
         committer.keepsStores = stores != nil
+        committer.keepsDeviceRows = stores?.keepsDeviceRows ?? false
         let restorer = ChangelogRestorer(
             consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
             repartitionTopic: configuration.repartitionTopic, health: health, metrics: metrics, logger: logger)

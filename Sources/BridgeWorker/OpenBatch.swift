@@ -37,6 +37,8 @@ struct OpenBatch: ~Copyable {
     var changelog = OutputRecords()
     /// Its changelog records, for the local stores once it commits.
     var storeWrites = StoreWrites()
+    /// The devices its changelog records change, for the device rows.
+    var changedDevices = ChangedDevices()
     /// What its outputs are, for the metrics.
     var tally = OutputTally()
     /// The CreateTime of each input that has one, for the latency metric.

@@ -8,7 +8,8 @@ extension StateDirectory {
     init(_ path: String, configuration: BridgeConfiguration, changelogID: String?) throws(StateDirectoryError) {
         try self.init(
             path: path, group: configuration.kafka.groupID, topic: configuration.changelogTopic,
-            changelogID: changelogID, cleanupDelay: .milliseconds(configuration.state.cleanupDelayMilliseconds))
+            changelogID: changelogID, cleanupDelay: .milliseconds(configuration.state.cleanupDelayMilliseconds),
+            deviceRows: configuration.state.deviceRows)
         writePacing.age = .milliseconds(configuration.state.writeIntervalMilliseconds)
     }
 }

@@ -22,7 +22,7 @@ struct StoreWriteInFlight: Sendable {
     /// Starts `write` on NIO's thread pool.
     init(_ write: StoreWrite) {
         let ended = Ended()
-        partitions = Set(write.records.checkpoints.keys.filter { write.stores[$0] != nil })
+        partitions = write.partitions
         result = NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
             try write.run()
         }

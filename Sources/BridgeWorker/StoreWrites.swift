@@ -15,6 +15,8 @@ struct StoreWrites: Sendable {
     }
 
     private var runs: [Run] = []
+    /// The devices the batch changed, as they were at its seal, for the device rows.
+    var rows = DeviceRowChanges()
 
     /// Keeps the changelog records of `outputs`, whose reports `deliveries` gives: the n-th
     /// report is that of the n-th changelog record.
@@ -55,6 +57,10 @@ struct StoreWrites: Sendable {
             run.records.removeAll(ofPartitions: unknown.contains)
             stores?.hold(run.records)
         }
+        var devices = StoreBatch()
+        devices.rows = rows
+        devices.removeAll(ofPartitions: unknown.contains)
+        if !devices.isEmpty { stores?.hold(devices) }
         return unknown
     }
 }

@@ -123,7 +123,7 @@ struct WorkerLoop: ~Copyable {
         // Before the seal: a failed store write then ends the worker with its batch open, which
         // the loop abandons, never a sealed one neither committed nor failed.
         try await writeDueRecords(now: .now)
-        guard let sealed = try await committer.seal(&batch, consumer: consumer) else { return polled }
+        guard let sealed = try await committer.seal(&batch, states: states, consumer: consumer) else { return polled }
         let (committer, consumer, seal) = (self.committer, self.consumer, sealed.seal)
         let pollTimeout = min(committer.interval, Self.pollDuringCommit)
         var overlap = CommitOverlap()
@@ -295,6 +295,9 @@ struct WorkerLoop: ~Copyable {
                     if !rebalances.isEmpty { throw RestoreInterrupted() }
                 }
                 pending = []
+                for partition in owned {
+                    stores?.holdRows(replacing: partition, with: states.devices(in: partition) ?? [:])
+                }
             } catch is RestoreInterrupted {
                 logger.notice("a rebalance stopped the restore; it starts again", metadata: ["partitions": "\(owned)"])
             }
@@ -349,7 +352,8 @@ struct WorkerLoop: ~Copyable {
     /// or waits for a store write as ``writeDueRecords(now:)`` says: a poll may fill and commit
     /// many batches.
     private mutating func commit() async throws {
-        try await discardStores(try await committer.commit(&batch, consumer: consumer, stores: &stores))
+        try await discardStores(
+            try await committer.commit(&batch, states: states, consumer: consumer, stores: &stores))
         try await writeDueRecords(now: .now)
     }
 

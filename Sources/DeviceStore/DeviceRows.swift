@@ -130,6 +130,24 @@ public struct DeviceRows: Sendable {
         }
     }
 
+    /// Replaces the rows with `devices`, each token once, and moves the checkpoint to
+    /// `checkpoint`, in one load (``load(_:checkpoint:)``): all or nothing, each row whose token
+    /// is not among `devices` removed with it. For rows rebuilt whole from the state in memory.
+    public func replaceAll(with devices: [(token: String, device: DeviceQueue)], checkpoint: Int64)
+        throws(DeviceStoreError)
+    {
+        let given = Set(devices.lazy.map { Self.key($0.token) })
+        var loaded = devices.map { (token: $0.token, device: Optional($0.device)) }
+        _ = try database.scan(from: [Self.devicePrefix]) { key, _ in
+            guard key.first == Self.devicePrefix else { return false }
+            if !given.contains(Array(key)) {
+                loaded.append((String(decoding: UnsafeRawBufferPointer(rebasing: key.dropFirst()), as: UTF8.self), nil))
+            }
+            return true
+        }
+        try load(loaded, checkpoint: checkpoint)
+    }
+
     /// How the table file of a load starts its name, in the rows' directory: RocksDB leaves it
     /// alone (its own files are numbered) and takes it in under a name of its own. Each load's
     /// name ends in a random number, so that loads may run at once.

@@ -36,7 +36,7 @@ struct ConfigurationLoaderTests {
             queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600, max_topics_per_device: 7}
             apns: {bundle_id: com.example.app, payload_limit: 5120}
             delivery: at_least_once
-            state: {directory: /var/lib/push, cleanup_delay_ms: 5000, write_interval_ms: 250}
+            state: {directory: /var/lib/push, cleanup_delay_ms: 5000, write_interval_ms: 250, device_rows: true}
             commit_interval_ms: 250
             max_batch_records: 50
             max_batch_bytes: 1048576
@@ -66,7 +66,7 @@ struct ConfigurationLoaderTests {
         #expect(configuration.logLevel == .notice)
         #expect(
             configuration.state.directory == "/var/lib/push" && configuration.state.cleanupDelayMilliseconds == 5000)
-        #expect(configuration.state.writeIntervalMilliseconds == 250)
+        #expect(configuration.state.writeIntervalMilliseconds == 250 && configuration.state.deviceRows)
     }
 
     @Test("environment variables override the file, including librdkafka properties")
@@ -117,6 +117,14 @@ struct ConfigurationLoaderTests {
             (
                 "kafka: {bootstrap_servers: b:1}\nstate: {cleanup_delay_ms: -1}", [:], "state.cleanup_delay_ms",
                 "between"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1}\nstate: {directory: /s, device_rows: yes}", [:], "state.device_rows",
+                "must be true or false"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1}\nstate: {device_rows: true}", [:], "state.device_rows",
+                "state.directory"
             ),
             (
                 "kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "3600001"],

@@ -251,4 +251,33 @@ struct RecordCodecTests {
         }
         #expect(forwarded.withAPNs { Array($0) } == Array(apns.utf8))
     }
+
+    @Test("a changelog key names the device whose queue it changes, and no device for topic state")
+    func deviceTokenOfKey() {
+        let codec = ChangelogCodec(topic: "changelog")
+        let token = "tok en:é"
+        let deviceChanges: [StateChange] = [
+            .device(DeviceStatus(isOnline: true, lastActivity: 1, pendingNotice: nil)), .forgotten,
+            .enqueued(Self.message), .dequeued(messageID: "1:2:0"), .awaitingAcknowledgement(messageID: "x"),
+            .acknowledgementSettled(messageID: "x"),
+        ]
+        for change in deviceChanges {
+            let record = written { codec.record(change, token: token, partition: 0, to: &$0) }
+            #expect(record.key.flatMap { $0.withUnsafeBytes(ChangelogCodec.deviceToken(ofKey:)) } == token)
+        }
+        let topicChanges: [TopicChange] = [
+            .member(topic: "news", token: token, isMember: true),
+            .deviceTopic(token: token, topic: "news", isSubscribed: true), .conditionCopies(token: token, nil),
+            .walk(FanOutWalk.Key(sendID: "s", topicIndex: 0), nil), .tally(sendID: "s", nil),
+        ]
+        for change in topicChanges {
+            let record = written { codec.record(change, partition: 0, to: &$0) }
+            #expect(record.key.flatMap { $0.withUnsafeBytes(ChangelogCodec.deviceToken(ofKey:)) } == nil)
+        }
+        let malformed = ["", "d", "d ", "dx", "m 1:2:0", "z tok", "\u{0} tok"]
+        for key in malformed {
+            #expect(Array(key.utf8).withUnsafeBytes(ChangelogCodec.deviceToken(ofKey:)) == nil, "\(key)")
+        }
+        #expect(Array("m 1:2:0 ".utf8).withUnsafeBytes(ChangelogCodec.deviceToken(ofKey:)) == "")
+    }
 }

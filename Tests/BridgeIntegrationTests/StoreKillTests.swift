@@ -8,9 +8,10 @@ import Testing
 
 @_spi(Benchmarks) @testable import BridgeWorker
 
-/// A worker with a state directory, SIGKILLed at random moments and restarted on the same
-/// directory: after each kill its stores restore exactly what a restore of the whole changelog
-/// does, and nothing sent is lost.
+/// A worker with a state directory and device rows, SIGKILLed at random moments and restarted on
+/// the same directory: after each kill its stores restore exactly what a restore of the whole
+/// changelog does, each partition's rows hold what its store does at the same checkpoint, and
+/// nothing sent is lost.
 @Suite("Workers with a state directory, killed", .needsBroker, .timeLimit(.minutes(6)))
 struct StoreKillTests {
     static let kills = 10
@@ -18,7 +19,7 @@ struct StoreKillTests {
     static let rounds = 90
 
     @Test(
-        "killed 10 times at random moments: the stores always restore what the whole changelog does, and nothing is lost",
+        "killed 10 times at random moments: the stores always restore what the whole changelog does, the rows hold what the stores do, and nothing is lost",
         arguments: [BridgeConfiguration.Delivery.exactlyOnce, .atLeastOnce])
     func killedAtRandom(delivery: BridgeConfiguration.Delivery) async throws {
         let transactionalID = "store-kill-\(UUID().uuidString.prefix(8))"
@@ -26,7 +27,11 @@ struct StoreKillTests {
             $0.kafka.transactionalID = transactionalID
         }
         let directory = TemporaryDirectory()
-        let environment = ["FCM_BRIDGE_STATE_DIRECTORY": directory.path]
+        // Writes often, so that most kills find the rows at their store's checkpoint.
+        let environment = [
+            "FCM_BRIDGE_STATE_DIRECTORY": directory.path, "FCM_BRIDGE_STATE_DEVICE_ROWS": "true",
+            "FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "200",
+        ]
         let tokens = (0..<Self.devices).map { uniqueToken("store-kill\($0)") }
         let faults = FaultTests()
         // Sends only, to devices that stay offline: each device's inputs come from one input
@@ -44,17 +49,20 @@ struct StoreKillTests {
         }
         var worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
         var storeUsed = false
+        var rowsCompared = 0
         for _ in 0..<Self.kills {
             #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...1_500)))
             worker.kill()
             if delivery == .exactlyOnce { try await Self.fence(transactionalID) }
+            rowsCompared += try await fixture.expectRowsHoldTheStores(in: directory.path).partitions
             storeUsed = try await expectStoresRestoreTheChangelog(directory.path, fixture: fixture) || storeUsed
             worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
         }
         stream.cancel()
         let expected = try await stream.value
         #expect(storeUsed, "no restore read a store")
+        #expect(rowsCompared >= Self.kills / 2, "\(rowsCompared) partitions found rows at their store's checkpoint")
         try await faults.expectEverythingDelivered(expected, fixture: fixture, exactlyOnce: false)
         worker.terminate()
     }

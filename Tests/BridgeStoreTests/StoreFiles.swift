@@ -8,11 +8,13 @@ typealias StoreFiles = TemporaryDirectory
 
 extension TemporaryDirectory {
     /// The directory as a worker of group `group` opens it, for the changelog topic `changelog`.
-    func directory(group: String = "group", changelogID: String? = nil, cleanupDelay: Duration = .seconds(600)) throws
-        -> StateDirectory
-    {
+    func directory(
+        group: String = "group", changelogID: String? = nil, cleanupDelay: Duration = .seconds(600),
+        deviceRows: Bool = false
+    ) throws -> StateDirectory {
         try StateDirectory(
-            path: path, group: group, topic: "changelog", changelogID: changelogID, cleanupDelay: cleanupDelay)
+            path: path, group: group, topic: "changelog", changelogID: changelogID, cleanupDelay: cleanupDelay,
+            deviceRows: deviceRows)
     }
 }
 

@@ -1,5 +1,6 @@
 import BridgeConfig
 import BridgeStore
+import DeviceQueues
 import Foundation
 import Kafka
 import Logging
@@ -79,10 +80,51 @@ struct BatchCommitterTests {
             var records = Self.dispatch(inboxPartition: 0, times: dispatches)
             var batch = Self.batch(of: input)
             try await committer.send(&records, in: &batch)
-            #expect(try await committer.commit(&batch, consumer: consumer, stores: &stores) == [])
+            #expect(
+                try await committer.commit(&batch, states: DeviceStates(), consumer: consumer, stores: &stores) == [])
             try stores?.takeUnwritten()?.run()
             #expect(try store.checkpoint() == Int64(dispatches))
             #expect(try store.recordCount() == 1, "one key, written \(dispatches) times")
+        }
+    }
+
+    @Test(
+        "with device rows, a committed batch's devices reach the rows as they were at its seal, at the store's checkpoint",
+        arguments: [BridgeConfiguration.Delivery.exactlyOnce, .atLeastOnce])
+    func rowsAsSealed(delivery: BridgeConfiguration.Delivery) async throws {
+        let files = TemporaryDirectory()
+        try await withCommitter(delivery, withStores: true) { committer, consumer, names, input in
+            var committer = committer
+            committer.keepsDeviceRows = true
+            let changelog = names[OutputTopic.changelog.rawValue]
+            var stores: StateDirectory? = try StateDirectory(testingAt: files.path, topic: changelog, deviceRows: true)
+            _ = try stores?.open(0, logger: logger)
+            var states = DeviceStates()
+            states.adopt(0)
+            var records = OutputRecords()
+            for token in ["a", "b"] {
+                let routed = RoutedInput(token: token, input: .send(StoreWritesTests.message(token)), time: 1)
+                for change in states.handle(routed, in: 0, rules: QueueRules()).changes {
+                    ChangelogCodec(topic: changelog).record(change, token: token, partition: 0, to: &records)
+                }
+            }
+            var batch = Self.batch(of: input)
+            try await committer.send(&records, in: &batch)
+            guard let sealed = try await committer.seal(&batch, states: states, consumer: consumer) else {
+                Issue.record("the batch did not seal")
+                return
+            }
+            let atSeal = states.devices(in: 0)
+            // The next batch's change, made while this one commits, stays out of its rows.
+            let later = RoutedInput(token: "a", input: .send(StoreWritesTests.message("later")), time: 2)
+            _ = states.handle(later, in: 0, rules: QueueRules())
+            try await committer.settle(sealed.seal)
+            #expect(try await committer.finish(sealed, consumer: consumer, stores: &stores) == [])
+            try stores?.takeUnwritten()?.run()
+            var held: [DeviceKey: DeviceQueue] = [:]
+            try stores?.rows[0]?.forEachDevice { held[DeviceKey(token: $0)] = $1 }
+            #expect(held.count == 2 && held == atSeal)
+            #expect(try stores?.rows[0]?.checkpoint() == stores?[0]?.checkpoint())
         }
     }
 
@@ -166,6 +208,6 @@ extension BatchCommitter {
     /// A commit with no local stores.
     fileprivate func commit(_ batch: inout OpenBatch, consumer: any InputConsumer) async throws {
         var stores: StateDirectory?
-        _ = try await commit(&batch, consumer: consumer, stores: &stores)
+        _ = try await commit(&batch, states: DeviceStates(), consumer: consumer, stores: &stores)
     }
 }

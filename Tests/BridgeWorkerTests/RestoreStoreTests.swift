@@ -196,7 +196,10 @@ extension TemporaryDirectory {
 extension StateDirectory {
     /// The state directory at `path` of group `group`, for the changelog `topic`, with no
     /// changelog topic id and a cleanup delay no test reaches.
-    init(testingAt path: String, topic: String = "changelog", group: String = "group") throws {
-        try self.init(path: path, group: group, topic: topic, changelogID: nil, cleanupDelay: .seconds(600))
+    init(testingAt path: String, topic: String = "changelog", group: String = "group", deviceRows: Bool = false) throws
+    {
+        try self.init(
+            path: path, group: group, topic: topic, changelogID: nil, cleanupDelay: .seconds(600),
+            deviceRows: deviceRows)
     }
 }

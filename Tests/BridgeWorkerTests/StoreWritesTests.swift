@@ -32,4 +32,63 @@ struct StoreWritesTests {
         #expect(stores?.unwritten.count == 2)
         #expect(stores?.unwritten.checkpoints == [0: 12])
     }
+
+    @Test(
+        "the device rows take each device the batch changed as it was at the seal, at its records' checkpoint; a partition without an offset, none"
+    )
+    func rowsAsSealed() async throws {
+        let files = TemporaryDirectory()
+        var stores: StateDirectory? = try StateDirectory(testingAt: files.path, deviceRows: true)
+        for partition: Int32 in [0, 1] { _ = try stores?.open(partition, logger: TestBroker.logger) }
+        let codec = ChangelogCodec(topic: "changelog")
+        let rules = QueueRules()
+        var states = DeviceStates()
+        for partition: Int32 in [0, 1] { states.adopt(partition) }
+        var outputs = OutputRecords()
+        for (token, partition): (String, Int32) in [("a", 0), ("b", 1), ("c", 0), ("untouched", 0)] {
+            let routed = RoutedInput(token: token, input: .send(Self.message(token)), time: 1_700_000_000_000)
+            let changes = states.handle(routed, in: partition, rules: rules).changes
+            if token != "untouched" {
+                for change in changes { codec.record(change, token: token, partition: partition, to: &outputs) }
+            }
+        }
+        codec.record(.member(topic: "news", token: "a", isMember: true), partition: 0, to: &outputs)
+        var changed = ChangedDevices()
+        changed.add(changelogOf: outputs)
+        var writes = StoreWrites()
+        writes.rows = changed.rows(in: states)
+        let sealed = states
+        // The next batch changes a device before this one commits: its rows keep the seal's.
+        _ = states.handle(
+            RoutedInput(token: "a", input: .send(Self.message("a2")), time: 1_700_000_000_001), in: 0, rules: rules)
+
+        let deliveries = PendingDeliveries(count: outputs.count) { _ in "changelog" }
+        for index in 0..<outputs.count {
+            let partition = outputs.records[index].partition ?? 0
+            deliveries.complete(
+                index, partition: partition, offset: partition == 1 ? -1 : Int64(20 + index), error: nil)
+        }
+        writes.add(changelogOf: outputs, deliveries: deliveries)
+        #expect(await writes.hold(in: &stores) == [1])
+        try stores?.takeUnwritten()?.run()
+
+        let rows = try #require(stores?.rows[0])
+        let checkpoint = try #require(try stores?[0]?.checkpoint())
+        #expect(try rows.checkpoint() == checkpoint && checkpoint == Int64(20 + outputs.count))
+        var held: [String: DeviceQueue] = [:]
+        try rows.forEachDevice { held[$0] = $1 }
+        let expected = ["a", "c"].map { (DeviceKey(token: $0), $0) }
+        #expect(
+            held
+                == Dictionary(
+                    uniqueKeysWithValues: expected.compactMap { key, token in
+                        sealed.devices(in: 0)?[key].map { (token, $0) }
+                    }))
+        #expect(held["a"] != states.devices(in: 0)?[DeviceKey(token: "a")])
+        #expect(try stores?.rows[1]?.checkpoint() == nil)
+    }
+
+    static func message(_ id: String) -> QueuedMessage {
+        QueuedMessage(id: id, collapseKey: nil, sentAt: 1_700_000_000_000, expiresAt: nil, apns: Array("{}".utf8))
+    }
 }

@@ -87,6 +87,29 @@ struct DeviceRowsTests {
         #expect(scanned == expected.filter { $0.key != "z" })
     }
 
+    @Test("replacing every row keeps exactly the devices given, removes the rest, and moves the checkpoint")
+    func replacedWhole() throws {
+        let directory = TemporaryDirectory()
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        try rows.load((0..<50).map { ("old\($0)", Self.device($0, waiting: 1)) }, checkpoint: 5)
+        try rows.write(
+            [("in memtable", Self.device(60, waiting: 2)), ("kept", Self.device(61, waiting: 0))], checkpoint: 6)
+        let given = [
+            (token: "kept", device: Self.device(62, waiting: 3)),
+            (token: "new\u{1F600}", device: Self.device(63, waiting: 1)),
+            (token: "old7", device: Self.device(7, waiting: 2)),
+        ]
+        try rows.replaceAll(with: given, checkpoint: 9)
+        #expect(try rows.checkpoint() == 9)
+        var scanned: [String: DeviceQueue] = [:]
+        try rows.forEachDevice { token, device in scanned[token] = device }
+        #expect(scanned == Dictionary(uniqueKeysWithValues: given.map { ($0.token, $0.device) }))
+        try rows.replaceAll(with: [], checkpoint: 10)
+        scanned = [:]
+        try rows.forEachDevice { token, device in scanned[token] = device }
+        #expect(try scanned.isEmpty && rows.checkpoint() == 10)
+    }
+
     @Test("loads may run at once, and the table file of a load a crash cut short is deleted at the next open")
     func loadFilesOfTheirOwn() async throws {
         let directory = TemporaryDirectory()

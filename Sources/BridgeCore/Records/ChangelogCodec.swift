@@ -71,11 +71,11 @@ public struct ChangelogCodec: Sendable {
     public func decode(
         _ record: ChangelogRecordView, header: (_ name: String) -> UnsafeRawBufferPointer?
     ) throws(MalformedRecord) -> ChangelogChange {
-        guard let key = record.key, key.count > 2, key[1] == UInt8(ascii: " ") else {
+        guard let key = record.key, let (kind, rest) = Self.kindAndRest(ofKey: key) else {
             throw MalformedRecord(
                 description: "changelog record at \(record.position) has no key of the form \"<kind> ...\"")
         }
-        guard let kind = ChangelogKind(rawValue: key[0]) else {
+        guard let kind else {
             // A letter a newer version could have given a kind stops the restore; another byte is corrupt.
             let isLetter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(key[0])
             throw MalformedRecord(
@@ -83,10 +83,35 @@ public struct ChangelogCodec: Sendable {
                     "changelog record at \(record.position) is of a kind this version does not know (key byte \(key[0]))",
                 isUnknownKind: isLetter)
         }
-        let rest = UnsafeRawBufferPointer(rebasing: key[2...])
         if kind.isTopicState { return .topic(try topicChange(kind, rest: rest, of: record)) }
         let (token, change) = try deviceChange(kind, rest: rest, of: record, header: header)
         return .device(token: token, change)
+    }
+
+    /// The token of the device whose queue a changelog record of key `key` changes; nil for
+    /// topic state and for a key that is not of the form ``decode(_:header:)`` reads. Reads the
+    /// key only: for the devices a batch changed, from the records it wrote.
+    public static func deviceToken(ofKey key: UnsafeRawBufferPointer) -> String? {
+        guard let (kind, rest) = kindAndRest(ofKey: key), let kind, !kind.isTopicState else { return nil }
+        let token = kind == .device ? rest : idAndToken(in: rest)?.token
+        return token.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The kind a key of the form `<kind> <rest>` names (nil for a byte that names none) and its
+    /// rest; nil for a key of another form.
+    private static func kindAndRest(ofKey key: UnsafeRawBufferPointer) -> (ChangelogKind?, UnsafeRawBufferPointer)? {
+        guard key.count > 2, key[1] == UInt8(ascii: " ") else { return nil }
+        return (ChangelogKind(rawValue: key[0]), UnsafeRawBufferPointer(rebasing: key[2...]))
+    }
+
+    /// The message id and token of a device key's rest, `<id> <token>`; nil without a space.
+    private static func idAndToken(in rest: UnsafeRawBufferPointer) -> (
+        id: UnsafeRawBufferPointer, token: UnsafeRawBufferPointer
+    )? {
+        guard let idEnd = rest.firstIndex(of: UInt8(ascii: " "), from: 0) else { return nil }
+        return (
+            UnsafeRawBufferPointer(rebasing: rest[..<idEnd]), UnsafeRawBufferPointer(rebasing: rest[(idEnd + 1)...])
+        )
     }
 
     /// ``decode(_:header:)`` of a record held whole (tests, the fuzzer): its key, value and two
@@ -125,11 +150,11 @@ public struct ChangelogCodec: Sendable {
             guard let value = record.value else { return (String(decoding: rest, as: UTF8.self), .forgotten) }
             return (String(decoding: rest, as: UTF8.self), .device(try status(in: value, at: record)))
         }
-        guard let idEnd = rest.firstIndex(of: UInt8(ascii: " "), from: 0) else {
+        guard let (idBytes, tokenBytes) = Self.idAndToken(in: rest) else {
             throw MalformedRecord(description: "changelog key at \(record.position) has no message id")
         }
-        let id = String(decoding: rest[..<idEnd], as: UTF8.self)
-        let token = String(decoding: rest[(idEnd + 1)...], as: UTF8.self)
+        let id = String(decoding: idBytes, as: UTF8.self)
+        let token = String(decoding: tokenBytes, as: UTF8.self)
         if kind == .awaitingAcknowledgement {
             let change: StateChange =
                 record.value == nil ? .acknowledgementSettled(messageID: id) : .awaitingAcknowledgement(messageID: id)

@@ -1,0 +1,118 @@
+import BridgeCore
+import BridgeStore
+import DeviceQueues
+import DeviceStore
+import Foundation
+import Logging
+import Testing
+
+/// Device rows kept beside each store: written with it, at its checkpoint, and gone with it.
+@Suite("Device rows beside the stores")
+struct DeviceRowsBesideStoresTests {
+    static let logger = Logger(label: "test")
+
+    static func device(_ firstSeen: Int64) -> DeviceQueue { DeviceQueue(firstSeenAt: firstSeen) }
+
+    /// Every device `rows` holds, by token.
+    static func held(_ rows: DeviceRows?) throws -> [String: DeviceQueue] {
+        var held: [String: DeviceQueue] = [:]
+        try rows?.forEachDevice { held[$0] = $1 }
+        return held
+    }
+
+    @Test("rows are written with their store at its checkpoint, replaced whole, and kept while the partition is away")
+    func writtenWithTheStore() throws {
+        let files = StoreFiles()
+        var directory = try files.directory(deviceRows: true)
+        _ = try directory.open(0, logger: Self.logger)
+        var batch = StoreBatch([("d a", "1")], checkpoint: 5)
+        batch.rows.set(Self.device(1), for: DeviceKey(token: "a"), in: 0)
+        batch.rows.set(Self.device(2), for: DeviceKey(token: "b"), in: 0)
+        directory.hold(batch)
+        var later = StoreBatch([("d b", nil)], checkpoint: 6)
+        later.rows.set(nil, for: DeviceKey(token: "b"), in: 0)
+        directory.hold(later)
+        try directory.takeUnwritten()?.run()
+        #expect(try directory.rows[0]?.checkpoint() == 6)
+        #expect(try Self.held(directory.rows[0]) == ["a": Self.device(1)])
+
+        // A restore's replacement, with no record: the store's checkpoint; every other row goes,
+        // and so does a device held before it and not written yet.
+        var before = StoreBatch()
+        before.rows.set(Self.device(7), for: DeviceKey(token: "e"), in: 0)
+        directory.hold(before)
+        directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)])
+        try directory.takeUnwritten()?.run()
+        #expect(try directory.rows[0]?.checkpoint() == 6)
+        #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
+
+        // Released with devices held: they are dropped, and the rows stay as their checkpoint says.
+        var dropped = StoreBatch([("d d", "1")], checkpoint: 9)
+        dropped.rows.set(Self.device(4), for: DeviceKey(token: "d"), in: 0)
+        directory.hold(dropped)
+        directory.release(0)
+        #expect(directory.takeUnwritten() == nil && directory.rows[0] == nil)
+        _ = try directory.open(0, logger: Self.logger)
+        #expect(try directory.rows[0]?.checkpoint() == 6)
+        #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
+    }
+
+    @Test("rows go with their store: discarded, recreated, expired, or found alone at start")
+    func goneWithTheStore() throws {
+        let files = StoreFiles()
+        do {
+            var directory = try files.directory(deviceRows: true)
+            for partition: Int32 in [0, 1, 2, 3] {
+                _ = try directory.open(partition, logger: Self.logger)
+                directory.holdRows(replacing: partition, with: [DeviceKey(token: "a"): Self.device(1)])
+            }
+            try directory.takeUnwritten()?.run()
+            try directory.discard(0)
+            #expect(directory.rows[0] == nil)
+            #expect(!FileManager.default.fileExists(atPath: directory.rowsDirectory(of: 0)))
+            _ = try directory.recreate(3)
+            #expect(try directory.rows[3]?.checkpoint() == nil && Self.held(directory.rows[3]).isEmpty)
+            try FileManager.default.removeItem(atPath: directory.file(of: 2))
+        }
+        var directory = try files.directory(cleanupDelay: .zero)
+        #expect(try directory.removeExpired() == [1, 2, 3])
+        for partition: Int32 in [1, 2] {
+            #expect(!FileManager.default.fileExists(atPath: directory.rowsDirectory(of: partition)))
+        }
+    }
+
+    @Test("rows that do not open are deleted and made anew, empty")
+    func damagedRowsMadeAnew() throws {
+        let files = StoreFiles()
+        var directory = try files.directory(deviceRows: true)
+        _ = try directory.open(0, logger: Self.logger)
+        directory.holdRows(replacing: 0, with: [DeviceKey(token: "a"): Self.device(1)])
+        try directory.takeUnwritten()?.run()
+        directory.release(0)
+        let rowsDirectory = directory.rowsDirectory(of: 0)
+        #expect(FileManager.default.createFile(atPath: rowsDirectory + "/CURRENT", contents: Data("garbage\n".utf8)))
+        _ = try directory.open(0, logger: Self.logger)
+        #expect(try directory.rows[0]?.checkpoint() == nil)
+        #expect(try Self.held(directory.rows[0]).isEmpty)
+    }
+
+    @Test("rows past their store's checkpoint are deleted at the next open; without device rows, so is every row")
+    func rowsNotInStep() throws {
+        let files = StoreFiles()
+        do {
+            var directory = try files.directory(deviceRows: true)
+            _ = try directory.open(0, logger: Self.logger)
+            _ = try directory.open(1, logger: Self.logger)
+            directory.hold(StoreBatch([("d a", "1")], checkpoint: 5))
+            try directory.takeUnwritten()?.run()
+            // As a power loss could leave them: the rows' write kept, the store's lost.
+            try directory.rows[0]?.load([("a", Self.device(1))], checkpoint: 9)
+            directory.release(0)
+            _ = try directory.open(0, logger: Self.logger)
+            #expect(try directory.rows[0]?.checkpoint() == nil && Self.held(directory.rows[0]).isEmpty)
+        }
+        var directory = try files.directory()
+        _ = try directory.open(1, logger: Self.logger)
+        #expect(directory.rows[1] == nil && !FileManager.default.fileExists(atPath: directory.rowsDirectory(of: 1)))
+    }
+}
