@@ -4,6 +4,7 @@ import DeviceQueues
 import DeviceStore
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 /// Device rows kept beside each store: written with it, at its checkpoint, and gone with it.
@@ -114,5 +115,29 @@ struct DeviceRowsBesideStoresTests {
         var directory = try files.directory()
         _ = try directory.open(1, logger: Self.logger)
         #expect(directory.rows[1] == nil && !FileManager.default.fileExists(atPath: directory.rowsDirectory(of: 1)))
+    }
+
+    @Test(
+        "a store write that fails writes none of its rows: the rows never get ahead of their store",
+        .enabled(if: SmallFileSystem.canMount, "mounting a tmpfs needs CAP_SYS_ADMIN"))
+    func rowsAfterTheStore() throws {
+        let fileSystem = try SmallFileSystem(kilobytes: 4_096)
+        defer { fileSystem.unmount() }
+        var directory = try StateDirectory(
+            path: fileSystem.path, group: "group", topic: "changelog", changelogID: nil, cleanupDelay: .seconds(600),
+            deviceRows: true)
+        _ = try directory.open(0, logger: Self.logger)
+        var batch = StoreBatch([("d a", "1")], checkpoint: 5)
+        batch.rows.set(Self.device(1), for: DeviceKey(token: "a"), in: 0)
+        directory.hold(batch)
+        try directory.takeUnwritten()?.run()
+        var tooLarge = StoreBatch([("d b", String(repeating: "x", count: 8 << 20))], checkpoint: 6)
+        tooLarge.rows.set(Self.device(2), for: DeviceKey(token: "b"), in: 0)
+        directory.hold(tooLarge)
+        let error = #expect(throws: StateDirectoryError.self) { try directory.takeUnwritten()?.run() }
+        #expect(
+            error?.reason.hasPrefix("cannot write the store of partition 0") == true, "\(String(describing: error))")
+        #expect(try directory.rows[0]?.checkpoint() == 5)
+        #expect(try directory.rows[0]?.device("b") == nil)
     }
 }
