@@ -15,9 +15,16 @@ extension StateDirectory {
     }
 
     /// Holds, with ``keepsDeviceRows``, `partition`'s devices as its rows are to hold them once
-    /// the records held before are written: for a partition whose state a restore rebuilt.
+    /// the records held before are written: for a partition whose state a restore rebuilt. Rows
+    /// at their store's checkpoint, with nothing of theirs held, hold those devices already (a
+    /// restart after a graceful stop): they are left as they are.
     public mutating func holdRows(replacing partition: Int32, with devices: [DeviceKey: DeviceQueue]) {
-        guard rows[partition] != nil else { return }
+        guard let partitionRows = rows[partition] else { return }
+        if unwritten.checkpoints[partition] == nil, let rowsCheckpoint = try? partitionRows.checkpoint(),
+            rowsCheckpoint == (try? open[partition]?.checkpoint())
+        {
+            return
+        }
         var batch = StoreBatch()
         batch.rows.replace(partition, with: devices)
         hold(batch)

@@ -37,14 +37,20 @@ struct DeviceRowsBesideStoresTests {
         #expect(try directory.rows[0]?.checkpoint() == 6)
         #expect(try Self.held(directory.rows[0]) == ["a": Self.device(1)])
 
-        // A restore's replacement, with no record: the store's checkpoint; every other row goes,
-        // and so does a device held before it and not written yet.
+        // A restore's replacement, the rows in step with their store: nothing to write.
+        directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)])
+        #expect(directory.takeUnwritten() == nil)
+
+        // The rows behind their store: replaced at the store's checkpoint, every other row gone,
+        // and so is a device held before the replacement and not written yet.
+        directory.hold(StoreBatch([("d c", "1")], checkpoint: 8))
+        try directory.takeUnwritten()?.run()
         var before = StoreBatch()
         before.rows.set(Self.device(7), for: DeviceKey(token: "e"), in: 0)
         directory.hold(before)
         directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)])
         try directory.takeUnwritten()?.run()
-        #expect(try directory.rows[0]?.checkpoint() == 6)
+        #expect(try directory.rows[0]?.checkpoint() == 8)
         #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
 
         // Released with devices held: they are dropped, and the rows stay as their checkpoint says.
@@ -54,7 +60,7 @@ struct DeviceRowsBesideStoresTests {
         directory.release(0)
         #expect(directory.takeUnwritten() == nil && directory.rows[0] == nil)
         _ = try directory.open(0, logger: Self.logger)
-        #expect(try directory.rows[0]?.checkpoint() == 6)
+        #expect(try directory.rows[0]?.checkpoint() == 8)
         #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
     }
 
