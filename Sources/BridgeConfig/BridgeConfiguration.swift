@@ -83,8 +83,8 @@ public struct BridgeConfiguration: Sendable, Hashable {
         /// and at a graceful stop.
         public var writeIntervalMilliseconds = 1_000
         /// Whether each state partition's devices are also written as rows keyed by token, beside
-        /// its store, with every store write: the store the worker is to serve its state from
-        /// (docs/SCALING.md, section 9), written only: nothing reads them yet.
+        /// its store and with it after each commit, at the same checkpoint: the store the worker
+        /// is to serve its state from (docs/SCALING.md, section 9). Nothing reads them yet.
         public var deviceRows = false
 
         /// No state directory.

@@ -17,8 +17,16 @@ public struct DeviceRowChanges: Sendable {
     /// Whether no device or partition is to be written.
     public var isEmpty: Bool { devices.isEmpty }
 
-    /// The partitions with devices to write.
+    /// The partitions noted, with or without devices.
     public var partitions: Dictionary<Int32, [DeviceKey: DeviceQueue?]>.Keys { devices.keys }
+
+    /// Notes `partition`, with or without devices: its rows' checkpoint moves at the next write.
+    public mutating func touch(_ partition: Int32) {
+        if devices[partition] == nil { devices[partition] = [:] }
+    }
+
+    /// Whether anything is noted of `partition`.
+    public func holds(_ partition: Int32) -> Bool { devices[partition] != nil }
 
     /// Notes `device` (nil: forgotten) as the latest of `key` in `partition`.
     public mutating func set(_ device: DeviceQueue?, for key: DeviceKey, in partition: Int32) {

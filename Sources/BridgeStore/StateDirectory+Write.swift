@@ -20,7 +20,8 @@ extension StateDirectory {
     /// restart after a graceful stop): they are left as they are.
     public mutating func holdRows(replacing partition: Int32, with devices: [DeviceKey: DeviceQueue]) {
         guard let partitionRows = rows[partition] else { return }
-        if unwritten.checkpoints[partition] == nil, let rowsCheckpoint = try? partitionRows.checkpoint(),
+        if unwritten.checkpoints[partition] == nil, !unwritten.rows.holds(partition),
+            let rowsCheckpoint = try? partitionRows.checkpoint(),
             rowsCheckpoint == (try? open[partition]?.checkpoint())
         {
             return

@@ -97,7 +97,7 @@ public struct StateDirectory: Sendable {
         let directory = rowsDirectory(of: partition)
         if keepsDeviceRows {
             do {
-                let opened = try DeviceRows(at: directory, cacheBytes: Self.rowsCacheBytes)
+                let opened = try Self.makeRows(in: directory)
                 let checkpoint = try opened.checkpoint()
                 guard let checkpoint, let storeCheckpoint, checkpoint > storeCheckpoint else {
                     rows[partition] = opened
@@ -114,14 +114,20 @@ public struct StateDirectory: Sendable {
             if FileManager.default.fileExists(atPath: directory) {
                 try FileManager.default.removeItem(atPath: directory)
             }
-            if keepsDeviceRows { rows[partition] = try DeviceRows(at: directory, cacheBytes: Self.rowsCacheBytes) }
+            if keepsDeviceRows {
+                rows[partition] = try Self.makeRows(in: directory)
+            }
         } catch {
             throw StateDirectoryError(path: path, "cannot make the device rows of partition \(partition): \(error)")
         }
     }
 
-    /// The block cache of each partition's device rows: the rows are written, not yet read.
-    static let rowsCacheBytes = 8 << 20
+    /// Opens the device rows in `directory` with a block cache of 8 MiB (they are written, not
+    /// yet read) and memtables of 16 MiB: at most 40 MiB of both, where RocksDB's defaults
+    /// would allow 136.
+    private static func makeRows(in directory: String) throws(DeviceStoreError) -> DeviceRows {
+        try DeviceRows(at: directory, cacheBytes: 8 << 20, writeBufferBytes: 16 << 20)
+    }
 
     /// Deletes `partition`'s store, which is in doubt (``StoreDoubt``), and opens a new empty one.
     public mutating func recreate(_ partition: Int32) throws(StateDirectoryError) -> PartitionStore {

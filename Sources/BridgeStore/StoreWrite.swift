@@ -43,7 +43,7 @@ public struct StoreWrite: Sendable {
             } catch {
                 throw StateDirectoryError(path: directory, "cannot write the store of partition \(partition): \(error)")
             }
-            guard let partitionRows = rows[partition], records.rows.partitions.contains(partition) else { continue }
+            guard let partitionRows = rows[partition], records.rows.holds(partition) else { continue }
             do {
                 let checkpoint = try records.checkpoints[partition] ?? store.checkpoint()
                 try records.rows.write(partition, to: partitionRows, checkpoint: checkpoint)

@@ -8,7 +8,7 @@ import Logging
 /// delivery guarantee: outputs are handed to the producer as they are made, and the batch is
 /// committed when its interval has passed or it is full.
 ///
-/// A commit is three steps, whose order the types keep: ``seal(_:consumer:)`` turns the open
+/// A commit is three steps, whose order the types keep: ``seal(_:states:consumer:)`` turns the open
 /// batch into a ``SealedBatch``; ``settle(_:)`` waits for its outputs (and may run while the
 /// loop takes the next records); ``finish(_:consumer:stores:)`` or, on any error,
 /// ``failed(_:cause:)`` consumes the sealed batch.

@@ -3,29 +3,31 @@ import BridgeStore
 
 /// The devices a batch's changelog records change, by state partition, noted as the records are
 /// made: at the seal the batch's device rows take each device as it then is
-/// (``rows(in:)``), so that a row never carries a later, uncommitted batch's change.
+/// (``rows(in:)``), so that a row never carries a later, uncommitted batch's change. A partition
+/// whose records change topic state only is noted too: its rows' checkpoint moves with its
+/// store's, so that rows stay in step with a store that devices did not change.
 struct ChangedDevices: Sendable {
     private var keys: [Int32: Set<DeviceKey>] = [:]
 
-    /// Notes the device of each changelog record among `outputs`.
+    /// Notes the partition, and the device if any, of each changelog record among `outputs`.
     mutating func add(changelogOf outputs: borrowing OutputRecords) {
         outputs.withUnsafeBytes { bytes in
             for record in outputs.records where record.topic == .changelog {
                 // Changelog records always name their partition and have a key (ChangelogCodec).
-                guard let partition = record.partition, let key = record.key,
-                    let token = ChangelogCodec.deviceToken(ofKey: UnsafeRawBufferPointer(rebasing: bytes[key]))
-                else { continue }
-                keys[partition, default: []].insert(DeviceKey(token: token))
+                guard let partition = record.partition, let key = record.key else { continue }
+                let token = ChangelogCodec.deviceToken(ofKey: UnsafeRawBufferPointer(rebasing: bytes[key]))
+                keys[partition, default: []].formUnion(token.map { [DeviceKey(token: $0)] } ?? [])
             }
         }
     }
 
-    /// Each device noted, as `states` holds it (nil: forgotten); a partition `states` does not
-    /// hold is left out.
+    /// Each device noted, as `states` holds it (nil: forgotten), and each partition noted; a
+    /// partition `states` does not hold is left out.
     func rows(in states: DeviceStates) -> DeviceRowChanges {
         var rows = DeviceRowChanges()
         for (partition, keys) in keys {
             guard let devices = states.devices(in: partition) else { continue }
+            rows.touch(partition)
             for key in keys { rows.set(devices[key], for: key, in: partition) }
         }
         return rows

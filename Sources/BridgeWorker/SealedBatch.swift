@@ -1,7 +1,7 @@
 import Kafka
 
 /// A batch whose outputs are all with the producer and whose commit has begun. It is made by
-/// ``BatchCommitter/seal(_:consumer:)`` and ends in ``BatchCommitter/finish(_:consumer:stores:)`` or
+/// ``BatchCommitter/seal(_:states:consumer:)`` and ends in ``BatchCommitter/finish(_:consumer:stores:)`` or
 /// ``BatchCommitter/failed(_:cause:)``, each of which consumes it: the compiler keeps a batch
 /// from being committed twice, or finished after it failed.
 struct SealedBatch: ~Copyable {

@@ -296,7 +296,8 @@ struct WorkerLoop: ~Copyable {
                 }
                 pending = []
                 for partition in owned {
-                    stores?.holdRows(replacing: partition, with: states.devices(in: partition) ?? [:])
+                    guard let devices = states.devices(in: partition) else { continue }
+                    stores?.holdRows(replacing: partition, with: devices)
                 }
             } catch is RestoreInterrupted {
                 logger.notice("a rebalance stopped the restore; it starts again", metadata: ["partitions": "\(owned)"])

@@ -18,9 +18,11 @@ public struct DeviceRows: Sendable {
     private static let devicePrefix = UInt8(ascii: "d")
 
     /// Opens the rows in directory `path`, creating them empty when there are none, with a
-    /// block cache of at most `cacheBytes`. Deletes the table files of loads a crash cut short.
-    public init(at path: String, cacheBytes: Int) throws(DeviceStoreError) {
-        database = try RocksDatabase(path: path, cacheBytes: cacheBytes)
+    /// block cache of at most `cacheBytes` and, when given, at most two memtables of
+    /// `writeBufferBytes` each (RocksDB's default: 64 MiB). Deletes the table files of loads a
+    /// crash cut short.
+    public init(at path: String, cacheBytes: Int, writeBufferBytes: Int? = nil) throws(DeviceStoreError) {
+        database = try RocksDatabase(path: path, cacheBytes: cacheBytes, writeBufferBytes: writeBufferBytes)
         // The database is open, so no other process has the directory, and no load runs yet.
         let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         for file in files where file.hasPrefix(Self.loadFilePrefix) && file.hasSuffix(".sst") {

@@ -41,17 +41,35 @@ struct DeviceRowsBesideStoresTests {
         directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)])
         #expect(directory.takeUnwritten() == nil)
 
-        // The rows behind their store: replaced at the store's checkpoint, every other row gone,
-        // and so is a device held before the replacement and not written yet.
-        directory.hold(StoreBatch([("d c", "1")], checkpoint: 8))
-        try directory.takeUnwritten()?.run()
+        // In step, but with a device of theirs held: replaced, the held device gone.
         var before = StoreBatch()
         before.rows.set(Self.device(7), for: DeviceKey(token: "e"), in: 0)
         directory.hold(before)
         directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)])
         try directory.takeUnwritten()?.run()
-        #expect(try directory.rows[0]?.checkpoint() == 8)
+        #expect(try directory.rows[0]?.checkpoint() == 6)
         #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
+
+        // Behind their store: replaced at the store's checkpoint, every other row gone.
+        directory.hold(StoreBatch([("d c", "1")], checkpoint: 8))
+        try directory.takeUnwritten()?.run()
+        directory.holdRows(replacing: 0, with: [DeviceKey(token: "f"): Self.device(5)])
+        try directory.takeUnwritten()?.run()
+        #expect(try directory.rows[0]?.checkpoint() == 8)
+        #expect(try Self.held(directory.rows[0]) == ["f": Self.device(5)])
+
+        // A replacement dropped at a release replaces nothing once the partition is back.
+        directory.hold(StoreBatch([("d g", "1")], checkpoint: 9))
+        try directory.takeUnwritten()?.run()
+        directory.holdRows(replacing: 0, with: [:])
+        directory.release(0)
+        _ = try directory.open(0, logger: Self.logger)
+        var after = StoreBatch([("d c", nil)], checkpoint: 10)
+        after.rows.set(Self.device(3), for: DeviceKey(token: "c"), in: 0)
+        directory.hold(after)
+        try directory.takeUnwritten()?.run()
+        #expect(try directory.rows[0]?.checkpoint() == 10)
+        #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3), "f": Self.device(5)])
 
         // Released with devices held: they are dropped, and the rows stay as their checkpoint says.
         var dropped = StoreBatch([("d d", "1")], checkpoint: 9)
@@ -60,8 +78,8 @@ struct DeviceRowsBesideStoresTests {
         directory.release(0)
         #expect(directory.takeUnwritten() == nil && directory.rows[0] == nil)
         _ = try directory.open(0, logger: Self.logger)
-        #expect(try directory.rows[0]?.checkpoint() == 8)
-        #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
+        #expect(try directory.rows[0]?.checkpoint() == 10)
+        #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3), "f": Self.device(5)])
     }
 
     @Test("rows go with their store: discarded, recreated, expired, or found alone at start")

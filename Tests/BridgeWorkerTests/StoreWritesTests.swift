@@ -88,6 +88,29 @@ struct StoreWritesTests {
         #expect(try stores?.rows[1]?.checkpoint() == nil)
     }
 
+    @Test("a batch whose records change topic state only moves its rows' checkpoint with the store's")
+    func topicStateOnly() async throws {
+        let files = TemporaryDirectory()
+        var stores: StateDirectory? = try StateDirectory(testingAt: files.path, deviceRows: true)
+        _ = try stores?.open(0, logger: TestBroker.logger)
+        var states = DeviceStates()
+        states.adopt(0)
+        var outputs = OutputRecords()
+        ChangelogCodec(topic: "changelog").record(
+            .member(topic: "news", token: "a", isMember: true), partition: 0, to: &outputs)
+        var changed = ChangedDevices()
+        changed.add(changelogOf: outputs)
+        var writes = StoreWrites()
+        writes.rows = changed.rows(in: states)
+        let deliveries = PendingDeliveries(count: 1) { _ in "changelog" }
+        deliveries.complete(0, partition: 0, offset: 41, error: nil)
+        writes.add(changelogOf: outputs, deliveries: deliveries)
+        #expect(await writes.hold(in: &stores) == [])
+        try stores?.takeUnwritten()?.run()
+        #expect(try stores?.rows[0]?.checkpoint() == 42)
+        #expect(try stores?[0]?.checkpoint() == 42)
+    }
+
     static func message(_ id: String) -> QueuedMessage {
         QueuedMessage(id: id, collapseKey: nil, sentAt: 1_700_000_000_000, expiresAt: nil, apns: Array("{}".utf8))
     }

@@ -110,6 +110,17 @@ struct DeviceRowsTests {
         #expect(try scanned.isEmpty && rows.checkpoint() == 10)
     }
 
+    @Test("rows opened with a memtable size keep it in the options RocksDB records")
+    func writeBufferSize() throws {
+        let directory = TemporaryDirectory()
+        _ = try DeviceRows(at: directory.path, cacheBytes: 1 << 20, writeBufferBytes: 1 << 20)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("OPTIONS-")
+        }
+        let options = try files.map { try String(contentsOfFile: "\(directory.path)/\($0)", encoding: .utf8) }
+        #expect(!options.isEmpty && options.allSatisfy { $0.contains("write_buffer_size=1048576") })
+    }
+
     @Test("loads may run at once, and the table file of a load a crash cut short is deleted at the next open")
     func loadFilesOfTheirOwn() async throws {
         let directory = TemporaryDirectory()

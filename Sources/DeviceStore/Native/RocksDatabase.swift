@@ -26,9 +26,10 @@ final class RocksDatabase: @unchecked Sendable {
 
     /// Opens the database in directory `path`, creating it when there is none, with a block
     /// cache of at most `cacheBytes` and a bloom filter per table, so that a device the store
-    /// does not hold is answered mostly without a disk read.
-    init(path: String, cacheBytes: Int) throws(DeviceStoreError) {
-        guard let options = RocksOptions(cacheBytes: cacheBytes) else {
+    /// does not hold is answered mostly without a disk read, and memtables of
+    /// `writeBufferBytes` when given.
+    init(path: String, cacheBytes: Int, writeBufferBytes: Int? = nil) throws(DeviceStoreError) {
+        guard let options = RocksOptions(cacheBytes: cacheBytes, writeBufferBytes: writeBufferBytes) else {
             throw DeviceStoreError(path: path, operation: "open", message: "no block cache of \(cacheBytes) bytes")
         }
         var error: UnsafeMutablePointer<CChar>?

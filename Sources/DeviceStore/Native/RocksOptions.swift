@@ -1,14 +1,16 @@
 import CRocksDB
 
 /// The options a device store's database opens with: created when missing, lz4, a full bloom
-/// filter of 10 bits a key per table, and a block cache of at most a given size. The rows
+/// filter of 10 bits a key per table, a block cache of at most a given size, and memtables of
+/// RocksDB's default size (64 MiB) or a given one. The rows
 /// benchmark opens its baseline's databases with them too, so that both sides always match.
 @_spi(Benchmarks) public struct RocksOptions: ~Copyable {
     /// The `rocksdb_options_t`, valid while this value lives.
     public let pointer: OpaquePointer
 
-    /// The options with a block cache of at most `cacheBytes`; nil when RocksDB makes no cache.
-    public init?(cacheBytes: Int) {
+    /// The options with a block cache of at most `cacheBytes` and, when given, memtables of
+    /// `writeBufferBytes` (at most two of them); nil when RocksDB makes no cache.
+    public init?(cacheBytes: Int, writeBufferBytes: Int? = nil) {
         guard let cache = rocksdb_cache_create_lru(max(cacheBytes, 0)) else { return nil }
         // The table options take their own reference to the cache, and a database opened with
         // these options another: this one is released here.
@@ -16,6 +18,7 @@ import CRocksDB
         pointer = rocksdb_options_create()
         rocksdb_options_set_create_if_missing(pointer, 1)
         rocksdb_options_set_compression(pointer, Int32(rocksdb_lz4_compression))
+        if let writeBufferBytes { rocksdb_options_set_write_buffer_size(pointer, max(writeBufferBytes, 1 << 16)) }
         let tableOptions = rocksdb_block_based_options_create()
         defer { rocksdb_block_based_options_destroy(tableOptions) }
         // The table options own the filter policy from here on.
