@@ -13,8 +13,10 @@
 #                                            RSS per topic membership, both views, vs the tokens alone
 #   scripts/benchmark.sh restore [ARGS]      changelog records replayed into device state per second vs
 #                                            a plain read of the same changelog, on the same broker
-#   scripts/benchmark.sh rows [DEVICES [ACKS]] device rows written, read and loaded a second through
+#   scripts/benchmark.sh rows [DEVICES [ACKS [MESSAGES]]]
+#                                            device rows written, read and loaded a second through
 #                                            DeviceStore vs RocksDB's C API given the same bytes
+#                                            (MESSAGES waiting a device, default 1)
 #   scripts/benchmark.sh processing [N1 N2]  callgrind instructions per request of the worker's
 #                                            processing path (decode, translate, queue, encode)
 #   scripts/benchmark.sh e2e [ARGS]          the bridge end to end vs consume-produce ceilings (scripts/benchmark-e2e.sh)

@@ -7,8 +7,9 @@ import Foundation
 /// Device rows written, read and loaded per second through ``DeviceRows`` (each row encoded or
 /// decoded as a ``DeviceRow``), against RocksDB's C API given the same bytes, in the same run.
 ///
-/// `devices` offline devices with one waiting message each (a token of FCM's length, about 300
-/// payload bytes) and `acknowledgements` ids awaiting `ack` each (default none), spread over four
+/// `devices` offline devices with `messages` waiting messages each (default one; a token of FCM's
+/// length, about 300 payload bytes a message) and `acknowledgements` ids awaiting `ack` each
+/// (default none), spread over four
 /// stores as over four state partitions, in random order. The baseline's databases have the same
 /// options as ``DeviceRows``' (lz4, bloom filters, a 64 MiB block cache), so the ratios are what the
 /// wrapper and ``DeviceRow`` cost; every database is flushed and its compactions ended before each
@@ -35,16 +36,17 @@ enum DeviceRowsBenchmark {
         let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
         let devices = max((arguments.first ?? nil) ?? 1_000_000, stores)
         let acknowledgements = max((arguments.dropFirst().first ?? nil) ?? 0, 0)
+        let messages = min(max((arguments.dropFirst(2).first ?? nil) ?? 1, 1), 100)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-rows-benchmark").path
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let device = sampleDevice(acknowledgements: acknowledgements)
+        let device = sampleDevice(acknowledgements: acknowledgements, messages: messages)
         var tokens = (0..<devices).map(token)
         var generator = SystemRandomNumberGenerator()
         tokens.shuffle(using: &generator)
         print(
-            "\(devices) devices with a waiting message and \(acknowledgements) ids awaiting ack each, "
+            "\(devices) devices with \(messages) waiting messages and \(acknowledgements) ids awaiting ack each, "
                 + "\(DeviceRow.write(device).count) bytes a row, in \(stores) stores"
         )
         print()
@@ -273,13 +275,13 @@ enum DeviceRowsBenchmark {
 
     static func key(_ token: String) -> [UInt8] { [UInt8(ascii: "d")] + Array(token.utf8) }
 
-    /// An offline device with one message waiting and `acknowledgements` ids awaiting `ack`, as
-    /// a device that was sent messages while online and left without acknowledging them.
-    static func sampleDevice(acknowledgements: Int) -> DeviceQueue {
+    /// An offline device with `messages` messages waiting and `acknowledgements` ids awaiting
+    /// `ack`, as a device that was sent messages while online and left without acknowledging them.
+    static func sampleDevice(acknowledgements: Int, messages: Int) -> DeviceQueue {
         var ids = UnacknowledgedIDs()
         for index in 0..<acknowledgements { ids.append("0:1700000000000000%31bd1c96\(index)") }
         let status = DeviceStatus(isOnline: false, lastActivity: 1_700_000_000_000, pendingNotice: nil)
-        return DeviceQueue(status: status, waiting: [message(1)], unacknowledged: ids)
+        return DeviceQueue(status: status, waiting: (1...max(messages, 1)).map(message), unacknowledged: ids)
     }
 
     /// A message of about 300 payload bytes, `index` in its id, expiring four weeks after it was
