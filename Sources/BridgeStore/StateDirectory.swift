@@ -88,9 +88,9 @@ public struct StateDirectory: Sendable {
 
     /// Opens the device rows of `partition` beside its store, whose checkpoint is `storeCheckpoint`
     /// (nil when unknown). Rows that do not open (damaged) or are past the store (a power loss kept
-    /// the one write and lost the other) are deleted, logged, and made anew: each restore replaces
-    /// them whole. Without ``keepsDeviceRows``, rows an earlier run left are deleted: nothing keeps
-    /// them in step with the store.
+    /// the one write and lost the other) are deleted, logged, and made anew: a restore replaces
+    /// rows behind their store whole. Without ``keepsDeviceRows``, rows an earlier run left are
+    /// deleted: nothing keeps them in step with the store.
     private mutating func openRows(_ partition: Int32, notPast storeCheckpoint: Int64?, logger: Logger?)
         throws(StateDirectoryError)
     {
