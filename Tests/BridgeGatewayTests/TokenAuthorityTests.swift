@@ -69,7 +69,7 @@ import Testing
             ("expired", "Bearer \(token)", Fixture.now + 3601, authority),
             ("another gateway's", "Bearer \(token)", Fixture.now, otherGateway),
             ("an assertion", "Bearer \(try await Fixture.assertion())", Fixture.now, authority),
-            ("tampered", "Bearer \(token.dropLast(2))xx", Fixture.now, authority),
+            ("tampered", "Bearer \(Self.tampered(token))", Fixture.now, authority),
         ]
         for (name, header, now, checker) in cases {
             let result = await checker.caller(authorization: header, now: now)
@@ -80,6 +80,15 @@ import Testing
             #expect(error.status.code == 401, "\(name)")
             #expect(error.code == "UNAUTHENTICATED", "\(name)")
         }
+    }
+
+    /// `token` with the first character of its signature changed: the signature's first six bits
+    /// always differ. (Its last characters may carry padding bits a decoder ignores, and may
+    /// already be the ones written over them.)
+    static func tampered(_ token: String) -> String {
+        guard let dot = token.lastIndex(of: "."), token.index(after: dot) < token.endIndex else { return token + "A" }
+        let first = token[token.index(after: dot)]
+        return token[...dot] + (first == "A" ? "B" : "A") + token[token.index(dot, offsetBy: 2)...]
     }
 
     @Test func anotherProjectOrAMissingScopeIsForbidden() async throws {
