@@ -251,7 +251,7 @@ let package = Package(
         // Device rows written, read and loaded through DeviceStore against RocksDB's C API.
         .executableTarget(
             name: "DeviceRowsBenchmark",
-            dependencies: ["DeviceStore", "BridgeCore", "DeviceQueues", "CRocksDB"],
+            dependencies: ["DeviceStore", "BridgeCore", "DeviceQueues", "FCMTranslation", "CRocksDB"],
             path: "Benchmarks/DeviceRowsBenchmark"
         ),
         // Resident memory per waiting message against the payload bytes alone.

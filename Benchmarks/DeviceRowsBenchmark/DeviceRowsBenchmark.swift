@@ -2,10 +2,12 @@ import BridgeCore
 import CRocksDB
 import DeviceQueues
 @_spi(Benchmarks) import DeviceStore
+import FCMTranslation
 import Foundation
 
-/// Device rows written, read and loaded per second through ``DeviceRows`` (each row encoded or
-/// decoded as a ``DeviceRow``), against RocksDB's C API given the same bytes, in the same run.
+/// Device rows written, read and loaded per second through ``DeviceRows`` (each device's rows
+/// encoded or decoded as ``DeviceRow``'s head and message rows), against RocksDB's C API given
+/// the same keys and bytes, in the same run.
 ///
 /// `devices` offline devices with `messages` waiting messages each (default one; a token of FCM's
 /// length, about 300 payload bytes a message) and `acknowledgements` ids awaiting `ack` each
@@ -17,7 +19,8 @@ import Foundation
 ///
 /// - writes: batches of 10,000 rows with a checkpoint, against raw puts of the encoded rows;
 /// - point reads of devices held and not held, against raw gets of the same keys;
-/// - a send to a device held (read, queue, write back), against a raw get and put;
+/// - a send to a device held (read, queue, write its head and the rows of the messages that
+///   joined or left its queue), against a raw get, scan and puts;
 /// - a load of every device into a dictionary by token (a restart that rebuilds the state):
 ///   one store after the other, and the four stores on two threads; against a raw scan of the
 ///   same stores on as many threads;
@@ -47,7 +50,7 @@ enum DeviceRowsBenchmark {
         tokens.shuffle(using: &generator)
         print(
             "\(devices) devices with \(messages) waiting messages and \(acknowledgements) ids awaiting ack each, "
-                + "\(DeviceRow.write(device).count) bytes a row, in \(stores) stores"
+                + "\(rowsOf(device).map(\.value.count)) bytes their rows, in \(stores) stores"
         )
         print()
         print("| operation | fcm-bridge (DeviceRows) per s | RocksDB's C API per s | ratio |")
@@ -59,9 +62,9 @@ enum DeviceRowsBenchmark {
             for store in raw { store.settle() }
             for store in rows { try store.settle() }
         }
-        let encoded = DeviceRow.write(device)
+        let encoded = rowsOf(device)
         let rawWrite = rate(devices) {
-            for (index, token) in tokens.enumerated() { raw[index % stores].put(key(token), encoded) }
+            for (index, token) in tokens.enumerated() { raw[index % stores].put(token, encoded) }
             for store in raw { store.flushBatch() }
         }
         for store in raw { store.settle() }
@@ -86,7 +89,9 @@ enum DeviceRowsBenchmark {
             let probed = (0..<probes).map { known ? tokens[$0] : token(devices + $0) }
             var found = 0
             let rawRead = rate(probes) {
-                for (index, token) in probed.enumerated() where raw[index % stores].get(key(token)) { found += 1 }
+                for (index, token) in probed.enumerated() where raw[index % stores].read(token, messages: known) {
+                    found += 1
+                }
             }
             let rowsRead = try rate(probes) {
                 for (index, token) in probed.enumerated() where try rows[index % stores].device(token) != nil {
@@ -98,27 +103,36 @@ enum DeviceRowsBenchmark {
             try settle()
         }
 
-        // A send to an offline device held, as a worker serving from the rows makes it: the row
-        // read, the message queued, the row written back in a batch of 10,000 with a checkpoint.
+        // A send to an offline device held, as a worker serving from the rows makes it: the rows
+        // read, the message queued, the head and the rows of the messages that joined or left the
+        // queue written in a batch of 10,000 with a checkpoint.
         let sent = (0..<probes).map { tokens[$0] }
         var grown = device
-        _ = grown.send(message(2), at: 1, rules: QueueRules())
-        let grownRow = DeviceRow.write(grown)
+        let sendOutput = grown.send(message(messages + 1), at: 1, rules: QueueRules())
+        let grownRows = rowsOf(grown)
+        let changedIDs = messageIDs(sendOutput.changes)
+        let changedRows =
+            [(grownRows[0].key, Optional(grownRows[0].value))]
+            + changedIDs.map { id in
+                let suffix = [UInt8(ascii: "m")] + Array(id.utf8)
+                return (suffix, grownRows.first { $0.key == suffix }?.value)
+            }
         let rawSend = rate(probes) {
             for (index, token) in sent.enumerated() {
-                precondition(raw[index % stores].get(key(token)), "\(token) not held")
-                raw[index % stores].put(key(token), grownRow)
+                precondition(raw[index % stores].read(token, messages: true), "\(token) not held")
+                raw[index % stores].write(token, changedRows)
             }
             for store in raw { store.flushBatch() }
         }
         let rowsSend = try rate(probes) {
-            var batches = [[(token: String, device: DeviceQueue?)]](repeating: [], count: stores)
+            var batches = [[DeviceRowUpdate]](repeating: [], count: stores)
             for (index, token) in sent.enumerated() {
                 guard var held = try rows[index % stores].device(token) else {
                     preconditionFailure("\(token) not held")
                 }
-                _ = held.send(message(2), at: 1, rules: QueueRules())
-                batches[index % stores].append((token, held))
+                let output = held.send(message(messages + 1), at: 1, rules: QueueRules())
+                batches[index % stores].append(
+                    DeviceRowUpdate(token: token, device: held, messages: .named(messageIDs(output.changes))))
                 if batches[index % stores].count == batchSize {
                     try rows[index % stores].write(batches[index % stores], checkpoint: Int64(index))
                     batches[index % stores].removeAll(keepingCapacity: true)
@@ -129,7 +143,8 @@ enum DeviceRowsBenchmark {
         report("a send to a device held: read, queue, write back", rowsSend, rawSend)
         try settle()
 
-        let rawScan = rate(devices) { precondition(raw.reduce(0) { $0 + $1.scanCount() } == devices) }
+        let rowsPerDevice = encoded.count
+        let rawScan = rate(devices) { precondition(raw.reduce(0) { $0 + $1.scanCount() } == devices * rowsPerDevice) }
         let loadOne = try rate(devices) {
             let loaded = try rows.reduce(0) { $0 + (try load($1)) }
             precondition(loaded == devices)
@@ -142,7 +157,7 @@ enum DeviceRowsBenchmark {
             DispatchQueue.concurrentPerform(iterations: 2) { thread in
                 loaded[thread] = raw[thread].scanCount() + raw[thread + 2].scanCount()
             }
-            precondition(loaded[0] + loaded[1] == devices)
+            precondition(loaded[0] + loaded[1] == devices * rowsPerDevice)
         }
         let loadTwo = rate(devices) {
             DispatchQueue.concurrentPerform(iterations: 2) { thread in
@@ -162,7 +177,7 @@ enum DeviceRowsBenchmark {
         let applied = try (0..<stores).map { try DeviceRows(at: "\(directory)/applied-\($0)", cacheBytes: 64 << 20) }
         let rawApplied = try (0..<stores).map { try RawStore(path: "\(directory)/raw-applied-\($0)") }
         let rawApply = rate(changes.count) {
-            for (index, token) in tokens.enumerated() { rawApplied[index % stores].put(key(token), encoded) }
+            for (index, token) in tokens.enumerated() { rawApplied[index % stores].put(token, encoded) }
             for store in rawApplied { store.flushBatch() }
         }
         // Each store's records, each device's together.
@@ -195,7 +210,7 @@ enum DeviceRowsBenchmark {
         let rawLoad = try rate(devices) {
             for store in 0..<stores {
                 try rawLoaded[store].ingest(
-                    stride(from: store, to: devices, by: stores).map { key(tokens[$0]) }, encoded,
+                    stride(from: store, to: devices, by: stores).map { tokens[$0] }, encoded,
                     file: "\(directory)/raw-load-\(store).sst")
             }
         }
@@ -273,7 +288,36 @@ enum DeviceRowsBenchmark {
         "d\(index):APA91b" + String(repeating: "x", count: 140)
     }
 
-    static func key(_ token: String) -> [UInt8] { [UInt8(ascii: "d")] + Array(token.utf8) }
+    /// The key ``DeviceRows`` gives `token`'s head row; a message's row adds `m` and its id.
+    static func key(_ token: String) -> [UInt8] {
+        [UInt8(ascii: "d")] + withUnsafeBytes(of: UInt32(token.utf8.count).bigEndian) { Array($0) } + Array(token.utf8)
+    }
+
+    /// The ids of the messages `changes` add to or remove from a queue: the message rows they change.
+    static func messageIDs(_ changes: [StateChange]) -> Set<String> {
+        Set(
+            changes.compactMap {
+                switch $0 {
+                case .enqueued(let message): message.id
+                case .dequeued(let id): id
+                default: nil
+                }
+            })
+    }
+
+    /// `device`'s rows as ``DeviceRows`` writes them: its head first (an empty key suffix), then
+    /// each message's, keyed by what follows the token (`m` and the id), in key order.
+    static func rowsOf(_ device: DeviceQueue) -> [(key: [UInt8], value: [UInt8])] {
+        var writer = ByteWriter(capacity: 1_024)
+        DeviceRow.writeHead(device, to: &writer)
+        var rows = [(key: [UInt8](), value: writer.withUnsafeBytes { Array($0) })]
+        for message in DeviceRow.waitingMessages(of: device) {
+            writer.truncate(to: 0)
+            DeviceRow.writeMessage(message, to: &writer)
+            rows.append(([UInt8(ascii: "m")] + Array(message.id.utf8), writer.withUnsafeBytes { Array($0) }))
+        }
+        return [rows[0]] + rows.dropFirst().sorted { $0.key.lexicographicallyPrecedes($1.key) }
+    }
 
     /// An offline device with `messages` messages waiting and `acknowledgements` ids awaiting
     /// `ack`, as a device that was sent messages while online and left without acknowledging them.
@@ -346,10 +390,23 @@ final class RawStore: @unchecked Sendable {
         rocksdb_writeoptions_destroy(writeOptions)
     }
 
-    func put(_ key: [UInt8], _ value: [UInt8]) {
-        key.withUnsafeBytes { key in
-            value.withUnsafeBytes { value in
-                rocksdb_writebatch_put(batch, key.baseAddress, key.count, value.baseAddress, value.count)
+    /// Puts `token`'s rows, each keyed by the token's key and its own suffix, in the batch.
+    func put(_ token: String, _ rows: [(key: [UInt8], value: [UInt8])]) {
+        write(token, rows.map { ($0.key, Optional($0.value)) })
+    }
+
+    /// Puts or (nil) deletes `token`'s rows in the batch; a device's rows count as one write.
+    func write(_ token: String, _ rows: [(key: [UInt8], value: [UInt8]?)]) {
+        let head = DeviceRowsBenchmark.key(token)
+        for (suffix, value) in rows {
+            (head + suffix).withUnsafeBytes { key in
+                if let value {
+                    value.withUnsafeBytes { value in
+                        rocksdb_writebatch_put(batch, key.baseAddress, key.count, value.baseAddress, value.count)
+                    }
+                } else {
+                    rocksdb_writebatch_delete(batch, key.baseAddress, key.count)
+                }
             }
         }
         pending += 1
@@ -364,17 +421,35 @@ final class RawStore: @unchecked Sendable {
         pending = 0
     }
 
-    func get(_ key: [UInt8]) -> Bool {
+    /// Whether `token`'s head row is held: a point read, and, with `messages`, a scan of its
+    /// message rows after it, as ``DeviceRows/device(_:)`` reads a device with messages.
+    func read(_ token: String, messages: Bool) -> Bool {
+        let key = DeviceRowsBenchmark.key(token)
         var length = 0
         var error: UnsafeMutablePointer<CChar>?
         let value = key.withUnsafeBytes { rocksdb_get(handle, readOptions, $0.baseAddress, $0.count, &length, &error) }
         defer { rocksdb_free(value) }
         precondition(error == nil, "RocksDB: \(error.map { String(cString: $0) } ?? "")")
-        return value != nil
+        guard value != nil, messages else { return value != nil }
+        let prefix = key + [UInt8(ascii: "m")]
+        let iterator = rocksdb_create_iterator(handle, readOptions)
+        defer { rocksdb_iter_destroy(iterator) }
+        prefix.withUnsafeBytes { rocksdb_iter_seek(iterator, $0.baseAddress, $0.count) }
+        while rocksdb_iter_valid(iterator) != 0 {
+            var keyLength = 0
+            let found = UnsafeRawBufferPointer(start: rocksdb_iter_key(iterator, &keyLength), count: keyLength)
+            guard found.starts(with: prefix) else { break }
+            _ = rocksdb_iter_value(iterator, &length)
+            rocksdb_iter_next(iterator)
+        }
+        return true
     }
 
-    /// Sorts `keys`, writes each with `value` into the table file `file` and ingests it.
-    func ingest(_ keys: [[UInt8]], _ value: [UInt8], file: String) throws {
+    /// Writes `rows` under each of `tokens`, sorted, into the table file `file` and ingests it.
+    func ingest(_ tokens: [String], _ rows: [(key: [UInt8], value: [UInt8])], file: String) throws {
+        let keyed = tokens.map(DeviceRowsBenchmark.key).sorted { $0.lexicographicallyPrecedes($1) }.flatMap { head in
+            rows.map { (head + $0.key, $0.value) }
+        }
         let environment = rocksdb_envoptions_create()
         defer { rocksdb_envoptions_destroy(environment) }
         guard let options = RocksOptions(cacheBytes: 0) else { throw RawStoreError(message: "no options") }
@@ -382,7 +457,7 @@ final class RawStore: @unchecked Sendable {
         defer { rocksdb_sstfilewriter_destroy(writer) }
         var error: UnsafeMutablePointer<CChar>?
         rocksdb_sstfilewriter_open(writer, file, &error)
-        for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) where error == nil {
+        for (key, value) in keyed where error == nil {
             key.withUnsafeBytes { key in
                 value.withUnsafeBytes { value in
                     rocksdb_sstfilewriter_put(

@@ -1,13 +1,14 @@
 import BridgeCore
 import BridgeStore
 
-/// The devices a batch's changelog records change, by state partition, noted as the records are
-/// made: at the seal the batch's device rows take each device as it then is
-/// (``rows(in:)``), so that a row never carries a later, uncommitted batch's change. A partition
+/// The devices a batch's changelog records change, by state partition, and the ids of the
+/// messages that joined or left their queues, noted as the records are made: at the seal the
+/// batch's device rows take each device as it then is (``rows(in:)``), so that a row never
+/// carries a later, uncommitted batch's change. A partition
 /// whose records change topic state only is noted too: its rows' checkpoint moves with its
 /// store's, so that rows stay in step with a store that devices did not change.
 struct ChangedDevices: Sendable {
-    private var keys: [Int32: Set<DeviceKey>] = [:]
+    private var keys: [Int32: [DeviceKey: Set<String>]] = [:]
 
     /// Notes the partition, and the device if any, of each changelog record among `outputs`.
     mutating func add(changelogOf outputs: borrowing OutputRecords) {
@@ -15,8 +16,13 @@ struct ChangedDevices: Sendable {
             for record in outputs.records where record.topic == .changelog {
                 // Changelog records always name their partition and have a key (ChangelogCodec).
                 guard let partition = record.partition, let key = record.key else { continue }
-                let token = ChangelogCodec.deviceToken(ofKey: UnsafeRawBufferPointer(rebasing: bytes[key]))
-                keys[partition, default: []].formUnion(token.map { [DeviceKey(token: $0)] } ?? [])
+                let row = ChangelogCodec.deviceRow(ofKey: UnsafeRawBufferPointer(rebasing: bytes[key]))
+                guard let (token, messageID) = row else {
+                    if keys[partition] == nil { keys[partition] = [:] }
+                    continue
+                }
+                let ids = messageID.map { [$0] } ?? []
+                keys[partition, default: [:]][DeviceKey(token: token), default: []].formUnion(ids)
             }
         }
     }
@@ -28,7 +34,11 @@ struct ChangedDevices: Sendable {
         for (partition, keys) in keys {
             guard let devices = states.devices(in: partition) else { continue }
             rows.touch(partition)
-            for key in keys { rows.set(devices[key], for: key, in: partition) }
+            for (key, ids) in keys {
+                // A forgotten device has no message waiting; any row of one left is removed with it.
+                let device = devices[key]
+                rows.set(device, messages: device == nil ? .all : .named(ids), for: key, in: partition)
+            }
         }
         return rows
     }

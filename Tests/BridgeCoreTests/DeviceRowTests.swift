@@ -1,5 +1,6 @@
 import BridgeCore
 import DeviceQueues
+import FCMTranslation
 import PropertyBased
 import Testing
 
@@ -36,16 +37,45 @@ struct DeviceRowTests {
         return device
     }
 
-    @Test("a row reads back as the device it was written from, whatever the device went through")
+    /// `device`'s head row and its messages' rows by id.
+    static func rows(of device: DeviceQueue) -> (head: [UInt8], messages: [String: [UInt8]]) {
+        var writer = ByteWriter(capacity: 256)
+        DeviceRow.writeHead(device, to: &writer)
+        let head = writer.withUnsafeBytes { Array($0) }
+        var messages: [String: [UInt8]] = [:]
+        for message in DeviceRow.waitingMessages(of: device) {
+            writer.truncate(to: 0)
+            DeviceRow.writeMessage(message, to: &writer)
+            messages[message.id] = writer.withUnsafeBytes { Array($0) }
+        }
+        return (head, messages)
+    }
+
+    /// The device `head` and `messages`' rows make.
+    static func read(head: [UInt8], messages: [String: [UInt8]]) -> Result<DeviceQueue, MalformedRecord> {
+        Result { () throws(MalformedRecord) in
+            let parts = try head.withUnsafeBytes { bytes in
+                Result { () throws(MalformedRecord) in try DeviceRow.readHead(bytes) }
+            }.get()
+            var read: [String: QueuedMessage] = [:]
+            for (id, row) in messages {
+                read[id] = try row.withUnsafeBytes { bytes in
+                    Result { () throws(MalformedRecord) in try DeviceRow.readMessage(id: id, bytes) }
+                }.get()
+            }
+            return try parts.device(messages: read)
+        }
+    }
+
+    @Test("rows read back as the device they were written from, whatever the device went through")
     func roundTrip() async {
         await propertyCheck(
             count: 300, input: Gen.int(in: 0...255).array(of: 0...120), Gen.int(in: 1...8),
             Gen.int(in: 0...4).map { [Int64.min, -1, 0, 1_700_000_000_000, Int64.max - 1_000][$0] }
         ) { inputs, maxPending, start in
             let device = Self.device(after: inputs, maxPending: maxPending, startingAt: start)
-            let row = DeviceRow.write(device)
-            let read = row.withUnsafeBytes { bytes in Result { () throws(MalformedRecord) in try DeviceRow.read(bytes) }
-            }
+            let (head, messages) = Self.rows(of: device)
+            let read = Self.read(head: head, messages: messages)
             #expect((try? read.get()) == device, "\(read)")
         }
     }
@@ -56,110 +86,122 @@ struct DeviceRowTests {
         try #require(device.waiting.count > 0)
         try #require(device.unacknowledged.count > 0)
         try #require(device.pendingNotice != nil)
-        let read = try DeviceRow.write(device).withUnsafeBytes { bytes throws(MalformedRecord) in
-            try DeviceRow.read(bytes)
-        }
-        #expect(read == device)
+        let (head, messages) = Self.rows(of: device)
+        #expect(try Self.read(head: head, messages: messages).get() == device)
     }
 
-    /// A row of `status`, then `tail`.
-    static func row(status: [UInt8], tail: [UInt8]) -> [UInt8] {
-        [1] + length(status) + status + tail
+    /// A head of `status`, the ids `ids`, then `tail`.
+    static func head(status: [UInt8], ids: [String] = [], tail: [UInt8] = []) -> [UInt8] {
+        [2] + framed(status) + count(ids.count) + ids.flatMap { framed(Array($0.utf8)) } + tail
     }
 
-    static func length(_ part: [UInt8]) -> [UInt8] {
-        withUnsafeBytes(of: UInt32(part.count).littleEndian) { Array($0) }
+    static func count(_ count: Int) -> [UInt8] {
+        withUnsafeBytes(of: UInt32(count).littleEndian) { Array($0) }
     }
+
+    static func framed(_ part: [UInt8]) -> [UInt8] { count(part.count) + part }
 
     static let status = Array(#"{"last_activity":5,"online":false}"#.utf8)
     static let messageValue = Array(
         #"{"apns":{"aps":{}},"kind":"message","expires_at":null,"collapse_key":null}"#.utf8)
     static let sentAt = withUnsafeBytes(of: Int64(9).littleEndian) { Array($0) }
+    /// The row of a message sent at 9 with ``messageValue``.
+    static let messageRow = sentAt + messageValue
 
     @Test(
-        "bytes a row is not are refused, naming what is wrong",
+        "bytes a head is not are refused, naming what is wrong",
         arguments: [
             ([], "is empty"),
-            ([2] + length(status) + status, "is of format 2"),
-            ([1, 200, 0, 0, 0] + status, "has no readable status"),
-            (row(status: Array("{}".utf8), tail: []), "has no readable status"),
-            (row(status: status, tail: [UInt8(ascii: "m"), 1, 0]), "a waiting message cut short"),
-            (
-                row(status: status, tail: [UInt8(ascii: "m"), 1, 0, 0, 0, UInt8(ascii: "x")]),
-                "a waiting message cut short"
-            ),
-            (
-                row(
-                    status: status, tail: [UInt8(ascii: "m")] + length([0x78]) + [0x78] + sentAt + [255, 255, 255, 255]),
-                "a waiting message cut short"
-            ),
-            (
-                row(status: status, tail: [UInt8(ascii: "m")] + length([0x78]) + [0x78] + sentAt + length([1]) + [1]),
-                "without its fields"
-            ),
-            (row(status: status, tail: [UInt8(ascii: "d")] + length([])), "kind byte 100"),
-            (row(status: status, tail: [UInt8(ascii: "a")] + length([2, 0x79])), "ack cut short"),
-            (row(status: status, tail: acknowledgementEntry([4, 0x79])), "ids awaiting ack that do not read"),
-            (row(status: status, tail: acknowledgementEntry([0x80])), "ids awaiting ack that do not read"),
-            (row(status: status, tail: acknowledgementEntry([2, 0x79]) + acknowledgementEntry([])), "ack twice"),
+            ([1] + framed(status) + count(0), "is of format 1"),
+            ([2, 200, 0, 0, 0] + status, "has no readable status"),
+            (head(status: Array("{}".utf8)), "has no readable status"),
+            ([2] + framed(status) + [1, 0], "no count of waiting messages"),
+            ([2] + framed(status) + count(2) + framed([0x78]), "ids cut short"),
+            ([2] + framed(status) + count(1) + [9, 0, 0, 0, 0x78], "ids cut short"),
+            (head(status: status, ids: ["x", "y", "x"]), "lists a waiting message twice"),
+            (head(status: status, tail: [UInt8(ascii: "d")] + framed([])), "kind byte 100"),
+            (head(status: status, tail: [UInt8(ascii: "a")] + count(2) + [0x79]), "ack cut short"),
+            (head(status: status, tail: acknowledgementEntry([4, 0x79])), "ids awaiting ack that do not read"),
+            (head(status: status, tail: acknowledgementEntry([0x80])), "ids awaiting ack that do not read"),
+            (head(status: status, tail: acknowledgementEntry([2, 0x79]) + [0]), "goes on after its ids awaiting ack"),
         ] as [([UInt8], String)]
     )
-    func refused(row: [UInt8], problem: String) {
-        let read = row.withUnsafeBytes { bytes in Result { () throws(MalformedRecord) in try DeviceRow.read(bytes) } }
+    func headRefused(head: [UInt8], problem: String) {
+        let read = head.withUnsafeBytes { bytes in
+            Result { () throws(MalformedRecord) in try DeviceRow.readHead(bytes) }
+        }
         guard case .failure(let error) = read else {
-            Issue.record("read \(row) as a device")
+            Issue.record("read \(head) as a head")
             return
         }
         #expect(error.description.contains(problem), "\(error)")
     }
 
-    /// A waiting message entry of id `id`, sent at 9, with ``messageValue``.
-    static func messageEntry(_ id: String) -> [UInt8] {
-        [UInt8(ascii: "m")] + length(Array(id.utf8)) + Array(id.utf8) + sentAt + length(messageValue) + messageValue
+    @Test(
+        "message rows that do not read, and messages that do not match the head's list, are refused",
+        arguments: [
+            (["x"], ["x": [1, 2, 3]], "has no send time"),
+            (["x"], ["x": sentAt + [1]], "has not its fields"),
+            (["x", "y"], ["x": messageRow], "lists 2 waiting messages, and 1 are stored"),
+            (["x"], ["x": messageRow, "y": messageRow], "lists 1 waiting messages, and 2 are stored"),
+            (["x"], ["y": messageRow], "lists a waiting message that is not stored"),
+        ] as [([String], [String: [UInt8]], String)]
+    )
+    func messagesRefused(ids: [String], messages: [String: [UInt8]], problem: String) {
+        let read = Self.read(head: Self.head(status: Self.status, ids: ids), messages: messages)
+        guard case .failure(let error) = read else {
+            Issue.record("read \(messages) as a device's messages")
+            return
+        }
+        #expect(error.description.contains(problem), "\(error)")
     }
 
     /// The ids-awaiting-ack entry of `entries` (each a LEB128 header, the length shifted left
     /// once, its low bit for a shared suffix, then the bytes) and `suffix`.
     static func acknowledgementEntry(_ entries: [UInt8], suffix: [UInt8] = []) -> [UInt8] {
-        [UInt8(ascii: "a")] + length(entries) + entries + length(suffix) + suffix
+        [UInt8(ascii: "a")] + framed(entries) + framed(suffix)
     }
 
-    /// The message ``messageEntry(_:)`` holds.
+    /// The message ``messageRow`` holds, under `id`.
     static func message(_ id: String) -> QueuedMessage {
         QueuedMessage(id: id, collapseKey: nil, sentAt: 9, expiresAt: nil, apns: Array(#"{"aps":{}}"#.utf8))
     }
 
     static let offline = DeviceStatus(isOnline: false, lastActivity: 5, pendingNotice: nil)
 
-    @Test("the layout is pinned: a device with a message and an id awaiting ack is these bytes, and reads back")
+    @Test("the layout is pinned: a device with two messages and ids awaiting ack is these bytes, and reads back")
     func handWritten() throws {
-        let row = Self.row(
-            status: Self.status,
-            tail: Self.messageEntry("x") + Self.acknowledgementEntry([2, 0x79, 3, 0x7A], suffix: Array("/h".utf8)))
+        let head = Self.head(
+            status: Self.status, ids: ["x", "w"],
+            tail: Self.acknowledgementEntry([2, 0x79, 3, 0x7A], suffix: Array("/h".utf8)))
         var ids = UnacknowledgedIDs()
         ids.append("y")
         ids.append("z/h")
-        let device = DeviceQueue(status: Self.offline, waiting: [Self.message("x")], unacknowledged: ids)
-        #expect(DeviceRow.write(device) == row)
-        let read = try row.withUnsafeBytes { bytes throws(MalformedRecord) in try DeviceRow.read(bytes) }
+        let device = DeviceQueue(
+            status: Self.offline, waiting: [Self.message("x"), Self.message("w")], unacknowledged: ids)
+        let rows = Self.rows(of: device)
+        #expect(rows.head == head)
+        #expect(rows.messages == ["x": Self.messageRow, "w": Self.messageRow])
+        let read = try Self.read(head: head, messages: rows.messages).get()
         #expect(read == device)
+        #expect(read.waiting.map(\.id) == ["x", "w"])
         #expect(read.waiting.first?.expiresAt == nil)
         #expect(read.waiting.first?.collapseKey == nil)
         #expect(read.unacknowledged.all == ["y", "z/h"])
     }
 
-    @Test("a message id given more than once reads as a replay of the entries reads: the last one counts, in its place")
-    func repeatsReadAsReplay() async {
+    @Test("a device holding a message id more than once is written as a replay leaves it: the last one, in its place")
+    func repeatsWrittenAsReplay() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...3).array(of: 0...30)) { choices in
-            var tail: [UInt8] = []
             var replayed = DeviceQueue(status: Self.offline)
-            for choice in choices {
-                tail += Self.messageEntry("id\(choice)")
-                replayed.apply(.enqueued(Self.message("id\(choice)")))
+            let waiting = choices.enumerated().map { index, choice in
+                QueuedMessage(
+                    id: "id\(choice)", collapseKey: nil, sentAt: Int64(index), expiresAt: nil, apns: [0x7B, 0x7D])
             }
-            let row = Self.row(status: Self.status, tail: tail)
-            let read = row.withUnsafeBytes { bytes in Result { () throws(MalformedRecord) in try DeviceRow.read(bytes) }
-            }
+            for message in waiting { replayed.apply(.enqueued(message)) }
+            let device = DeviceQueue(status: Self.offline, waiting: waiting, unacknowledged: UnacknowledgedIDs())
+            let (head, messages) = Self.rows(of: device)
+            let read = Self.read(head: head, messages: messages)
             #expect((try? read.get()) == replayed, "\(choices)")
         }
     }

@@ -252,18 +252,22 @@ struct RecordCodecTests {
         #expect(forwarded.withAPNs { Array($0) } == Array(apns.utf8))
     }
 
-    @Test("a changelog key names the device whose queue it changes, and no device for topic state")
-    func deviceTokenOfKey() {
+    @Test(
+        "a changelog key names the device whose queue it changes, and a waiting message's its id; no device for topic state"
+    )
+    func deviceRowOfKey() {
         let codec = ChangelogCodec(topic: "changelog")
         let token = "tok en:é"
-        let deviceChanges: [StateChange] = [
-            .device(DeviceStatus(isOnline: true, lastActivity: 1, pendingNotice: nil)), .forgotten,
-            .enqueued(Self.message), .dequeued(messageID: "1:2:0"), .awaitingAcknowledgement(messageID: "x"),
-            .acknowledgementSettled(messageID: "x"),
+        let deviceChanges: [(StateChange, String?)] = [
+            (.device(DeviceStatus(isOnline: true, lastActivity: 1, pendingNotice: nil)), nil), (.forgotten, nil),
+            (.enqueued(Self.message), Self.message.id), (.dequeued(messageID: "1:2:0"), "1:2:0"),
+            (.awaitingAcknowledgement(messageID: "x"), nil), (.acknowledgementSettled(messageID: "x"), nil),
         ]
-        for change in deviceChanges {
+        let row = { (key: [UInt8]) in key.withUnsafeBytes(ChangelogCodec.deviceRow(ofKey:)) }
+        for (change, messageID) in deviceChanges {
             let record = written { codec.record(change, token: token, partition: 0, to: &$0) }
-            #expect(record.key.flatMap { $0.withUnsafeBytes(ChangelogCodec.deviceToken(ofKey:)) } == token)
+            let named = record.key.flatMap(row)
+            #expect(named?.token == token && named?.messageID == messageID, "\(change)")
         }
         let topicChanges: [TopicChange] = [
             .member(topic: "news", token: token, isMember: true),
@@ -272,12 +276,12 @@ struct RecordCodecTests {
         ]
         for change in topicChanges {
             let record = written { codec.record(change, partition: 0, to: &$0) }
-            #expect(record.key.flatMap { $0.withUnsafeBytes(ChangelogCodec.deviceToken(ofKey:)) } == nil)
+            #expect(record.key.flatMap(row) == nil)
         }
         let malformed = ["", "d", "d ", "dx", "m 1:2:0", "z tok", "\u{0} tok"]
         for key in malformed {
-            #expect(Array(key.utf8).withUnsafeBytes(ChangelogCodec.deviceToken(ofKey:)) == nil, "\(key)")
+            #expect(row(Array(key.utf8)) == nil, "\(key)")
         }
-        #expect(Array("m 1:2:0 ".utf8).withUnsafeBytes(ChangelogCodec.deviceToken(ofKey:)) == "")
+        #expect(row(Array("m 1:2:0 ".utf8)).map { [$0.token, $0.messageID] } == ["", "1:2:0"])
     }
 }

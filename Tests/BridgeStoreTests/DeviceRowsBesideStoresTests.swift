@@ -27,11 +27,11 @@ struct DeviceRowsBesideStoresTests {
         var directory = try files.directory(deviceRows: true)
         _ = try directory.open(0, logger: Self.logger)
         var batch = StoreBatch([("d a", "1")], checkpoint: 5)
-        batch.rows.set(Self.device(1), for: DeviceKey(token: "a"), in: 0)
-        batch.rows.set(Self.device(2), for: DeviceKey(token: "b"), in: 0)
+        batch.rows.set(Self.device(1), messages: .all, for: DeviceKey(token: "a"), in: 0)
+        batch.rows.set(Self.device(2), messages: .all, for: DeviceKey(token: "b"), in: 0)
         directory.hold(batch)
         var later = StoreBatch([("d b", nil)], checkpoint: 6)
-        later.rows.set(nil, for: DeviceKey(token: "b"), in: 0)
+        later.rows.set(nil, messages: .all, for: DeviceKey(token: "b"), in: 0)
         directory.hold(later)
         try directory.takeUnwritten()?.run()
         #expect(try directory.rows[0]?.checkpoint() == 6)
@@ -43,7 +43,7 @@ struct DeviceRowsBesideStoresTests {
 
         // In step, but with a device of theirs held: replaced, the held device gone.
         var before = StoreBatch()
-        before.rows.set(Self.device(7), for: DeviceKey(token: "e"), in: 0)
+        before.rows.set(Self.device(7), messages: .all, for: DeviceKey(token: "e"), in: 0)
         directory.hold(before)
         directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)])
         try directory.takeUnwritten()?.run()
@@ -65,7 +65,7 @@ struct DeviceRowsBesideStoresTests {
         directory.release(0)
         _ = try directory.open(0, logger: Self.logger)
         var after = StoreBatch([("d c", nil)], checkpoint: 10)
-        after.rows.set(Self.device(3), for: DeviceKey(token: "c"), in: 0)
+        after.rows.set(Self.device(3), messages: .all, for: DeviceKey(token: "c"), in: 0)
         directory.hold(after)
         try directory.takeUnwritten()?.run()
         #expect(try directory.rows[0]?.checkpoint() == 10)
@@ -73,7 +73,7 @@ struct DeviceRowsBesideStoresTests {
 
         // Released with devices held: they are dropped, and the rows stay as their checkpoint says.
         var dropped = StoreBatch([("d d", "1")], checkpoint: 9)
-        dropped.rows.set(Self.device(4), for: DeviceKey(token: "d"), in: 0)
+        dropped.rows.set(Self.device(4), messages: .all, for: DeviceKey(token: "d"), in: 0)
         directory.hold(dropped)
         directory.release(0)
         #expect(directory.takeUnwritten() == nil && directory.rows[0] == nil)
@@ -152,11 +152,11 @@ struct DeviceRowsBesideStoresTests {
             deviceRows: true)
         _ = try directory.open(0, logger: Self.logger)
         var batch = StoreBatch([("d a", "1")], checkpoint: 5)
-        batch.rows.set(Self.device(1), for: DeviceKey(token: "a"), in: 0)
+        batch.rows.set(Self.device(1), messages: .all, for: DeviceKey(token: "a"), in: 0)
         directory.hold(batch)
         try directory.takeUnwritten()?.run()
         var tooLarge = StoreBatch([("d b", String(repeating: "x", count: 8 << 20))], checkpoint: 6)
-        tooLarge.rows.set(Self.device(2), for: DeviceKey(token: "b"), in: 0)
+        tooLarge.rows.set(Self.device(2), messages: .all, for: DeviceKey(token: "b"), in: 0)
         directory.hold(tooLarge)
         let error = #expect(throws: StateDirectoryError.self) { try directory.takeUnwritten()?.run() }
         #expect(

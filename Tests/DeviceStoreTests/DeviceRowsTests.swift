@@ -76,7 +76,7 @@ struct DeviceRowsTests {
         try rows.forEachDevice { token, device in scanned[token] = device }
         #expect(scanned == expected)
         #expect(try Self.loadFiles(in: directory.path).isEmpty)
-        try rows.load([], checkpoint: 12)
+        try rows.load([] as [DeviceRowUpdate], checkpoint: 12)
         #expect(try rows.checkpoint() == 12)
         try rows.write([("written", Self.device(9, waiting: 1))], checkpoint: 13)
         try rows.load([("z", nil), ("never held", nil), ("written", nil)], checkpoint: 14)
@@ -178,7 +178,7 @@ struct DeviceRowsTests {
             } throws: { error in
                 "\(error)".contains(directory.path) && "\(error)".contains("open failed")
             }
-            try rows.write([], checkpoint: 1)
+            try rows.write([] as [DeviceRowUpdate], checkpoint: 1)
         }
         #expect(try DeviceRows(at: directory.path, cacheBytes: 0).checkpoint() == 1)
     }
@@ -187,7 +187,7 @@ struct DeviceRowsTests {
     func damaged() throws {
         let directory = TemporaryDirectory()
         try DeviceRows(at: directory.path, cacheBytes: 0).write([("a", Self.device(1, waiting: 1))], checkpoint: 3)
-        try Self.put("da", [1, 2, 3], checkpoint: [1, 2], in: directory.path)
+        try Self.put(Self.key("a"), [1, 2, 3], checkpoint: [1, 2], in: directory.path)
         let rows = try DeviceRows(at: directory.path, cacheBytes: 0)
         for read in [
             { _ = try rows.device("a") }, { try rows.forEachDevice { _, _ in } }, { _ = try rows.checkpoint() },
@@ -204,23 +204,121 @@ struct DeviceRowsTests {
     func scanEndsWithTheDevices() throws {
         let directory = TemporaryDirectory()
         try DeviceRows(at: directory.path, cacheBytes: 0).write([("a", Self.device(1, waiting: 0))], checkpoint: 3)
-        try Self.put("ex", [0xFF], checkpoint: nil, in: directory.path)
+        try Self.put(Array("ex".utf8), [0xFF], checkpoint: nil, in: directory.path)
         var scanned: [String] = []
         try DeviceRows(at: directory.path, cacheBytes: 0).forEachDevice { token, _ in scanned.append(token) }
         #expect(scanned == ["a"])
     }
 
+    /// The key of `token`'s head row: `d`, the token's length (32 bits, big-endian), the token.
+    static func key(_ token: String) -> [UInt8] {
+        [UInt8(ascii: "d"), 0, 0, 0, UInt8(token.utf8.count)] + Array(token.utf8)
+    }
+
+    @Test("rows of an earlier layout are refused at open, naming the directory; empty ones take this layout")
+    func earlierLayout() throws {
+        let directory = TemporaryDirectory()
+        // A row of the first layout: a device's whole state under `d` and its token.
+        try Self.put(Array("dtoken".utf8), [1], checkpoint: Array(repeating: 0, count: 8), in: directory.path)
+        #expect {
+            _ = try DeviceRows(at: directory.path, cacheBytes: 0)
+        } throws: { error in
+            "\(error)".contains(directory.path) && "\(error)".contains("an earlier layout")
+        }
+        let empty = TemporaryDirectory()
+        try Self.put(Array("layout".utf8), [2], checkpoint: nil, in: empty.path)
+        _ = try DeviceRows(at: empty.path, cacheBytes: 0)
+        try Self.put(Array("layout".utf8), [3], checkpoint: nil, in: empty.path)
+        #expect {
+            _ = try DeviceRows(at: empty.path, cacheBytes: 0)
+        } throws: { error in
+            "\(error)".contains("layout [3]")
+        }
+    }
+
+    @Test("a write that names some messages writes their rows only: the others' stay as they were")
+    func namedMessagesOnly() throws {
+        let directory = TemporaryDirectory()
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        var device = Self.device(1, waiting: 2)
+        try rows.write([("t", device)], checkpoint: 1)
+        let output = device.send(
+            QueuedMessage(id: "new", collapseKey: nil, sentAt: 2, expiresAt: nil, apns: Array(#"{"aps":{}}"#.utf8)),
+            at: 2, rules: QueueRules())
+        #expect(output.changes.count == 1)
+        try rows.write([DeviceRowUpdate(token: "t", device: device, messages: .named(["new"]))], checkpoint: 2)
+        #expect(try rows.device("t") == device)
+        // The same device, its first message's payload changed in memory only: not named, not written.
+        let first = device.waiting[0]
+        let changed = QueuedMessage(
+            id: first.id, collapseKey: nil, sentAt: first.sentAt, expiresAt: nil, apns: Array(#"{"aps":{"x":1}}"#.utf8))
+        let edited = DeviceQueue(
+            status: device.status, waiting: [changed] + device.waiting.dropFirst(),
+            unacknowledged: device.unacknowledged)
+        try rows.write([DeviceRowUpdate(token: "t", device: edited, messages: .named([]))], checkpoint: 3)
+        #expect(try rows.device("t") == device)
+        try rows.write([DeviceRowUpdate(token: "t", device: edited, messages: .named([first.id]))], checkpoint: 4)
+        #expect(try rows.device("t") == edited)
+    }
+
+    @Test("tokens that start alike, or hold any byte, keep their rows apart; a device removed whole leaves no row")
+    func tokensApart() throws {
+        let directory = TemporaryDirectory()
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        let tokens = ["t", "tm", "t\u{0}", "t\u{0}m", "", "m", "\u{FF}"]
+        let devices = Dictionary(
+            uniqueKeysWithValues: tokens.enumerated().map { ($1, Self.device($0, waiting: $0 % 3 + 1)) })
+        try rows.write(devices.map { ($0.key, $0.value) }, checkpoint: 1)
+        var scanned: [String: DeviceQueue] = [:]
+        try rows.forEachDevice { scanned[$0] = $1 }
+        #expect(scanned == devices)
+        for token in tokens { #expect(try rows.device(token) == devices[token], "\(token)") }
+        try rows.write([("t", nil), ("tm", Self.device(9, waiting: 0))], checkpoint: 2)
+        scanned = [:]
+        try rows.forEachDevice { scanned[$0] = $1 }
+        var expected = devices
+        expected["t"] = nil
+        expected["tm"] = Self.device(9, waiting: 0)
+        #expect(scanned == expected)
+    }
+
+    @Test("a message row without its device, or a head listing messages not stored, is an error, never a device")
+    func messagesWithoutTheirDevice() throws {
+        let directory = TemporaryDirectory()
+        try DeviceRows(at: directory.path, cacheBytes: 0).write([("a", Self.device(1, waiting: 1))], checkpoint: 3)
+        // A message of device "b", which has no head row, and one more under "a" than its head lists.
+        let row =
+            [UInt8](repeating: 0, count: 8)
+            + Array(
+                #"{"apns":{"aps":{}},"kind":"message","expires_at":null,"collapse_key":null}"#.utf8)
+        try Self.put(Self.key("a") + Array("mextra".utf8), row, checkpoint: nil, in: directory.path)
+        try Self.put(Self.key("b") + Array("mx".utf8), row, checkpoint: nil, in: directory.path)
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 0)
+        #expect {
+            _ = try rows.device("a")
+        } throws: { error in
+            "\(error)".contains(directory.path) && "\(error)".contains("lists 1 waiting messages, and 2 are stored")
+        }
+        #expect(try rows.device("b") == nil)
+        #expect {
+            try rows.forEachDevice { _, _ in }
+        } throws: { error in
+            "\(error)".contains(directory.path)
+        }
+    }
+
     /// Stores `value` under `key` (and `checkpoint`'s bytes under the checkpoint's key) with
     /// RocksDB's C API, as another program could.
-    static func put(_ key: String, _ value: [UInt8], checkpoint: [UInt8]?, in path: String) throws {
+    static func put(_ key: [UInt8], _ value: [UInt8], checkpoint: [UInt8]?, in path: String) throws {
         let options = rocksdb_options_create()
         defer { rocksdb_options_destroy(options) }
+        rocksdb_options_set_create_if_missing(options, 1)
         var error: UnsafeMutablePointer<CChar>?
         let database = try #require(rocksdb_open(options, path, &error))
         defer { rocksdb_close(database) }
         let writeOptions = rocksdb_writeoptions_create()
         defer { rocksdb_writeoptions_destroy(writeOptions) }
-        var entries = [(Array(key.utf8), value)]
+        var entries = [(key, value)]
         if let checkpoint { entries.append((Array("checkpoint".utf8), checkpoint)) }
         for (key, value) in entries {
             key.withUnsafeBytes { key in

@@ -88,13 +88,16 @@ public struct ChangelogCodec: Sendable {
         return .device(token: token, change)
     }
 
-    /// The token of the device whose queue a changelog record of key `key` changes; nil for
-    /// topic state and for a key that is not of the form ``decode(_:header:)`` reads. Reads the
-    /// key only: for the devices a batch changed, from the records it wrote.
-    public static func deviceToken(ofKey key: UnsafeRawBufferPointer) -> String? {
+    /// The token of the device whose queue a changelog record of key `key` changes and, for a
+    /// waiting message's record, the message's id; nil for topic state and for a key that is not
+    /// of the form ``decode(_:header:)`` reads. Reads the key only: for the devices and messages
+    /// a batch changed, from the records it wrote.
+    public static func deviceRow(ofKey key: UnsafeRawBufferPointer) -> (token: String, messageID: String?)? {
         guard let (kind, rest) = kindAndRest(ofKey: key), let kind, !kind.isTopicState else { return nil }
-        let token = kind == .device ? rest : idAndToken(in: rest)?.token
-        return token.map { String(decoding: $0, as: UTF8.self) }
+        if kind == .device { return (String(decoding: rest, as: UTF8.self), nil) }
+        guard let (id, token) = idAndToken(in: rest) else { return nil }
+        let messageID = kind == .waitingMessage ? String(decoding: id, as: UTF8.self) : nil
+        return (String(decoding: token, as: UTF8.self), messageID)
     }
 
     /// The kind a key of the form `<kind> <rest>` names (nil for a byte that names none) and its

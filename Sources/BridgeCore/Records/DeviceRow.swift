@@ -1,41 +1,69 @@
 import DeviceQueues
 import FCMTranslation
 
-/// One device's whole state as one value, for a store keyed by device: its status, its waiting
-/// messages in send order and the ids awaiting `ack`. The parts are the device's changelog values
+/// One device's state as rows of a store keyed by device: a small head row (its status, its
+/// waiting messages' ids in send order, the ids awaiting `ack`) and a row for each waiting
+/// message under its id, so that a message is written once when it joins the queue and removed
+/// once when it leaves, however long the queue. The parts are the device's changelog values
 /// (``ChangelogKind``'s letters, ``DeviceStatusValue``, ``ChangelogMessageValue``) and the ids as
 /// ``UnacknowledgedIDs`` holds them (up to a thousand a device: copied, not parsed one by one),
 /// framed with little-endian lengths:
 ///
-///     row     := format(1) u32 length, status value, entry*
-///     entry   := "m" u32 length, message id, i64 send time, u32 length, message value
-///              | "a" u32 length, the ids' entries, u32 length, their shared suffix (once at most)
+///     head    := format(1) u32 length, status value, u32 count, (u32 length, message id)*, ack?
+///     ack     := "a" u32 length, the ids' entries, u32 length, their shared suffix
+///     message := i64 send time, message value
 ///
-/// ``read(_:)`` resolves a message id given more than once as replaying the changelog does
-/// (``DeviceQueue/apply(_:)``): the last one counts, in its place. It does so in one pass, since a
-/// row is read whole and may be long.
+/// A device holds each message id once, as replaying the changelog leaves it
+/// (``DeviceQueue/apply(_:)``: a message given again takes the place of the last one given), so
+/// a head that lists an id twice is refused.
 public enum DeviceRow {
-    /// The layout's version, the row's first byte; a row of another version is refused.
-    static let format: UInt8 = 1
+    /// The layout's version, the head's first byte; a head of another version is refused.
+    static let format: UInt8 = 2
 
-    /// `device`'s row.
-    public static func write(_ device: DeviceQueue) -> [UInt8] {
-        var output = ByteWriter(capacity: 256)
-        write(device, to: &output)
-        return output.withUnsafeBytes { [UInt8]($0) }
+    /// What a head row holds: all of a device but its messages' contents.
+    public struct Head: Sendable, Hashable {
+        /// The device's status.
+        public var status: DeviceStatus
+        /// Its waiting messages' ids, in send order, each once.
+        public var waitingIDs: [String]
+        /// Its ids awaiting `ack`.
+        public var unacknowledged: UnacknowledgedIDs
+
+        /// The device these parts and `messages`, by id, make. Throws when a waiting message is
+        /// not among `messages`, or `messages` holds one the head does not list.
+        public func device(messages: [String: QueuedMessage]) throws(MalformedRecord) -> DeviceQueue {
+            guard messages.count == waitingIDs.count else {
+                throw malformed("lists \(waitingIDs.count) waiting messages, and \(messages.count) are stored")
+            }
+            var waiting: [QueuedMessage] = []
+            waiting.reserveCapacity(waitingIDs.count)
+            for id in waitingIDs {
+                guard let message = messages[id] else { throw malformed("lists a waiting message that is not stored") }
+                waiting.append(message)
+            }
+            return DeviceQueue(status: status, waiting: waiting, unacknowledged: unacknowledged)
+        }
     }
 
-    /// Appends `device`'s row to `output`: a store writing many rows reuses one writer.
-    public static func write(_ device: DeviceQueue, to output: inout ByteWriter) {
+    /// `device`'s waiting messages as its rows hold them: each id once, the last message given
+    /// under it, in that one's place.
+    public static func waitingMessages(of device: DeviceQueue) -> [QueuedMessage] {
+        let messages = Array(device.waiting)
+        guard messages.count > 1 else { return messages }
+        let ids = messages.map(\.id)
+        var last: [String: Int] = [:]
+        for (index, id) in ids.enumerated() { last[id] = index }
+        guard last.count < messages.count else { return messages }
+        return messages.indices.filter { last[ids[$0]] == $0 }.map { messages[$0] }
+    }
+
+    /// Appends `device`'s head row to `output`: a store writing many rows reuses one writer.
+    public static func writeHead(_ device: DeviceQueue, to output: inout ByteWriter) {
         output.append(format)
         framed(in: &output) { DeviceStatusValue.write(device.status, to: &$0) }
-        for message in device.waiting {
-            output.append(ChangelogKind.waitingMessage.rawValue)
-            framed(in: &output) { $0.append(utf8: message.id) }
-            withUnsafeBytes(of: message.sentAt.littleEndian) { output.append($0) }
-            let collapseKey = message.collapseKey
-            framed(in: &output) { ChangelogMessageValue.write(message, collapseKey: collapseKey, to: &$0) }
-        }
+        let waiting = waitingMessages(of: device)
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: waiting.count).littleEndian) { output.append($0) }
+        for message in waiting { framed(in: &output) { $0.append(utf8: message.id) } }
         if !device.unacknowledged.isEmpty {
             let ids = device.unacknowledged.stored
             output.append(ChangelogKind.awaitingAcknowledgement.rawValue)
@@ -44,56 +72,59 @@ public enum DeviceRow {
         }
     }
 
-    /// The device `row` holds. Throws, naming what is wrong, for bytes that are not a row: another
-    /// format, a length past the end, a kind that is not a device's, a value that does not read.
-    public static func read(_ row: UnsafeRawBufferPointer) throws(MalformedRecord) -> DeviceQueue {
-        var reader = RowReader(bytes: row)
+    /// Appends the row of waiting message `message` to `output`; its id is the row's key.
+    public static func writeMessage(_ message: QueuedMessage, to output: inout ByteWriter) {
+        withUnsafeBytes(of: message.sentAt.littleEndian) { output.append($0) }
+        let collapseKey = message.collapseKey
+        ChangelogMessageValue.write(message, collapseKey: collapseKey, to: &output)
+    }
+
+    /// The parts head row `head` holds. Throws, naming what is wrong, for bytes that are not a
+    /// head: another format, a length past the end, an id given twice, a value that does not read.
+    public static func readHead(_ head: UnsafeRawBufferPointer) throws(MalformedRecord) -> Head {
+        var reader = RowReader(bytes: head)
         guard let version = reader.byte() else { throw malformed("is empty") }
         guard version == format else { throw malformed("is of format \(version), not \(format)") }
         guard let statusValue = reader.framed(), let status = DeviceStatusValue.read(statusValue) else {
             throw malformed("has no readable status")
         }
-        var waiting: [QueuedMessage] = []
-        var unacknowledged: UnacknowledgedIDs?
-        while let kind = reader.byte() {
-            switch ChangelogKind(rawValue: kind) {
-            case .waitingMessage:
-                guard let id = reader.framed().map({ String(decoding: $0, as: UTF8.self) }),
-                    let sentAt = reader.integer(), let value = reader.framed()
-                else {
-                    throw malformed("has a waiting message cut short")
-                }
-                let stored = ChangelogMessageValue(value)
-                guard let fields = stored.fields else { throw malformed("has a waiting message without its fields") }
-                waiting.append(
-                    QueuedMessage(
-                        id: id, collapseKey: fields.collapseKey, sentAt: sentAt, expiresAt: fields.expiresAt,
-                        apns: UnsafeRawBufferPointer(rebasing: value[stored.apns])))
-            case .awaitingAcknowledgement:
-                guard unacknowledged == nil else { throw malformed("has its ids awaiting ack twice") }
-                guard let entries = reader.framed(), let suffix = reader.framed() else {
-                    throw malformed("has its ids awaiting ack cut short")
-                }
-                guard let ids = UnacknowledgedIDs(entries: Array(entries), sharedSuffix: Array(suffix)) else {
-                    throw malformed("has ids awaiting ack that do not read")
-                }
-                unacknowledged = ids
-            default:
+        guard let count = reader.count() else { throw malformed("has no count of waiting messages") }
+        var ids: [String] = []
+        // Each id takes at least its length's 4 bytes: a count past that is cut short anyway.
+        ids.reserveCapacity(min(count, head.count / 4))
+        for _ in 0..<count {
+            guard let id = reader.framed() else { throw malformed("has its waiting messages' ids cut short") }
+            ids.append(String(decoding: id, as: UTF8.self))
+        }
+        guard Set(ids).count == ids.count else { throw malformed("lists a waiting message twice") }
+        var unacknowledged = UnacknowledgedIDs()
+        if let kind = reader.byte() {
+            guard kind == ChangelogKind.awaitingAcknowledgement.rawValue else {
                 throw malformed("has an entry of kind byte \(kind)")
             }
+            guard let entries = reader.framed(), let suffix = reader.framed() else {
+                throw malformed("has its ids awaiting ack cut short")
+            }
+            guard let ids = UnacknowledgedIDs(entries: Array(entries), sharedSuffix: Array(suffix)) else {
+                throw malformed("has ids awaiting ack that do not read")
+            }
+            unacknowledged = ids
+            guard reader.byte() == nil else { throw malformed("goes on after its ids awaiting ack") }
         }
-        return DeviceQueue(
-            status: status, waiting: lastOfEach(waiting), unacknowledged: unacknowledged ?? UnacknowledgedIDs())
+        return Head(status: status, waitingIDs: ids, unacknowledged: unacknowledged)
     }
 
-    /// `messages` with each id's last message only, in their order.
-    private static func lastOfEach(_ messages: [QueuedMessage]) -> [QueuedMessage] {
-        guard messages.count > 1 else { return messages }
-        let ids = messages.map(\.id)
-        var last: [String: Int] = [:]
-        for (index, id) in ids.enumerated() { last[id] = index }
-        guard last.count < messages.count else { return messages }
-        return messages.indices.filter { last[ids[$0]] == $0 }.map { messages[$0] }
+    /// The waiting message of id `id` that row `row` holds. Throws, naming what is wrong, for
+    /// bytes that are not a message's row.
+    public static func readMessage(id: String, _ row: UnsafeRawBufferPointer) throws(MalformedRecord) -> QueuedMessage {
+        var reader = RowReader(bytes: row)
+        guard let sentAt = reader.integer() else { throw malformed("of a waiting message has no send time") }
+        let value = reader.rest()
+        let stored = ChangelogMessageValue(value)
+        guard let fields = stored.fields else { throw malformed("of a waiting message has not its fields") }
+        return QueuedMessage(
+            id: id, collapseKey: fields.collapseKey, sentAt: sentAt, expiresAt: fields.expiresAt,
+            apns: UnsafeRawBufferPointer(rebasing: value[stored.apns]))
     }
 
     /// Appends what `body` writes, behind its length, which is filled in once it is written.
@@ -131,12 +162,21 @@ private struct RowReader {
         take(8).map { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
     }
 
+    /// A 32-bit count.
+    mutating func count() -> Int? {
+        take(4).map { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
+    }
+
     /// A part behind its 32-bit length.
     mutating func framed() -> UnsafeRawBufferPointer? {
-        guard let length = take(4).map({ UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }) else {
-            return nil
-        }
-        return take(Int(length))
+        guard let length = count() else { return nil }
+        return take(length)
+    }
+
+    /// The bytes not read yet.
+    mutating func rest() -> UnsafeRawBufferPointer {
+        defer { position = bytes.count }
+        return UnsafeRawBufferPointer(rebasing: bytes[position...])
     }
 
     private mutating func take(_ count: Int) -> UnsafeRawBufferPointer? {

@@ -45,4 +45,10 @@ public struct MalformedRecord: Error, CustomStringConvertible {
     /// Whether the record is well formed but of a kind this version does not know: one a newer
     /// version wrote, which must stop a worker rather than be skipped.
     public var isUnknownKind = false
+
+    /// A record that cannot be read for the reason `description` gives.
+    public init(description: String, isUnknownKind: Bool = false) {
+        self.description = description
+        self.isUnknownKind = isUnknownKind
+    }
 }

@@ -18,7 +18,7 @@ final class RocksDatabase: @unchecked Sendable {
     /// The options it was opened with, which its table files are written with too.
     private let options: RocksOptions
     private let readOptions: OpaquePointer
-    /// A scan's reads leave the block cache to the point reads.
+    /// A long scan's reads leave the block cache to the point reads.
     private let scanOptions: OpaquePointer
     private let writeOptions: OpaquePointer
     /// The directory the database is in, for errors.
@@ -128,11 +128,13 @@ final class RocksDatabase: @unchecked Sendable {
     }
 
     /// Calls `body` with each key and value from `start` on, in key order, until it returns
-    /// false or the keys end.
+    /// false or the keys end. The blocks read stay in the cache only when `fillingCache`: a
+    /// scan of everything leaves the cache to the reads of devices in use.
     func scan<E: Error>(
-        from start: [UInt8], _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(E) -> Bool
+        from start: [UInt8], fillingCache: Bool = false,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(E) -> Bool
     ) throws(DeviceStoreError) -> Result<Void, E> {
-        let iterator = rocksdb_create_iterator(handle, scanOptions)
+        let iterator = rocksdb_create_iterator(handle, fillingCache ? readOptions : scanOptions)
         defer { rocksdb_iter_destroy(iterator) }
         start.withUnsafeBytes { rocksdb_iter_seek(iterator, $0.baseAddress, $0.count) }
         while rocksdb_iter_valid(iterator) != 0 {
