@@ -20,7 +20,7 @@ import Foundation
 /// - writes: batches of 10,000 rows with a checkpoint, against raw puts of the encoded rows;
 /// - point reads of devices held and not held, against raw gets of the same keys;
 /// - a send to a device held (read, queue, write its head and the rows of the messages that
-///   joined or left its queue), against a raw get, scan and puts;
+///   joined or left its queue), against a raw get, scan and puts; and its write alone;
 /// - a load of every device into a dictionary by token (a restart that rebuilds the state):
 ///   one store after the other, and the four stores on two threads; against a raw scan of the
 ///   same stores on as many threads;
@@ -50,7 +50,8 @@ enum DeviceRowsBenchmark {
         tokens.shuffle(using: &generator)
         print(
             "\(devices) devices with \(messages) waiting messages and \(acknowledgements) ids awaiting ack each, "
-                + "\(rowsOf(device).map(\.value.count)) bytes their rows, in \(stores) stores"
+                + "a head of \(rowsOf(device)[0].value.count) bytes and \(rowsOf(device)[1].value.count) bytes a message, "
+                + "in \(stores) stores"
         )
         print()
         print("| operation | fcm-bridge (DeviceRows) per s | RocksDB's C API per s | ratio |")
@@ -143,8 +144,39 @@ enum DeviceRowsBenchmark {
         report("a send to a device held: read, queue, write back", rowsSend, rawSend)
         try settle()
 
-        let rowsPerDevice = encoded.count
-        let rawScan = rate(devices) { precondition(raw.reduce(0) { $0 + $1.scanCount() } == devices * rowsPerDevice) }
+        // The write of a send alone, the device in memory, as the worker writes its rows after a
+        // commit: the head and the rows of the messages that joined or left the queue.
+        var grownAgain = grown
+        let againIDs = messageIDs(grownAgain.send(message(messages + 2), at: 2, rules: QueueRules()).changes)
+        let grownAgainRows = rowsOf(grownAgain)
+        let againRows = [(grownAgainRows[0].key, Optional(grownAgainRows[0].value))]
+            + againIDs.map { id in
+                let suffix = [UInt8(ascii: "m")] + Array(id.utf8)
+                return (suffix, grownAgainRows.first { $0.key == suffix }?.value)
+            }
+        let rawSendWrite = rate(probes) {
+            for (index, token) in sent.enumerated() { raw[index % stores].write(token, againRows) }
+            for store in raw { store.flushBatch() }
+        }
+        let rowsSendWrite = try rate(probes) {
+            for store in 0..<stores {
+                var batch: [DeviceRowUpdate] = []
+                for index in stride(from: store, to: probes, by: stores) {
+                    batch.append(DeviceRowUpdate(token: sent[index], device: grownAgain, messages: .named(againIDs)))
+                    if batch.count == batchSize {
+                        try rows[store].write(batch, checkpoint: Int64(index))
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                try rows[store].write(batch, checkpoint: Int64(probes))
+            }
+        }
+        report("a send's write alone, the device in memory", rowsSendWrite, rawSendWrite)
+        try settle()
+
+        // Each device sent to above holds the rows of a device two messages longer.
+        let rawRows = devices * encoded.count + probes * (grownAgainRows.count - encoded.count)
+        let rawScan = rate(devices) { precondition(raw.reduce(0) { $0 + $1.scanCount() } == rawRows) }
         let loadOne = try rate(devices) {
             let loaded = try rows.reduce(0) { $0 + (try load($1)) }
             precondition(loaded == devices)
@@ -157,7 +189,7 @@ enum DeviceRowsBenchmark {
             DispatchQueue.concurrentPerform(iterations: 2) { thread in
                 loaded[thread] = raw[thread].scanCount() + raw[thread + 2].scanCount()
             }
-            precondition(loaded[0] + loaded[1] == devices * rowsPerDevice)
+            precondition(loaded[0] + loaded[1] == rawRows)
         }
         let loadTwo = rate(devices) {
             DispatchQueue.concurrentPerform(iterations: 2) { thread in
