@@ -149,7 +149,8 @@ enum DeviceRowsBenchmark {
         var grownAgain = grown
         let againIDs = messageIDs(grownAgain.send(message(messages + 2), at: 2, rules: QueueRules()).changes)
         let grownAgainRows = rowsOf(grownAgain)
-        let againRows = [(grownAgainRows[0].key, Optional(grownAgainRows[0].value))]
+        let againRows =
+            [(grownAgainRows[0].key, Optional(grownAgainRows[0].value))]
             + againIDs.map { id in
                 let suffix = [UInt8(ascii: "m")] + Array(id.utf8)
                 return (suffix, grownAgainRows.first { $0.key == suffix }?.value)

@@ -34,11 +34,15 @@ struct ChangedDevices: Sendable {
         for (partition, keys) in keys {
             guard let devices = states.devices(in: partition) else { continue }
             rows.touch(partition)
+            guard !keys.isEmpty else { continue }
+            var changes: [DeviceKey: DeviceRowChanges.Change] = [:]
+            changes.reserveCapacity(keys.count)
             for (key, ids) in keys {
                 // A forgotten device has no message waiting; any row of one left is removed with it.
                 let device = devices[key]
-                rows.set(device, messages: device == nil ? .all : .named(ids), for: key, in: partition)
+                changes[key] = DeviceRowChanges.Change(device: device, messages: device == nil ? .all : .named(ids))
             }
+            rows.add(changes, to: partition)
         }
         return rows
     }

@@ -21,17 +21,59 @@ struct DeviceRowsBesideStoresTests {
         return held
     }
 
+    /// `device` after a message of id `id` is sent to it, collapsed by `x` and `z`, and the ids of
+    /// the messages that joined or left its queue, as the changelog records name them.
+    static func sent(_ id: String, to device: DeviceQueue) -> (DeviceQueue, Set<String>) {
+        var device = device
+        let key = id == "y" ? nil : "k"
+        let message = QueuedMessage(id: id, collapseKey: key, sentAt: 1, expiresAt: nil, apns: Array("{}".utf8))
+        let changes = device.send(message, at: 1, rules: QueueRules()).changes
+        return (
+            device,
+            Set(
+                changes.compactMap {
+                    switch $0 {
+                    case .enqueued(let message): message.id
+                    case .dequeued(let id): id
+                    default: nil
+                    }
+                })
+        )
+    }
+
+    @Test("batches held until one write: each device's latest value, with the message rows every batch names")
+    func batchesMergedAtTheWrite() throws {
+        let files = StoreFiles()
+        var directory = try files.directory(deviceRows: true)
+        _ = try directory.open(0, logger: Self.logger)
+        var device = Self.device(1)
+        var checkpoint: Int64 = 1
+        // Three sends to an offline device, the third collapsing the first.
+        for id in ["x", "y", "z"] {
+            let (sent, named) = Self.sent(id, to: device)
+            device = sent
+            var batch = StoreBatch([("m \(id) a", "1")], checkpoint: checkpoint)
+            batch.rows.add([DeviceKey(token: "a"): .init(device: device, messages: .named(named))], to: 0)
+            directory.hold(batch)
+            checkpoint += 1
+            if id == "x" { try directory.takeUnwritten()?.run() }
+        }
+        try directory.takeUnwritten()?.run()
+        #expect(device.waiting.map(\.id) == ["y", "z"])
+        #expect(try Self.held(directory.rows[0]) == ["a": device])
+    }
+
     @Test("rows are written with their store at its checkpoint, replaced whole, and kept while the partition is away")
     func writtenWithTheStore() throws {
         let files = StoreFiles()
         var directory = try files.directory(deviceRows: true)
         _ = try directory.open(0, logger: Self.logger)
         var batch = StoreBatch([("d a", "1")], checkpoint: 5)
-        batch.rows.set(Self.device(1), messages: .all, for: DeviceKey(token: "a"), in: 0)
-        batch.rows.set(Self.device(2), messages: .all, for: DeviceKey(token: "b"), in: 0)
+        batch.rows.add([DeviceKey(token: "a"): .init(device: Self.device(1), messages: .all)], to: 0)
+        batch.rows.add([DeviceKey(token: "b"): .init(device: Self.device(2), messages: .all)], to: 0)
         directory.hold(batch)
         var later = StoreBatch([("d b", nil)], checkpoint: 6)
-        later.rows.set(nil, messages: .all, for: DeviceKey(token: "b"), in: 0)
+        later.rows.add([DeviceKey(token: "b"): .init(device: nil, messages: .all)], to: 0)
         directory.hold(later)
         try directory.takeUnwritten()?.run()
         #expect(try directory.rows[0]?.checkpoint() == 6)
@@ -43,7 +85,7 @@ struct DeviceRowsBesideStoresTests {
 
         // In step, but with a device of theirs held: replaced, the held device gone.
         var before = StoreBatch()
-        before.rows.set(Self.device(7), messages: .all, for: DeviceKey(token: "e"), in: 0)
+        before.rows.add([DeviceKey(token: "e"): .init(device: Self.device(7), messages: .all)], to: 0)
         directory.hold(before)
         directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)])
         try directory.takeUnwritten()?.run()
@@ -65,7 +107,7 @@ struct DeviceRowsBesideStoresTests {
         directory.release(0)
         _ = try directory.open(0, logger: Self.logger)
         var after = StoreBatch([("d c", nil)], checkpoint: 10)
-        after.rows.set(Self.device(3), messages: .all, for: DeviceKey(token: "c"), in: 0)
+        after.rows.add([DeviceKey(token: "c"): .init(device: Self.device(3), messages: .all)], to: 0)
         directory.hold(after)
         try directory.takeUnwritten()?.run()
         #expect(try directory.rows[0]?.checkpoint() == 10)
@@ -73,7 +115,7 @@ struct DeviceRowsBesideStoresTests {
 
         // Released with devices held: they are dropped, and the rows stay as their checkpoint says.
         var dropped = StoreBatch([("d d", "1")], checkpoint: 9)
-        dropped.rows.set(Self.device(4), messages: .all, for: DeviceKey(token: "d"), in: 0)
+        dropped.rows.add([DeviceKey(token: "d"): .init(device: Self.device(4), messages: .all)], to: 0)
         directory.hold(dropped)
         directory.release(0)
         #expect(directory.takeUnwritten() == nil && directory.rows[0] == nil)
@@ -152,11 +194,11 @@ struct DeviceRowsBesideStoresTests {
             deviceRows: true)
         _ = try directory.open(0, logger: Self.logger)
         var batch = StoreBatch([("d a", "1")], checkpoint: 5)
-        batch.rows.set(Self.device(1), messages: .all, for: DeviceKey(token: "a"), in: 0)
+        batch.rows.add([DeviceKey(token: "a"): .init(device: Self.device(1), messages: .all)], to: 0)
         directory.hold(batch)
         try directory.takeUnwritten()?.run()
         var tooLarge = StoreBatch([("d b", String(repeating: "x", count: 8 << 20))], checkpoint: 6)
-        tooLarge.rows.set(Self.device(2), messages: .all, for: DeviceKey(token: "b"), in: 0)
+        tooLarge.rows.add([DeviceKey(token: "b"): .init(device: Self.device(2), messages: .all)], to: 0)
         directory.hold(tooLarge)
         let error = #expect(throws: StateDirectoryError.self) { try directory.takeUnwritten()?.run() }
         #expect(
