@@ -327,16 +327,7 @@ enum DeviceRowsBenchmark {
     }
 
     /// The ids of the messages `changes` add to or remove from a queue: the message rows they change.
-    static func messageIDs(_ changes: [StateChange]) -> Set<String> {
-        Set(
-            changes.compactMap {
-                switch $0 {
-                case .enqueued(let message): message.id
-                case .dequeued(let id): id
-                default: nil
-                }
-            })
-    }
+    static func messageIDs(_ changes: [StateChange]) -> Set<String> { Set(changes.compactMap(\.waitingMessageID)) }
 
     /// `device`'s rows as ``DeviceRows`` writes them: its head first (an empty key suffix), then
     /// each message's, keyed by what follows the token (`m` and the id), in key order.

@@ -4,9 +4,9 @@ import BridgeStore
 /// The devices a batch's changelog records change, by state partition, and the ids of the
 /// messages that joined or left their queues, noted as the records are made: at the seal the
 /// batch's device rows take each device as it then is (``rows(in:)``), so that a row never
-/// carries a later, uncommitted batch's change. A partition
-/// whose records change topic state only is noted too: its rows' checkpoint moves with its
-/// store's, so that rows stay in step with a store that devices did not change.
+/// carries a later, uncommitted batch's change. A partition whose records change topic state only
+/// is noted too: its rows' checkpoint moves with its store's, so that rows stay in step with a
+/// store that devices did not change.
 struct ChangedDevices: Sendable {
     private var keys: [Int32: [DeviceKey: Set<String>]] = [:]
 
@@ -38,9 +38,7 @@ struct ChangedDevices: Sendable {
             var changes: [DeviceKey: DeviceRowChanges.Change] = [:]
             changes.reserveCapacity(keys.count)
             for (key, ids) in keys {
-                // A forgotten device has no message waiting; any row of one left is removed with it.
-                let device = devices[key]
-                changes[key] = DeviceRowChanges.Change(device: device, messages: device == nil ? .all : .named(ids))
+                changes[key] = DeviceRowChanges.Change(device: devices[key], messages: .named(ids))
             }
             rows.add(changes, to: partition)
         }

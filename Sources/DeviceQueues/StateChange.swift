@@ -15,6 +15,16 @@ public enum StateChange: Sendable, Hashable {
     /// The device is forgotten: it had nothing waiting and no presence event for longer than the
     /// inactivity limit. Replaying it leaves no device.
     case forgotten
+
+    /// The id of the waiting message this change adds to the queue or removes from it; nil for
+    /// the other changes. A store with a row per waiting message writes or removes that row.
+    public var waitingMessageID: String? {
+        switch self {
+        case .enqueued(let message): message.id
+        case .dequeued(let id): id
+        default: nil
+        }
+    }
 }
 
 /// The part of a device's state that is not a list: presence, activity and the pending notice.

@@ -16,7 +16,7 @@ public struct DeviceRowUpdate: Sendable {
 
     /// The device's token.
     public var token: String
-    /// The device; nil: forgotten, its head row removed.
+    /// The device; nil: forgotten, its head and message rows removed, whatever `messages` says.
     public var device: DeviceQueue?
     /// Which of its message rows to write.
     public var messages: Messages

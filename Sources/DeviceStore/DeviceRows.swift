@@ -151,13 +151,9 @@ public struct DeviceRows: Sendable {
                 order.append(token)
             }
             DeviceQueue.restore(change, onto: &devices[token, default: (nil, [])].device)
-            switch change {
-            case .enqueued(let message): devices[token]?.messages.insert(message.id)
-            case .dequeued(let id): devices[token]?.messages.insert(id)
-            // A forgotten device's messages leave with it, unnamed.
-            case .forgotten: devices[token]?.messages.formUnion(read[token]??.waiting.map(\.id) ?? [])
-            default: break
-            }
+            if let id = change.waitingMessageID { devices[token]?.messages.insert(id) }
+            // A forgotten device's messages leave with it, unnamed, though it may come back.
+            if case .forgotten = change { devices[token]?.messages.formUnion(read[token]??.waiting.map(\.id) ?? []) }
         }
         let updates = order.map { token in
             let (device, messages) = devices[token] ?? (nil, [])
@@ -283,14 +279,15 @@ public struct DeviceRows: Sendable {
         return (key[5..<(5 + length)], key[(5 + length)...])
     }
 
-    /// The rows `device` (nil: removed) makes under `token`, with the message rows `messages`,
-    /// appended to `rows`.
+    /// The rows `device` makes under `token`, with the message rows `messages`, appended to
+    /// `rows`; a device removed (nil) takes every message row of its token with it.
     private func rows(
         of device: DeviceQueue?, token: String, _ messages: MessageRows, into rows: inout [(key: [UInt8], row: Row)]
     ) throws(DeviceStoreError) {
         let head = Self.key(token)
         rows.append((head, device.map(Row.head) ?? .removed))
         let messageKey = { (id: String) in head + [Self.messageMark] + Array(id.utf8) }
+        let messages = device == nil ? .all : messages
         switch messages {
         case .named(let ids):
             for id in ids {

@@ -4,7 +4,7 @@ import FCMTranslation
 import PropertyBased
 import Testing
 
-@Suite("A device as one row")
+@Suite("A device as rows")
 struct DeviceRowTests {
     /// A device after `inputs` (each a choice of send, keyed send, connect, disconnect or
     /// acknowledgement), with odd ids (some with the `/` of a topic copy's), collapse keys and
@@ -118,6 +118,7 @@ struct DeviceRowTests {
             ([2] + framed(status) + [1, 0], "no count of waiting messages"),
             ([2] + framed(status) + count(2) + framed([0x78]), "ids cut short"),
             ([2] + framed(status) + count(1) + [9, 0, 0, 0, 0x78], "ids cut short"),
+            ([2] + framed(status) + count(Int(UInt32.max)) + framed([0x78]), "ids cut short"),
             (head(status: status, ids: ["x", "y", "x"]), "lists a waiting message twice"),
             (head(status: status, tail: [UInt8(ascii: "d")] + framed([])), "kind byte 100"),
             (head(status: status, tail: [UInt8(ascii: "a")] + count(2) + [0x79]), "ack cut short"),

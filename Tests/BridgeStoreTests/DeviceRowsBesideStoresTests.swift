@@ -28,17 +28,7 @@ struct DeviceRowsBesideStoresTests {
         let key = id == "y" ? nil : "k"
         let message = QueuedMessage(id: id, collapseKey: key, sentAt: 1, expiresAt: nil, apns: Array("{}".utf8))
         let changes = device.send(message, at: 1, rules: QueueRules()).changes
-        return (
-            device,
-            Set(
-                changes.compactMap {
-                    switch $0 {
-                    case .enqueued(let message): message.id
-                    case .dequeued(let id): id
-                    default: nil
-                    }
-                })
-        )
+        return (device, Set(changes.compactMap(\.waitingMessageID)))
     }
 
     @Test("batches held until one write: each device's latest value, with the message rows every batch names")

@@ -12,6 +12,17 @@ private enum Input {
 
 @Suite("Device state replay")
 struct StateReplayTests {
+    @Test("a change names the waiting message it adds or removes, and no other")
+    func waitingMessageIDs() {
+        let sent = QueuedMessage(id: "m1", collapseKey: nil, sentAt: 1, expiresAt: nil, apns: [0x7B, 0x7D])
+        let changes: [(StateChange, String?)] = [
+            (.enqueued(sent), "m1"), (.dequeued(messageID: "m2"), "m2"),
+            (.awaitingAcknowledgement(messageID: "m3"), nil), (.acknowledgementSettled(messageID: "m4"), nil),
+            (.device(DeviceStatus(isOnline: true, lastActivity: 1, pendingNotice: nil)), nil), (.forgotten, nil),
+        ]
+        for (change, id) in changes { #expect(change.waitingMessageID == id, "\(change)") }
+    }
+
     fileprivate static let input: Generator<Input, some SendableSequenceType> = Gen.int(in: 0...13).map {
         choice -> Input in
         switch choice {

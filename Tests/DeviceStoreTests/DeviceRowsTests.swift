@@ -261,7 +261,9 @@ struct DeviceRowsTests {
         #expect(try rows.device("t") == edited)
     }
 
-    @Test("tokens that start alike, or hold any byte, keep their rows apart; a device removed whole leaves no row")
+    @Test(
+        "tokens that start alike, or hold a 0 byte or an `m`, keep their rows apart; a device removed whole leaves no row"
+    )
     func tokensApart() throws {
         let directory = TemporaryDirectory()
         let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)

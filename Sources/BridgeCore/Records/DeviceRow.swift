@@ -14,7 +14,7 @@ import FCMTranslation
 ///     message := i64 send time, message value
 ///
 /// A device holds each message id once, as replaying the changelog leaves it
-/// (``DeviceQueue/apply(_:)``: a message given again takes the place of the last one given), so
+/// (``DeviceQueue/apply(_:)``: a message given again is the one kept, at the end of the queue), so
 /// a head that lists an id twice is refused.
 public enum DeviceRow {
     /// The layout's version, the head's first byte; a head of another version is refused.
