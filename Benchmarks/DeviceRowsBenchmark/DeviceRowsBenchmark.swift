@@ -335,7 +335,7 @@ enum DeviceRowsBenchmark {
         var writer = ByteWriter(capacity: 1_024)
         DeviceRow.writeHead(device, to: &writer)
         var rows = [(key: [UInt8](), value: writer.withUnsafeBytes { Array($0) })]
-        for message in DeviceRow.waitingMessages(of: device) {
+        for message in device.waiting {
             writer.truncate(to: 0)
             DeviceRow.writeMessage(message, to: &writer)
             rows.append(([UInt8(ascii: "m")] + Array(message.id.utf8), writer.withUnsafeBytes { Array($0) }))

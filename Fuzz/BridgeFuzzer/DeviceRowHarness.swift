@@ -17,7 +17,7 @@ enum DeviceRowHarness {
         DeviceRow.writeHead(device, to: &writer)
         let written = writer.withUnsafeBytes { Array($0) }
         var messages: [String: [UInt8]] = [:]
-        for waiting in DeviceRow.waitingMessages(of: device) {
+        for waiting in device.waiting {
             writer.truncate(to: 0)
             DeviceRow.writeMessage(waiting, to: &writer)
             messages[waiting.id] = writer.withUnsafeBytes { Array($0) }

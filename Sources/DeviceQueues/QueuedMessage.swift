@@ -83,6 +83,11 @@ public struct QueuedMessage: @unchecked Sendable {
         try withParts { _, _, apns in try body(apns) }
     }
 
+    /// Calls `body` with the bytes of its id.
+    public func withID<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withParts { id, _, _ in try body(id) }
+    }
+
     /// Whether its id is `id`, compared as bytes.
     public func hasID(_ id: String) -> Bool { withParts { bytes, _, _ in bytes.elementsEqual(id.utf8) } }
 

@@ -291,11 +291,11 @@ public struct DeviceRows: Sendable {
         switch messages {
         case .named(let ids):
             for id in ids {
-                let message = device?.waiting.last { $0.hasID(id) }
+                let message = device?.waiting.first { $0.hasID(id) }
                 rows.append((messageKey(id), message.map(Row.message) ?? .removed))
             }
         case .everyWaiting, .all:
-            let waiting = device.map(DeviceRow.waitingMessages(of:)) ?? []
+            let waiting = device?.waiting ?? WaitingMessages()
             for message in waiting { rows.append((messageKey(message.id), .message(message))) }
             guard case .all = messages else { return }
             let prefix = head + [Self.messageMark]

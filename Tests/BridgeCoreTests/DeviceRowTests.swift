@@ -43,7 +43,7 @@ struct DeviceRowTests {
         DeviceRow.writeHead(device, to: &writer)
         let head = writer.withUnsafeBytes { Array($0) }
         var messages: [String: [UInt8]] = [:]
-        for message in DeviceRow.waitingMessages(of: device) {
+        for message in device.waiting {
             writer.truncate(to: 0)
             DeviceRow.writeMessage(message, to: &writer)
             messages[message.id] = writer.withUnsafeBytes { Array($0) }
@@ -189,21 +189,5 @@ struct DeviceRowTests {
         #expect(read.waiting.first?.expiresAt == nil)
         #expect(read.waiting.first?.collapseKey == nil)
         #expect(read.unacknowledged.all == ["y", "z/h"])
-    }
-
-    @Test("a device holding a message id more than once is written as a replay leaves it: the last one, in its place")
-    func repeatsWrittenAsReplay() async {
-        await propertyCheck(count: 300, input: Gen.int(in: 0...3).array(of: 0...30)) { choices in
-            var replayed = DeviceQueue(status: Self.offline)
-            let waiting = choices.enumerated().map { index, choice in
-                QueuedMessage(
-                    id: "id\(choice)", collapseKey: nil, sentAt: Int64(index), expiresAt: nil, apns: [0x7B, 0x7D])
-            }
-            for message in waiting { replayed.apply(.enqueued(message)) }
-            let device = DeviceQueue(status: Self.offline, waiting: waiting, unacknowledged: UnacknowledgedIDs())
-            let (head, messages) = Self.rows(of: device)
-            let read = Self.read(head: head, messages: messages)
-            #expect((try? read.get()) == replayed, "\(choices)")
-        }
     }
 }

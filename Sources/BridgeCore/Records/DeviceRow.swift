@@ -13,9 +13,8 @@ import FCMTranslation
 ///     ack     := "a" u32 length, the ids' entries, u32 length, their shared suffix
 ///     message := i64 send time, message value
 ///
-/// A device holds each message id once, as replaying the changelog leaves it
-/// (``DeviceQueue/apply(_:)``: a message given again is the one kept, at the end of the queue), so
-/// a head that lists an id twice is refused.
+/// A device holds each message id once (a send refuses a repeat, a replay keeps the one given
+/// last), so a head that lists an id twice is refused.
 public enum DeviceRow {
     /// The layout's version, the head's first byte; a head of another version is refused.
     static let format: UInt8 = 2
@@ -45,25 +44,14 @@ public enum DeviceRow {
         }
     }
 
-    /// `device`'s waiting messages as its rows hold them: each id once, the last message given
-    /// under it, in that one's place.
-    public static func waitingMessages(of device: DeviceQueue) -> [QueuedMessage] {
-        let messages = Array(device.waiting)
-        guard messages.count > 1 else { return messages }
-        let ids = messages.map(\.id)
-        var last: [String: Int] = [:]
-        for (index, id) in ids.enumerated() { last[id] = index }
-        guard last.count < messages.count else { return messages }
-        return messages.indices.filter { last[ids[$0]] == $0 }.map { messages[$0] }
-    }
-
     /// Appends `device`'s head row to `output`: a store writing many rows reuses one writer.
     public static func writeHead(_ device: DeviceQueue, to output: inout ByteWriter) {
         output.append(format)
         framed(in: &output) { DeviceStatusValue.write(device.status, to: &$0) }
-        let waiting = waitingMessages(of: device)
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: waiting.count).littleEndian) { output.append($0) }
-        for message in waiting { framed(in: &output) { $0.append(utf8: message.id) } }
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: device.waiting.count).littleEndian) { output.append($0) }
+        for message in device.waiting {
+            message.withID { id in framed(in: &output) { $0.append(id) } }
+        }
         if !device.unacknowledged.isEmpty {
             let ids = device.unacknowledged.stored
             output.append(ChangelogKind.awaitingAcknowledgement.rawValue)
