@@ -109,16 +109,12 @@ public struct DeviceRows: Sendable {
 
     /// Writes each device (nil: removes it) whole, and `checkpoint`, as one batch: all of them or none.
     public func write(_ devices: [(token: String, device: DeviceQueue?)], checkpoint: Int64) throws(DeviceStoreError) {
-        try write(
-            devices.map { DeviceRowUpdate(token: $0.token, device: $0.device, messages: .all) }, checkpoint: checkpoint)
+        try write(Self.whole(devices), checkpoint: checkpoint)
     }
 
     /// Writes each update and `checkpoint` as one batch: all of them or none.
     public func write(_ updates: [DeviceRowUpdate], checkpoint: Int64) throws(DeviceStoreError) {
-        var rows: [(key: [UInt8], row: Row)] = []
-        for update in updates {
-            try self.rows(of: update.device, token: update.token, update.messages.rows, into: &rows)
-        }
+        let rows = try rows(of: updates)
         let batch = RocksBatch()
         var value = ByteWriter(capacity: 1_024)
         for (key, row) in rows {
@@ -173,18 +169,27 @@ public struct DeviceRows: Sendable {
     public func load(_ devices: [(token: String, device: DeviceQueue?)], checkpoint: Int64)
         throws(DeviceStoreError)
     {
-        try load(
-            devices.map { DeviceRowUpdate(token: $0.token, device: $0.device, messages: .all) }, checkpoint: checkpoint)
+        try load(Self.whole(devices), checkpoint: checkpoint)
     }
 
     /// Loads each update, each token once, and `checkpoint` in one table file, as
     /// ``load(_:checkpoint:)-([(String,DeviceQueue?)],_)`` does.
     public func load(_ updates: [DeviceRowUpdate], checkpoint: Int64) throws(DeviceStoreError) {
+        try load(rows(of: updates), checkpoint: checkpoint)
+    }
+
+    /// Updates that write each of `devices` whole.
+    private static func whole(_ devices: [(token: String, device: DeviceQueue?)]) -> [DeviceRowUpdate] {
+        devices.map { DeviceRowUpdate(token: $0.token, device: $0.device, messages: .all) }
+    }
+
+    /// The rows `updates` make, in their order.
+    private func rows(of updates: [DeviceRowUpdate]) throws(DeviceStoreError) -> [(key: [UInt8], row: Row)] {
         var rows: [(key: [UInt8], row: Row)] = []
         for update in updates {
             try self.rows(of: update.device, token: update.token, update.messages.rows, into: &rows)
         }
-        try load(rows, checkpoint: checkpoint)
+        return rows
     }
 
     /// Writes `rows` and `checkpoint` into one table file and adds it to the rows whole.
