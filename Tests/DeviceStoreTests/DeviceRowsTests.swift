@@ -284,10 +284,37 @@ struct DeviceRowsTests {
         #expect(scanned == expected)
     }
 
-    @Test("a message row without its device, or a head listing messages not stored, is an error, never a device")
+    @Test(
+        "devices read together are those the rows hold under the tokens asked, whatever their order, repeats and misses"
+    )
+    func devicesReadTogether() throws {
+        let directory = TemporaryDirectory()
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 0)
+        let written = Dictionary(
+            uniqueKeysWithValues: (0..<40).map { ("token-\($0)", Self.device($0, waiting: $0 % 4)) })
+        try rows.write(written.map { ($0.key, $0.value) }, checkpoint: 1)
+        try rows.write([("token-3", nil)], checkpoint: 2)
+        let cases: [[String]] = [
+            [],
+            ["token-0"],
+            ["token-3"],
+            ["token-39", "token-1", "unknown", "token-1", "token-3", "token-22"],
+            (0..<50).map { "token-\($0)" }.reversed(),
+        ]
+        for tokens in cases {
+            let expected = written.filter { tokens.contains($0.key) && $0.key != "token-3" }
+            #expect(try rows.devices(tokens) == expected, "\(tokens)")
+        }
+    }
+
+    @Test(
+        "a head listing a message not stored is an error; a message row its head does not list is read past by a device's read and refused by a scan"
+    )
     func messagesWithoutTheirDevice() throws {
         let directory = TemporaryDirectory()
-        try DeviceRows(at: directory.path, cacheBytes: 0).write([("a", Self.device(1, waiting: 1))], checkpoint: 3)
+        let written = Self.device(1, waiting: 2)
+        try DeviceRows(at: directory.path, cacheBytes: 0).write(
+            [("a", Self.device(1, waiting: 1)), ("c", written)], checkpoint: 3)
         // A message of device "b", which has no head row, and one more under "a" than its head lists.
         let row =
             [UInt8](repeating: 0, count: 8)
@@ -295,13 +322,17 @@ struct DeviceRowsTests {
                 #"{"apns":{"aps":{}},"kind":"message","expires_at":null,"collapse_key":null}"#.utf8)
         try Self.put(Self.key("a") + Array("mextra".utf8), row, checkpoint: nil, in: directory.path)
         try Self.put(Self.key("b") + Array("mx".utf8), row, checkpoint: nil, in: directory.path)
+        try Self.delete(Self.key("c") + Array("m1:1".utf8), in: directory.path)
         let rows = try DeviceRows(at: directory.path, cacheBytes: 0)
-        #expect {
-            _ = try rows.device("a")
-        } throws: { error in
-            "\(error)".contains(directory.path) && "\(error)".contains("lists 1 waiting messages, and 2 are stored")
-        }
+        #expect(try rows.device("a") == Self.device(1, waiting: 1))
         #expect(try rows.device("b") == nil)
+        for read in [{ try rows.device("c") }, { try rows.devices(["a", "c"])["c"] }] {
+            #expect {
+                _ = try read()
+            } throws: { error in
+                "\(error)".contains(directory.path) && "\(error)".contains("lists 2 waiting messages, and 1 are stored")
+            }
+        }
         #expect {
             try rows.forEachDevice { _, _ in }
         } throws: { error in
@@ -312,6 +343,14 @@ struct DeviceRowsTests {
     /// Stores `value` under `key` (and `checkpoint`'s bytes under the checkpoint's key) with
     /// RocksDB's C API, as another program could.
     static func put(_ key: [UInt8], _ value: [UInt8], checkpoint: [UInt8]?, in path: String) throws {
+        try write([(key, value)] + (checkpoint.map { [(Array("checkpoint".utf8), $0)] } ?? []), in: path)
+    }
+
+    /// Deletes the row under `key` with RocksDB's C API.
+    static func delete(_ key: [UInt8], in path: String) throws { try write([(key, nil)], in: path) }
+
+    /// Stores each value under its key (nil: deletes the key) with RocksDB's C API.
+    static func write(_ entries: [(key: [UInt8], value: [UInt8]?)], in path: String) throws {
         let options = rocksdb_options_create()
         defer { rocksdb_options_destroy(options) }
         rocksdb_options_set_create_if_missing(options, 1)
@@ -320,10 +359,12 @@ struct DeviceRowsTests {
         defer { rocksdb_close(database) }
         let writeOptions = rocksdb_writeoptions_create()
         defer { rocksdb_writeoptions_destroy(writeOptions) }
-        var entries = [(key, value)]
-        if let checkpoint { entries.append((Array("checkpoint".utf8), checkpoint)) }
         for (key, value) in entries {
             key.withUnsafeBytes { key in
+                guard let value else {
+                    rocksdb_delete(database, writeOptions, key.baseAddress, key.count, &error)
+                    return
+                }
                 value.withUnsafeBytes { value in
                     rocksdb_put(
                         database, writeOptions, key.baseAddress, key.count, value.baseAddress, value.count, &error)

@@ -14,12 +14,15 @@ import CRocksDB
 /// `Sendable` because RocksDB's database may be read and written from several threads at once,
 /// and nothing here changes after `init`.
 final class RocksDatabase: @unchecked Sendable {
-    private let handle: OpaquePointer
+    /// The `rocksdb_t`; the reads in `RocksDatabase+Reads.swift` use it, as the writes here do.
+    let handle: OpaquePointer
+    /// The default column family, the only one, which batched reads name.
+    let columnFamily: OpaquePointer
     /// The options it was opened with, which its table files are written with too.
     private let options: RocksOptions
-    private let readOptions: OpaquePointer
+    let readOptions: OpaquePointer
     /// A long scan's reads leave the block cache to the point reads.
-    private let scanOptions: OpaquePointer
+    let scanOptions: OpaquePointer
     private let writeOptions: OpaquePointer
     /// The directory the database is in, for errors.
     let path: String
@@ -33,9 +36,18 @@ final class RocksDatabase: @unchecked Sendable {
             throw DeviceStoreError(path: path, operation: "open", message: "no block cache of \(cacheBytes) bytes")
         }
         var error: UnsafeMutablePointer<CChar>?
-        let handle = rocksdb_open(options.pointer, path, &error)
-        guard let handle, error == nil else { throw DeviceStoreError(path: path, operation: "open", taking: error) }
+        // Opened by its column family, so that batched reads can name it.
+        var columnFamily: OpaquePointer?
+        let handle = "default".withCString { name in
+            var names: [UnsafePointer<CChar>?] = [name]
+            var familyOptions: [OpaquePointer?] = [options.pointer]
+            return rocksdb_open_column_families(options.pointer, path, 1, &names, &familyOptions, &columnFamily, &error)
+        }
+        guard let handle, let columnFamily, error == nil else {
+            throw DeviceStoreError(path: path, operation: "open", taking: error)
+        }
         self.handle = handle
+        self.columnFamily = columnFamily
         self.options = options
         readOptions = rocksdb_readoptions_create()
         scanOptions = rocksdb_readoptions_create()
@@ -45,26 +57,11 @@ final class RocksDatabase: @unchecked Sendable {
     }
 
     deinit {
+        rocksdb_column_family_handle_destroy(columnFamily)
         rocksdb_close(handle)
         rocksdb_readoptions_destroy(readOptions)
         rocksdb_readoptions_destroy(scanOptions)
         rocksdb_writeoptions_destroy(writeOptions)
-    }
-
-    /// The value stored under `key`, given to `body` for as long as it runs; nil when none is.
-    func withValue<R, E: Error>(
-        of key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws(E) -> R
-    ) throws(DeviceStoreError) -> Result<R, E> {
-        var error: UnsafeMutablePointer<CChar>?
-        let pinned = key.withUnsafeBytes { key in
-            rocksdb_get_pinned(handle, readOptions, key.baseAddress, key.count, &error)
-        }
-        if let error { throw DeviceStoreError(path: path, operation: "read", taking: error) }
-        guard let pinned else { return Result { () throws(E) in try body(nil) } }
-        defer { rocksdb_pinnableslice_destroy(pinned) }
-        var length = 0
-        let value = rocksdb_pinnableslice_value(pinned, &length)
-        return Result { () throws(E) in try body(UnsafeRawBufferPointer(start: value, count: length)) }
     }
 
     /// Writes `batch` whole or not at all.
@@ -125,34 +122,6 @@ final class RocksDatabase: @unchecked Sendable {
             unlink(file)
             throw error
         }
-    }
-
-    /// Calls `body` with each key and value from `start` on, in key order, until it returns
-    /// false or the keys end. The blocks read stay in the cache only when `fillingCache`: a
-    /// scan of everything leaves the cache to the reads of devices in use.
-    func scan<E: Error>(
-        from start: [UInt8], fillingCache: Bool = false,
-        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(E) -> Bool
-    ) throws(DeviceStoreError) -> Result<Void, E> {
-        let iterator = rocksdb_create_iterator(handle, fillingCache ? readOptions : scanOptions)
-        defer { rocksdb_iter_destroy(iterator) }
-        start.withUnsafeBytes { rocksdb_iter_seek(iterator, $0.baseAddress, $0.count) }
-        while rocksdb_iter_valid(iterator) != 0 {
-            var keyLength = 0
-            var valueLength = 0
-            let key = UnsafeRawBufferPointer(start: rocksdb_iter_key(iterator, &keyLength), count: keyLength)
-            let value = UnsafeRawBufferPointer(start: rocksdb_iter_value(iterator, &valueLength), count: valueLength)
-            do throws(E) {
-                guard try body(key, value) else { return .success(()) }
-            } catch {
-                return .failure(error)
-            }
-            rocksdb_iter_next(iterator)
-        }
-        var error: UnsafeMutablePointer<CChar>?
-        rocksdb_iter_get_error(iterator, &error)
-        if let error { throw DeviceStoreError(path: path, operation: "scan", taking: error) }
-        return .success(())
     }
 
     /// Writes the memtables to disk and waits until no flush or compaction runs or is due

@@ -1,0 +1,89 @@
+import BridgeCore
+import DeviceQueues
+
+extension DeviceRows {
+    /// The device under `token`; nil when the rows hold none. Throws when its rows do not read.
+    /// A device not held costs one point read (mostly answered by the bloom filters); one with
+    /// messages waiting, a batched read of the message rows its head lists too.
+    public func device(_ token: String) throws(DeviceStoreError) -> DeviceQueue? {
+        let key = Self.key(token)
+        let head = try inDoubt(
+            database.withValue(of: key) { value throws(MalformedRecord) in
+                try value.map { value throws(MalformedRecord) in try DeviceRow.readHead(value) }
+            }, operation: "read")
+        guard let head else { return nil }
+        return try devices(heads: [(key, head)]).first
+    }
+
+    /// The devices under `tokens` that the rows hold, by token: their heads in one batched read
+    /// (RocksDB's `MultiGet`), then the rows of the messages the heads list in another. A token
+    /// not held costs a lookup that the bloom filters mostly answer. Throws when a device's rows
+    /// do not read.
+    public func devices(_ tokens: some Collection<String>) throws(DeviceStoreError) -> [String: DeviceQueue] {
+        let tokens = Array(tokens)
+        let keys = tokens.map(Self.key)
+        var found: [(token: Int, head: DeviceRow.Head)] = []
+        let readHeads = try database.withValues(of: keys) { index, value throws(MalformedRecord) in
+            if let value { found.append((index, try DeviceRow.readHead(value))) }
+        }
+        try inDoubt(readHeads, operation: "read")
+        let devices = try devices(heads: found.map { (keys[$0.token], $0.head) })
+        return Dictionary(zip(found.lazy.map { tokens[$0.token] }, devices)) { _, last in last }
+    }
+
+    /// The devices `heads`, each under its key, make with the message rows they list, read in
+    /// one batch; in the order of `heads`.
+    private func devices(heads: [(key: [UInt8], head: DeviceRow.Head)]) throws(DeviceStoreError) -> [DeviceQueue] {
+        var messageKeys: [[UInt8]] = []
+        var owners: [(head: Int, id: String)] = []
+        for (place, (key, head)) in heads.enumerated() {
+            for id in head.waitingIDs {
+                messageKeys.append(key + [Self.messageMark] + Array(id.utf8))
+                owners.append((place, id))
+            }
+        }
+        // A message row missing leaves its device short, which `Head.device(messages:)` refuses.
+        var messages = [[String: QueuedMessage]](repeating: [:], count: heads.count)
+        let readMessages = try database.withValues(of: messageKeys) { index, value throws(MalformedRecord) in
+            guard let value else { return }
+            let (place, id) = owners[index]
+            messages[place][id] = try DeviceRow.readMessage(id: id, value)
+        }
+        try inDoubt(readMessages, operation: "read")
+        var devices: [DeviceQueue] = []
+        devices.reserveCapacity(heads.count)
+        for (place, (_, head)) in heads.enumerated() {
+            let device = Result { () throws(MalformedRecord) in try head.device(messages: messages[place]) }
+            devices.append(try inDoubt(device, operation: "read"))
+        }
+        return devices
+    }
+
+    /// Calls `body` with every device held, in the order of their keys: by their tokens' lengths,
+    /// then their bytes.
+    public func forEachDevice(_ body: (_ token: String, _ device: DeviceQueue) -> Void) throws(DeviceStoreError) {
+        var held: (token: String, head: DeviceRow.Head, messages: [String: QueuedMessage])?
+        let scanned = try database.scan(from: [Self.devicePrefix]) { key, value throws(MalformedRecord) in
+            guard key.first == Self.devicePrefix else { return false }
+            guard let (token, rest) = Self.tokenAndRest(ofKey: key) else {
+                throw MalformedRecord(description: "device row has a key that names no token")
+            }
+            if rest.isEmpty {
+                if let held { body(held.token, try held.head.device(messages: held.messages)) }
+                held = (String(decoding: token, as: UTF8.self), try DeviceRow.readHead(value), [:])
+            } else {
+                guard rest.first == Self.messageMark, let device = held, token.elementsEqual(device.token.utf8) else {
+                    throw MalformedRecord(description: "device row of a message has no device")
+                }
+                let id = String(decoding: rest.dropFirst(), as: UTF8.self)
+                held?.messages[id] = try DeviceRow.readMessage(id: id, value)
+            }
+            return true
+        }
+        _ = try inDoubt(scanned, operation: "scan")
+        if let held {
+            let last = Result { () throws(MalformedRecord) in try held.head.device(messages: held.messages) }
+            body(held.token, try inDoubt(last, operation: "scan"))
+        }
+    }
+}
