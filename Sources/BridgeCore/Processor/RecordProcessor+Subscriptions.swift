@@ -7,11 +7,10 @@ import FCMTranslation
 extension RecordProcessor {
     /// A subscription request: its refused tokens and its rejection get their statuses; the
     /// accepted tokens go to their devices' state partitions, those of a partition together.
-    func admitSubscription(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords) {
+    func admitSubscription(
+        _ decoded: Result<SubscriptionRequest, Rejection>, of record: some InputRecord, outputs: inout OutputRecords
+    ) {
         let time = EventTime.reported(record.createTime)
-        let decoded = SubscriptionRequest.decode(record.value?.readableBytesView).flatMap {
-            EventTime.checked($0, at: record.createTime, tokens: $0.tokens)
-        }
         switch decoded {
         case .success(let request):
             for refused in request.refused {

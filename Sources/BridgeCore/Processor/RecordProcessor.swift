@@ -61,19 +61,64 @@ public struct RecordProcessor: Sendable {
             + (presenceIsColocated ? [(.presence, topics.presence)] : [])
     }
 
-    /// Handles one record, writing what to produce to `outputs`. Throws for a repartition record
-    /// of a kind this version does not know (a newer version's, mid-upgrade), which must stop the
-    /// worker rather than be lost.
+    /// Handles one record, writing what to produce to `outputs`: ``decode(_:)`` and then
+    /// ``process(_:states:outputs:)-(DecodedRecord<Record>,_,_)``.
     public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords)
         throws(UnknownRecordKind)
     {
+        try process(content(of: record), of: record, states: &states, outputs: &outputs)
+    }
+
+    /// Decodes `record` by its topic, reading no state: a send is admitted (decoded, and
+    /// translated for each token) here.
+    public func decode<Record: InputRecord>(_ record: Record) -> DecodedRecord<Record> {
+        DecodedRecord(record: record, content: content(of: record))
+    }
+
+    /// What `record` holds, decoded by its topic.
+    private func content(of record: some InputRecord) -> DecodedContent {
         switch record.topic {
         case repartition.topic:
+            return .repartition(Result { () throws(MalformedRecord) in try repartition.carried(by: record) })
+        case topics.send:
+            return .send(
+                intake.admit(
+                    buffer: record.value, partition: record.partition, offset: record.offset, time: record.createTime))
+        case topics.presence:
+            return .presence(
+                PresenceEvent.decode(record.value?.readableBytesView).flatMap {
+                    EventTime.checked($0, at: record.createTime, tokens: [$0.token])
+                })
+        case topics.subscriptions:
+            return .subscriptions(
+                SubscriptionRequest.decode(record.value?.readableBytesView).flatMap {
+                    EventTime.checked($0, at: record.createTime, tokens: $0.tokens)
+                })
+        default:
+            return .unexpected
+        }
+    }
+
+    /// Handles one decoded record, writing what to produce to `outputs`. Throws for a
+    /// repartition record of a kind this version does not know (a newer version's, mid-upgrade),
+    /// which must stop the worker rather than be lost.
+    public func process<Record: InputRecord>(
+        _ decoded: DecodedRecord<Record>, states: inout DeviceStates, outputs: inout OutputRecords
+    ) throws(UnknownRecordKind) {
+        try process(decoded.content, of: decoded.record, states: &states, outputs: &outputs)
+    }
+
+    private func process(
+        _ content: DecodedContent, of record: some InputRecord, states: inout DeviceStates,
+        outputs: inout OutputRecords
+    ) throws(UnknownRecordKind) {
+        switch content {
+        case .repartition(let result):
             outputs.input = ChangelogInput(.repartition, of: record)
             let carried: RepartitionCodec.Carried
-            do {
-                carried = try repartition.carried(by: record)
-            } catch {
+            switch result {
+            case .success(let decoded): carried = decoded
+            case .failure(let error):
                 if error.isUnknownKind { throw UnknownRecordKind(record: error) }
                 outputs.tally.note(
                     OutputTally.Note(
@@ -102,10 +147,8 @@ public struct RecordProcessor: Sendable {
             case .membership(let change): apply(change, in: record.partition, states: &states, outputs: &outputs)
             case .fanOut(let fanOut): handle(fanOut, in: record.partition, states: &states, outputs: &outputs)
             }
-        case topics.send:
+        case .send(let result):
             outputs.input = ChangelogInput(.send, of: record)
-            let result = intake.admit(
-                buffer: record.value, partition: record.partition, offset: record.offset, time: record.createTime)
             for status in result.statuses { encoder.status(status, to: &outputs) }
             if let rejection = result.deadLetter ?? result.firstRejection {
                 reject(record, rejection, outputs: &outputs)
@@ -114,12 +157,9 @@ public struct RecordProcessor: Sendable {
                 route(routed, from: record, colocated: sendIsColocated, states: &states, outputs: &outputs)
             }
             if let message = result.fanOut { fanOut(message, outputs: &outputs) }
-        case topics.presence:
+        case .presence(let decoded):
             outputs.input = ChangelogInput(.presence, of: record)
             let time = EventTime.reported(record.createTime)
-            let decoded = PresenceEvent.decode(record.value?.readableBytesView).flatMap {
-                EventTime.checked($0, at: record.createTime, tokens: [$0.token])
-            }
             switch decoded {
             case .success(let event):
                 route(
@@ -132,10 +172,10 @@ public struct RecordProcessor: Sendable {
                     to: &outputs)
                 reject(record, rejection, outputs: &outputs)
             }
-        case topics.subscriptions:
+        case .subscriptions(let decoded):
             outputs.input = ChangelogInput(.subscriptions, of: record)
-            admitSubscription(record, states: &states, outputs: &outputs)
-        default:
+            admitSubscription(decoded, of: record, outputs: &outputs)
+        case .unexpected:
             outputs.input = nil
             logger.warning("ignoring a record of unexpected topic", metadata: ["topic": "\(record.topic)"])
         }
