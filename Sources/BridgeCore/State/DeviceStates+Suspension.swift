@@ -12,9 +12,11 @@ struct SuspendedPartition: Sendable, Equatable {
     var topics: TopicStates.Suspended?
     /// The changelog offset the state covers: the state is a replay of the changelog up to it.
     var coveredTo: Int64
+    /// Whether the partition was served from a store, whose devices `devices` are a cache of.
+    var isServed = false
 
     static func == (lhs: SuspendedPartition, rhs: SuspendedPartition) -> Bool {
-        lhs.devices == rhs.devices && lhs.coveredTo == rhs.coveredTo
+        lhs.devices == rhs.devices && lhs.coveredTo == rhs.coveredTo && lhs.isServed == rhs.isServed
     }
 }
 
@@ -25,7 +27,8 @@ extension DeviceStates {
     /// way and its idle sweep go, as a restore makes them again. A partition not held is dropped.
     public mutating func suspend(_ partition: Int32, coveredTo offset: Int64) {
         if let devices = partitions.removeValue(forKey: partition) {
-            let set = SuspendedPartition(devices: devices, topics: topics.suspend(partition), coveredTo: offset)
+            let set = SuspendedPartition(
+                devices: devices, topics: topics.suspend(partition), coveredTo: offset, isServed: isServed(partition))
             if let replaced = suspended.updateValue(set, forKey: partition) { discard(replaced) }
         }
         drop(partition)
@@ -42,6 +45,8 @@ extension DeviceStates {
         }
         partitions[partition] = set.devices
         if let topicState = set.topics { topics.resume(topicState, as: partition) }
+        // Every change to it was stored: the cache starts with nothing unwritten.
+        if set.isServed { serve(partition) }
         return true
     }
 

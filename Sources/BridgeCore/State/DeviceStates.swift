@@ -12,6 +12,10 @@ public struct DeviceStates: Sendable, Equatable {
     public internal(set) var topics = TopicStates()
     /// State set aside for partitions revoked, until an assignment gives them back or not.
     var suspended: [Int32: SuspendedPartition] = [:]
+    /// The partitions served from a store, whose devices held are a cache (``serve(_:)``).
+    var caches: [Int32: DeviceCache] = [:]
+    /// The number of the open batch (``seal()``).
+    var batch: UInt64 = 0
 
     /// No partitions held.
     public init() {}
@@ -43,6 +47,7 @@ public struct DeviceStates: Sendable, Equatable {
         forwards.drop(partition)
         sweeps[partition] = nil
         topics.drop(partition)
+        caches[partition] = nil
     }
 
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some
@@ -70,6 +75,7 @@ public struct DeviceStates: Sendable, Equatable {
             guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges
             partitions[partition]?[key] = nil
+            caches[partition]?.forget(key, in: batch)
             let token = key.token
             let topicChanges =
                 (topics.conditionCopies(of: token, in: partition) == nil ? [] : [.conditionCopies(token: token, nil)])
@@ -88,12 +94,12 @@ public struct DeviceStates: Sendable, Equatable {
     /// Applies an input to its device in `partition`, creating the device on first sight.
     public mutating func handle(_ routed: RoutedInput, in partition: Int32, rules: QueueRules) -> QueueOutput {
         var isNew = false
+        let key = DeviceKey(token: routed.token)
         // One lookup, and the queue changes in place: its storage is never shared meanwhile.
-        var output = partitions[partition, default: [:]][
-            DeviceKey(token: routed.token), default: Self.newDevice(at: routed.time, &isNew)
-        ]
-        .handle(routed, rules: rules)
+        var output = partitions[partition, default: [:]][key, default: Self.newDevice(at: routed.time, &isNew)]
+            .handle(routed, rules: rules)
         if isNew { output.changes.insert(.device(DeviceQueue(firstSeenAt: routed.time).status), at: 0) }
+        if !caches.isEmpty { caches[partition]?.use(key, in: batch, changed: !output.changes.isEmpty) }
         return output
     }
 
@@ -103,7 +109,9 @@ public struct DeviceStates: Sendable, Equatable {
     /// still forgotten, and leaves its topics.
     mutating func ensureDevice(_ token: String, in partition: Int32, at time: Int64) -> StateChange? {
         let key = DeviceKey(token: token)
-        guard partitions[partition]?[key] == nil else { return nil }
+        let isHeld = partitions[partition]?[key] != nil
+        if !caches.isEmpty { caches[partition]?.use(key, in: batch, changed: !isHeld) }
+        guard !isHeld else { return nil }
         let device = DeviceQueue(firstSeenAt: time)
         partitions[partition, default: [:]][key] = device
         return .device(device.status)

@@ -1,0 +1,93 @@
+import DeviceQueues
+import Testing
+
+@testable import BridgeCore
+
+/// What a partition served from a store reads, holds and lets go (``DeviceStates/serve(_:)``).
+@Suite("The device cache of a partition served from a store")
+struct DeviceCacheTests {
+    static let month: Int64 = 31 * 24 * 3_600_000
+
+    /// A state of partition 0, served, holding `tokens`' devices, every change written.
+    static func served(holding tokens: [String]) -> DeviceStates {
+        var states = DeviceStates()
+        states.adopt(0)
+        states.serve(0)
+        for token in tokens { _ = states.ensureDevice(token, in: 0, at: 0) }
+        states.written(through: states.seal())
+        return states
+    }
+
+    @Test("a partition not served reads nothing and lets nothing go")
+    func notServed() {
+        var states = DeviceStates()
+        states.adopt(0)
+        _ = states.ensureDevice("a", in: 0, at: 0)
+        #expect(states.devicesToRead(["a", "b"], in: 0) == [])
+        let evicted1 = states.evict(in: 0, keeping: 0)
+        #expect(evicted1 == 0)
+        #expect(states.devices(in: 0)?.count == 1)
+    }
+
+    @Test("tokens not held are read, each once; one the store lacks is not read again until the batch ends")
+    func readsOnce() {
+        var states = Self.served(holding: ["a"])
+        #expect(states.devicesToRead(["a", "b", "c", "b"], in: 0) == ["b", "c"])
+        states.admit(["b": DeviceQueue(firstSeenAt: 5)], read: ["b", "c"], in: 0)
+        #expect(states.devices(in: 0)?[DeviceKey(token: "b")] == DeviceQueue(firstSeenAt: 5))
+        #expect(states.devicesToRead(["b", "c"], in: 0) == [])
+        _ = states.seal()
+        #expect(states.devicesToRead(["b", "c"], in: 0) == ["c"])
+    }
+
+    @Test("a device read while one is held keeps the one held: it is the newer")
+    func heldWins() {
+        var states = Self.served(holding: ["a"])
+        states.admit(["a": DeviceQueue(firstSeenAt: 99)], read: ["a"], in: 0)
+        #expect(states.devices(in: 0)?[DeviceKey(token: "a")] == DeviceQueue(firstSeenAt: 0))
+    }
+
+    @Test("a device changed leaves only once its batch is written; the least recently used leave first")
+    func evictsWritten() {
+        var states = Self.served(holding: ["a", "b", "c"])
+        // b used (not changed) in the next batch, c changed in it.
+        _ = states.ensureDevice("b", in: 0, at: 1)
+        _ = states.handle(RoutedInput(token: "c", input: .presence(.connect), time: 1), in: 0, rules: QueueRules())
+        let changed = states.seal()
+        let evicted2 = states.evict(in: 0, keeping: 2)
+        #expect(evicted2 == 1)
+        #expect(states.devices(in: 0)?[DeviceKey(token: "a")] == nil)
+        let evicted3 = states.evict(in: 0, keeping: 0)
+        #expect(evicted3 == 1)
+        #expect(states.devices(in: 0)?.keys.map(\.token) == ["c"])
+        states.written(through: changed)
+        let evicted4 = states.evict(in: 0, keeping: 0)
+        #expect(evicted4 == 1)
+        #expect(states.devices(in: 0)?.isEmpty == true)
+    }
+
+    @Test("a device forgotten is known to be nowhere until its removal is written")
+    func forgottenUntilWritten() {
+        var states = Self.served(holding: ["a"])
+        let forgotten = states.forgetIdle(in: 0, at: Self.month, rules: QueueRules())
+        #expect(forgotten.map(\.token) == ["a"])
+        let batch = states.seal()
+        #expect(states.devicesToRead(["a"], in: 0) == [])
+        states.written(through: batch)
+        #expect(states.devicesToRead(["a"], in: 0) == ["a"])
+    }
+
+    @Test("a served partition set aside and given back is served again, with nothing unwritten")
+    func suspended() {
+        var states = Self.served(holding: ["a"])
+        _ = states.handle(RoutedInput(token: "a", input: .presence(.connect), time: 1), in: 0, rules: QueueRules())
+        _ = states.seal()
+        states.suspend(0, coveredTo: 10)
+        states.adopt(0)
+        let resumed = states.resume(0, coveredTo: 10)
+        #expect(resumed)
+        #expect(states.isServed(0))
+        let evicted5 = states.evict(in: 0, keeping: 0)
+        #expect(evicted5 == 1)
+    }
+}

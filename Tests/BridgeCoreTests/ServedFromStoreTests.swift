@@ -1,0 +1,102 @@
+import DeviceQueues
+import PropertyBased
+import Testing
+
+@testable import BridgeCore
+
+/// A worker whose partitions are served from a store holds only a few devices: before each
+/// batch it reads the devices the batch names that it must (``DeviceStates/devicesToRead(_:in:)``),
+/// after it writes the devices the batch changed to the store some batches later, and lets go of
+/// those written, down to a limit. Run against a worker that holds every device, it must write
+/// the same records, and its store end up holding the same devices.
+@Suite("Partitions served from a store")
+struct ServedFromStoreTests {
+    typealias Network = FanOutFlowTests.Network
+
+    /// Devices by partition, as a store of rows holds them, and the batches' changes it does not
+    /// hold yet, oldest first: each changed device as the batch's seal left it (nil: removed).
+    struct Store {
+        var devices: [Int32: [DeviceKey: DeviceQueue]] = [:]
+        var unwritten: [(batch: UInt64, changes: [(partition: Int32, key: DeviceKey, device: DeviceQueue?)])] = []
+
+        /// Writes the oldest batch not written; returns its number.
+        mutating func writeOldest() -> UInt64? {
+            guard !unwritten.isEmpty else { return nil }
+            let (batch, changes) = unwritten.removeFirst()
+            for (partition, key, device) in changes { devices[partition, default: [:]][key] = device }
+            return batch
+        }
+    }
+
+    @Test(
+        "a worker served from a store, a few devices held, writes what a worker holding every device writes",
+        arguments: [false, true])
+    func servedLikeHeld(colocated: Bool) async {
+        let inputs = Gen.int(in: 0...999).array(of: 1...30)
+        await propertyCheck(count: 60, input: inputs, inputs, Gen.int(in: 0...4), Gen.int(in: 0...3)) {
+            first, second, limit, lag in
+            var held = Network(subscriptions: [], colocated: colocated)
+            var served = Network(subscriptions: [], colocated: colocated)
+            for partition in 0..<SubscriptionFlowTests.partitions { served.worker.states.serve(partition) }
+            var store = Store()
+            // Two rounds, each run to its end: the second's sends reach the first's subscribers.
+            var index = 0
+            for round in [first, second] {
+                for choice in round {
+                    CommittedRestoreTests.input(choice, index: index, to: &held)
+                    CommittedRestoreTests.input(choice, index: index, to: &served)
+                    index += 1
+                }
+                while let input = served.pending.first {
+                    let outputs = Self.step(&served, store: &store, lag: lag, limit: limit)
+                    let expected = held.written.count
+                    _ = held.step()
+                    // In any order: two holders of equal state iterate their dictionaries apart.
+                    #expect(
+                        outputs.map(NamedDevicesTests.fields).sorted()
+                            == held.written[expected...].map(NamedDevicesTests.fields).sorted(),
+                        "\(input.position)")
+                }
+            }
+            while store.writeOldest() != nil {}
+            for partition in 0..<SubscriptionFlowTests.partitions {
+                let stored = (store.devices[partition] ?? [:]).compactMapValues { $0 }
+                #expect(stored == held.worker.states.devices(in: partition), "partition \(partition)")
+            }
+        }
+    }
+
+    /// Processes `network`'s next record as a batch of its own, as a worker served from `store`
+    /// does: the devices it names read first; the devices its changelog records name written to
+    /// the store `lag` batches later; then devices let go down to `limit` a partition. Returns
+    /// what the record wrote.
+    static func step(_ network: inout Network, store: inout Store, lag: Int, limit: Int) -> [OutputRecords.Copy] {
+        guard let input = network.pending.first else { return [] }
+        let processor = network.worker.processor
+        let partition = input.partition
+        let toRead = network.worker.states.devicesToRead(
+            processor.devices(namedBy: processor.decode(input)), in: partition)
+        var found: [String: DeviceQueue] = [:]
+        for token in toRead { found[token] = store.devices[partition]?[DeviceKey(token: token)] }
+        network.worker.states.admit(found, read: toRead, in: partition)
+        let start = network.written.count
+        _ = network.step()
+        let outputs = Array(network.written[start...])
+        var changed: [(partition: Int32, key: DeviceKey, device: DeviceQueue?)] = []
+        for copy in outputs where copy.topic == .changelog {
+            guard let partition = copy.partition,
+                let (token, _) = copy.key?.withUnsafeBytes({ ChangelogCodec.deviceRow(ofKey: $0) })
+            else { continue }
+            let key = DeviceKey(token: token)
+            changed.append((partition, key, network.worker.states.devices(in: partition)?[key]))
+        }
+        store.unwritten.append((network.worker.states.seal(), changed))
+        while store.unwritten.count > lag, let batch = store.writeOldest() {
+            network.worker.states.written(through: batch)
+        }
+        for partition in 0..<SubscriptionFlowTests.partitions {
+            network.worker.states.evict(in: partition, keeping: limit)
+        }
+        return outputs
+    }
+}
