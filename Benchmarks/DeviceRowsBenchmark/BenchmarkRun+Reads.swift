@@ -5,11 +5,13 @@ import Foundation
 extension BenchmarkRun {
     /// Point reads of devices held and not held, against raw gets of the same keys.
     func reads() throws {
+        let suffixes = encoded.dropFirst().map(\.key)
         for (label, known) in [("read a device held", true), ("read a device not held", false)] {
             let probed = (0..<probes).map { known ? tokens[$0] : Self.token(devices + $0) }
             var found = 0
             let rawRead = Self.rate(probes) {
-                for (index, token) in probed.enumerated() where raw[index % Self.stores].read(token, messages: known) {
+                for (index, token) in probed.enumerated()
+                where raw[index % Self.stores].read(token, messageSuffixes: suffixes) {
                     found += 1
                 }
             }
@@ -63,7 +65,7 @@ extension BenchmarkRun {
             precondition(loaded == devices)
         }
         Self.report("load every device, one store after another", loadOne, rawScan)
-        // Two threads, each taking two Self.stores one after the other; each writes its own element.
+        // Two threads, each taking two stores one after the other; each writes its own element.
         nonisolated(unsafe) let loaded = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2)
         defer { loaded.deallocate() }
         let rawScanTwo = Self.rate(devices) {

@@ -85,7 +85,7 @@ extension BenchmarkRun {
         precondition(firstReplayed == device)
         Self.report("replay a changelog in memory, then load it into empty rows, per record", rowsReplay, rawApply)
 
-        // The same, the four Self.stores on two threads, two each, as a restore of four partitions
+        // The same, the four stores on two threads, two each, as a restore of four partitions
         // could run on two cores (the changelog's reading aside).
         for store in replayed { try store.settle() }
         let replayedTwo = try (0..<Self.stores).map {

@@ -45,9 +45,10 @@ extension BenchmarkRun {
                 let suffix = [UInt8(ascii: "m")] + Array(id.utf8)
                 return (suffix, grownRows.first { $0.key == suffix }?.value)
             }
+        let suffixes = encoded.dropFirst().map(\.key)
         let rawSend = Self.rate(probes) {
             for (index, token) in sent.enumerated() {
-                precondition(raw[index % Self.stores].read(token, messages: true), "\(token) not held")
+                precondition(raw[index % Self.stores].read(token, messageSuffixes: suffixes), "\(token) not held")
                 raw[index % Self.stores].write(token, changedRows)
             }
             for store in raw { store.flushBatch() }

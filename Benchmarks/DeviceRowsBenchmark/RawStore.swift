@@ -75,26 +75,18 @@ final class RawStore: @unchecked Sendable {
         pending = 0
     }
 
-    /// Whether `token`'s head row is held: a point read, and, with `messages`, a scan of its
-    /// message rows after it, as ``DeviceRows/device(_:)`` reads a device with messages.
-    func read(_ token: String, messages: Bool) -> Bool {
+    /// Whether `token`'s head row is held: a point read, and, when it is, a batched read of
+    /// the rows under `messageSuffixes`, as ``DeviceRows/device(_:)`` reads a device.
+    func read(_ token: String, messageSuffixes: [[UInt8]]) -> Bool {
         let key = BenchmarkRun.key(token)
         var length = 0
         var error: UnsafeMutablePointer<CChar>?
         let value = key.withUnsafeBytes { rocksdb_get(handle, readOptions, $0.baseAddress, $0.count, &length, &error) }
         defer { rocksdb_free(value) }
         precondition(error == nil, "RocksDB: \(error.map { String(cString: $0) } ?? "")")
-        guard value != nil, messages else { return value != nil }
-        let prefix = key + [UInt8(ascii: "m")]
-        let iterator = rocksdb_create_iterator(handle, readOptions)
-        defer { rocksdb_iter_destroy(iterator) }
-        prefix.withUnsafeBytes { rocksdb_iter_seek(iterator, $0.baseAddress, $0.count) }
-        while rocksdb_iter_valid(iterator) != 0 {
-            var keyLength = 0
-            let found = UnsafeRawBufferPointer(start: rocksdb_iter_key(iterator, &keyLength), count: keyLength)
-            guard found.starts(with: prefix) else { break }
-            _ = rocksdb_iter_value(iterator, &length)
-            rocksdb_iter_next(iterator)
+        guard value != nil else { return false }
+        if !messageSuffixes.isEmpty {
+            precondition(!readTogether(messageSuffixes.map { key + $0 }).contains(false), "a message row is missing")
         }
         return true
     }
@@ -111,7 +103,7 @@ final class RawStore: @unchecked Sendable {
         return found.count { $0 }
     }
 
-    /// Whether each of `keys` is held, read in one batched `MultiGet`, each value touched.
+    /// Whether each of `keys` is held, read in one batched `MultiGet`.
     private func readTogether(_ keys: [[UInt8]]) -> [Bool] {
         guard !keys.isEmpty else { return [] }
         let bytes = keys.flatMap { $0 }

@@ -35,26 +35,29 @@ extension DeviceRows {
     /// one batch; in the order of `heads`.
     private func devices(heads: [(key: [UInt8], head: DeviceRow.Head)]) throws(DeviceStoreError) -> [DeviceQueue] {
         var messageKeys: [[UInt8]] = []
-        var owners: [(head: Int, id: String)] = []
-        for (place, (key, head)) in heads.enumerated() {
+        var ids: [String] = []
+        for (key, head) in heads {
             for id in head.waitingIDs {
                 messageKeys.append(key + [Self.messageMark] + Array(id.utf8))
-                owners.append((place, id))
+                ids.append(id)
             }
         }
-        // A message row missing leaves its device short, which `Head.device(messages:)` refuses.
-        var messages = [[String: QueuedMessage]](repeating: [:], count: heads.count)
-        let readMessages = try database.withValues(of: messageKeys) { index, value throws(MalformedRecord) in
-            guard let value else { return }
-            let (place, id) = owners[index]
-            messages[place][id] = try DeviceRow.readMessage(id: id, value)
+        // In the heads' order; a row missing leaves its device short, which the head refuses.
+        var messages = [QueuedMessage?](repeating: nil, count: messageKeys.count)
+        let read = try database.withValues(of: messageKeys) { index, value throws(MalformedRecord) in
+            if let value { messages[index] = try DeviceRow.readMessage(id: ids[index], value) }
         }
-        try inDoubt(readMessages, operation: "read")
+        try inDoubt(read, operation: "read")
         var devices: [DeviceQueue] = []
         devices.reserveCapacity(heads.count)
-        for (place, (_, head)) in heads.enumerated() {
-            let device = Result { () throws(MalformedRecord) in try head.device(messages: messages[place]) }
-            devices.append(try inDoubt(device, operation: "read"))
+        var start = 0
+        for (_, head) in heads {
+            let end = start + head.waitingIDs.count
+            let waiting = messages[start..<end].compactMap { $0 }
+            start = end
+            devices.append(
+                try inDoubt(
+                    Result { () throws(MalformedRecord) in try head.device(waiting: waiting) }, operation: "read"))
         }
         return devices
     }

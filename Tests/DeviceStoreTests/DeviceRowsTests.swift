@@ -360,6 +360,10 @@ struct DeviceRowsTests {
         let writeOptions = rocksdb_writeoptions_create()
         defer { rocksdb_writeoptions_destroy(writeOptions) }
         for (key, value) in entries {
+            defer {
+                rocksdb_free(error)
+                error = nil
+            }
             key.withUnsafeBytes { key in
                 guard let value else {
                     rocksdb_delete(database, writeOptions, key.baseAddress, key.count, &error)
@@ -370,7 +374,7 @@ struct DeviceRowsTests {
                         database, writeOptions, key.baseAddress, key.count, value.baseAddress, value.count, &error)
                 }
             }
+            #expect(error == nil)
         }
-        #expect(error == nil)
     }
 }

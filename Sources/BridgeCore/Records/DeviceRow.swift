@@ -42,6 +42,15 @@ public enum DeviceRow {
             }
             return DeviceQueue(status: status, waiting: waiting, unacknowledged: unacknowledged)
         }
+
+        /// The device these parts make with `waiting`, the messages read for ``waitingIDs`` in
+        /// their order, those not stored left out. Throws when one was not stored.
+        public func device(waiting: [QueuedMessage]) throws(MalformedRecord) -> DeviceQueue {
+            guard waiting.count == waitingIDs.count else {
+                throw malformed("lists \(waitingIDs.count) waiting messages, and \(waiting.count) are stored")
+            }
+            return DeviceQueue(status: status, waiting: waiting, unacknowledged: unacknowledged)
+        }
     }
 
     /// Appends `device`'s head row to `output`: a store writing many rows reuses one writer.

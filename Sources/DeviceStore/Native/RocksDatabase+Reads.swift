@@ -29,7 +29,7 @@ extension RocksDatabase {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(keys.reduce(0) { $0 + $1.count })
         for key in keys { bytes.append(contentsOf: key) }
-        let sizes = keys.map(\.count)
+        let sizes = keys.map { $0.count }
         var values = [OpaquePointer?](repeating: nil, count: keys.count)
         var errors = [UnsafeMutablePointer<CChar>?](repeating: nil, count: keys.count)
         bytes.withUnsafeBufferPointer { bytes in
