@@ -73,8 +73,29 @@ struct DeviceCacheTests {
         #expect(forgotten.map(\.token) == ["a"])
         let batch = states.seal()
         #expect(states.devicesToRead(["a"], in: 0) == [])
+        // The store's older device, read anyway, is not taken.
+        states.admit(["a": DeviceQueue(firstSeenAt: 0)], read: ["a"], in: 0)
+        #expect(states.devices(in: 0)?.isEmpty == true)
         states.written(through: batch)
         #expect(states.devicesToRead(["a"], in: 0) == ["a"])
+    }
+
+    @Test("devices the open batch read or changed stay: it is not written, whatever number is given")
+    func openBatchStays() {
+        var states = Self.served(holding: [])
+        states.admit(["a": DeviceQueue(firstSeenAt: 1)], read: ["a"], in: 0)
+        _ = states.ensureDevice("b", in: 0, at: 1)
+        states.written(through: .max)
+        let evicted = states.evict(in: 0, keeping: 0)
+        #expect(evicted == 0)
+        // Sealed, b's change is still unwritten: a alone leaves.
+        let sealed = states.seal()
+        let evictedSealed = states.evict(in: 0, keeping: 0)
+        #expect(evictedSealed == 1)
+        #expect(states.devices(in: 0)?.keys.map(\.token) == ["b"])
+        states.written(through: sealed)
+        let evictedWritten = states.evict(in: 0, keeping: 0)
+        #expect(evictedWritten == 1)
     }
 
     @Test("a served partition set aside and given back is served again, with nothing unwritten")

@@ -33,8 +33,10 @@ struct ServedFromStoreTests {
         arguments: [false, true])
     func servedLikeHeld(colocated: Bool) async {
         let inputs = Gen.int(in: 0...999).array(of: 1...30)
-        await propertyCheck(count: 60, input: inputs, inputs, Gen.int(in: 0...4), Gen.int(in: 0...3)) {
-            first, second, limit, lag in
+        await propertyCheck(
+            count: 60, input: inputs, inputs, Gen.int(in: 0...4), Gen.int(in: 0...3), Gen.int(in: 1...4)
+        ) {
+            first, second, limit, lag, batchSize in
             var held = Network(subscriptions: [], colocated: colocated)
             var served = Network(subscriptions: [], colocated: colocated)
             for partition in 0..<SubscriptionFlowTests.partitions { served.worker.states.serve(partition) }
@@ -47,56 +49,71 @@ struct ServedFromStoreTests {
                     CommittedRestoreTests.input(choice, index: index, to: &served)
                     index += 1
                 }
-                while let input = served.pending.first {
-                    let outputs = Self.step(&served, store: &store, lag: lag, limit: limit)
-                    let expected = held.written.count
-                    _ = held.step()
-                    // In any order: two holders of equal state iterate their dictionaries apart.
-                    #expect(
-                        outputs.map(NamedDevicesTests.fields).sorted()
-                            == held.written[expected...].map(NamedDevicesTests.fields).sorted(),
-                        "\(input.position)")
+                while !served.pending.isEmpty {
+                    let batch = Self.step(&served, records: batchSize, store: &store, lag: lag, limit: limit)
+                    for (input, outputs) in batch {
+                        let expected = held.written.count
+                        _ = held.step()
+                        // In any order: two holders of equal state iterate their dictionaries apart.
+                        #expect(
+                            outputs.map(NamedDevicesTests.fields).sorted()
+                                == held.written[expected...].map(NamedDevicesTests.fields).sorted(),
+                            "\(input.position)")
+                    }
                 }
             }
             while store.writeOldest() != nil {}
             for partition in 0..<SubscriptionFlowTests.partitions {
-                let stored = (store.devices[partition] ?? [:]).compactMapValues { $0 }
-                #expect(stored == held.worker.states.devices(in: partition), "partition \(partition)")
+                #expect(store.devices[partition] ?? [:] == held.worker.states.devices(in: partition), "\(partition)")
             }
         }
     }
 
-    /// Processes `network`'s next record as a batch of its own, as a worker served from `store`
-    /// does: the devices it names read first; the devices its changelog records name written to
-    /// the store `lag` batches later; then devices let go down to `limit` a partition. Returns
-    /// what the record wrote.
-    static func step(_ network: inout Network, store: inout Store, lag: Int, limit: Int) -> [OutputRecords.Copy] {
-        guard let input = network.pending.first else { return [] }
+    /// Processes `network`'s next `records` records as a batch, as a worker served from `store`
+    /// does: the devices they name read first; the devices their changelog records name written
+    /// to the store `lag` batches later; then devices let go down to `limit` a partition (all of
+    /// the excess, when every batch is written). Returns each record and what it wrote.
+    static func step(
+        _ network: inout Network, records: Int, store: inout Store, lag: Int, limit: Int
+    ) -> [(input: InMemoryRecord, outputs: [OutputRecords.Copy])] {
+        let batch = Array(network.pending.prefix(records))
         let processor = network.worker.processor
-        let partition = input.partition
-        let toRead = network.worker.states.devicesToRead(
-            processor.devices(namedBy: processor.decode(input)), in: partition)
-        var found: [String: DeviceQueue] = [:]
-        for token in toRead { found[token] = store.devices[partition]?[DeviceKey(token: token)] }
-        network.worker.states.admit(found, read: toRead, in: partition)
-        let start = network.written.count
-        _ = network.step()
-        let outputs = Array(network.written[start...])
+        var named: [Int32: [String]] = [:]
+        for input in batch {
+            named[input.partition, default: []] += processor.devices(namedBy: processor.decode(input))
+        }
+        for (partition, tokens) in named {
+            let toRead = network.worker.states.devicesToRead(tokens, in: partition)
+            var found: [String: DeviceQueue] = [:]
+            for token in toRead { found[token] = store.devices[partition]?[DeviceKey(token: token)] }
+            network.worker.states.admit(found, read: toRead, in: partition)
+        }
+        var processed: [(input: InMemoryRecord, outputs: [OutputRecords.Copy])] = []
         var changed: [(partition: Int32, key: DeviceKey, device: DeviceQueue?)] = []
-        for copy in outputs where copy.topic == .changelog {
-            guard let partition = copy.partition,
-                let (token, _) = copy.key?.withUnsafeBytes({ ChangelogCodec.deviceRow(ofKey: $0) })
-            else { continue }
-            let key = DeviceKey(token: token)
-            changed.append((partition, key, network.worker.states.devices(in: partition)?[key]))
+        for input in batch {
+            let start = network.written.count
+            _ = network.step()
+            let outputs = Array(network.written[start...])
+            processed.append((input, outputs))
+            for copy in outputs where copy.topic == .changelog {
+                guard let partition = copy.partition,
+                    let (token, _) = copy.key?.withUnsafeBytes({ ChangelogCodec.deviceRow(ofKey: $0) })
+                else { continue }
+                changed.append((partition, DeviceKey(token: token), nil))
+            }
+        }
+        // Each device as the seal leaves it.
+        for index in changed.indices {
+            changed[index].device = network.worker.states.devices(in: changed[index].partition)?[changed[index].key]
         }
         store.unwritten.append((network.worker.states.seal(), changed))
-        while store.unwritten.count > lag, let batch = store.writeOldest() {
-            network.worker.states.written(through: batch)
+        while store.unwritten.count > lag, let written = store.writeOldest() {
+            network.worker.states.written(through: written)
         }
         for partition in 0..<SubscriptionFlowTests.partitions {
             network.worker.states.evict(in: partition, keeping: limit)
+            if lag == 0 { #expect((network.worker.states.devices(in: partition)?.count ?? 0) <= limit) }
         }
-        return outputs
+        return processed
     }
 }

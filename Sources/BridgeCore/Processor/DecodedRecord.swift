@@ -1,9 +1,9 @@
 import FCMTranslation
 
 /// An input record decoded, before it touches any state: what ``RecordProcessor/decode(_:)``
-/// makes of it, and what ``RecordProcessor/process(_:states:outputs:)-(DecodedRecord<Record>,_,_)``
-/// applies. Decoding reads no state, so that a batch may be decoded whole first and the devices
-/// it names read from a store before it is processed (``RecordProcessor/devices(namedBy:)``).
+/// makes of it, and what the processor applies. Decoding reads no state, so that a batch may be
+/// decoded whole first and the devices it names read from a store before it is processed
+/// (``RecordProcessor/devices(namedBy:)``).
 public struct DecodedRecord<Record: InputRecord> {
     /// The record, for its position, key and bytes (a dead letter carries them).
     public let record: Record

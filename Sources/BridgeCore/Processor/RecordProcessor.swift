@@ -50,7 +50,7 @@ public struct RecordProcessor: Sendable {
         self.logger = logger
     }
 
-    /// The topic names of the records ``process(_:states:outputs:)`` writes, by ``OutputTopic``.
+    /// The topic names of the records processing writes, by ``OutputTopic``.
     public let outputTopicNames: [String]
 
     /// The input topics whose partition *p* can change state partition *p*, and so be named by
@@ -61,8 +61,8 @@ public struct RecordProcessor: Sendable {
             + (presenceIsColocated ? [(.presence, topics.presence)] : [])
     }
 
-    /// Handles one record, writing what to produce to `outputs`: ``decode(_:)`` and then
-    /// ``process(_:states:outputs:)-(DecodedRecord<Record>,_,_)``.
+    /// Handles one record, writing what to produce to `outputs`: ``decode(_:)``, and then the
+    /// decoded record processed.
     public func process(_ record: some InputRecord, states: inout DeviceStates, outputs: inout OutputRecords)
         throws(UnknownRecordKind)
     {

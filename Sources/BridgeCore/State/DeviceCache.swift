@@ -43,12 +43,13 @@ struct DeviceCache: Sendable, Equatable {
         unwritten = unwritten.filter { $0.value > batch }
     }
 
-    /// Of `held`, those to let go to bring it to `limit` devices: written ones, the least recently
-    /// used first.
-    mutating func evictions(from held: some Collection<DeviceKey>, keeping limit: Int) -> [DeviceKey] {
+    /// Of `held`, those to let go to bring it to `limit` devices: written ones that `openBatch`
+    /// has not used (it may have read them for records still to come), the least recently used
+    /// first.
+    mutating func evictions(from held: [DeviceKey], keeping limit: Int, openBatch: UInt64) -> [DeviceKey] {
         let excess = held.count - max(limit, 0)
         guard excess > 0 else { return [] }
-        let written = held.filter { unwritten[$0] == nil }
+        let written = held.filter { unwritten[$0] == nil && lastUse[$0] != openBatch }
         let leaving = written.sorted { lastUse[$0, default: 0] < lastUse[$1, default: 0] }.prefix(excess)
         for key in leaving { lastUse[key] = nil }
         return Array(leaving)

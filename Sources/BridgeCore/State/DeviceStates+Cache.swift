@@ -7,11 +7,15 @@ import DeviceQueues
 /// or knows it is new. Once the store holds a batch's changes (``written(through:)``), the
 /// devices they changed may leave (``evict(in:keeping:)``).
 ///
-/// The idle sweep and the gauges see the devices held only.
+/// Nothing may be processed, sealed or written between ``devicesToRead(_:in:)`` and
+/// ``admit(_:read:in:)``; a device a batch names and its caller did not read is made anew, so
+/// the caller reads every device ``RecordProcessor/devices(namedBy:)`` names. The idle sweep and
+/// the gauges see the devices held only.
 extension DeviceStates {
-    /// Serves `partition`, adopted, from a store that holds every device it holds now.
+    /// Serves `partition`, adopted and restored, from a store that holds exactly the devices it
+    /// holds now, as they are: every change written. A partition served already is left as it is.
     public mutating func serve(_ partition: Int32) {
-        guard owns(partition) else { return }
+        guard owns(partition), caches[partition] == nil else { return }
         caches[partition] = DeviceCache()
     }
 
@@ -32,12 +36,12 @@ extension DeviceStates {
 
     /// Holds the devices read from the store, `found` by token, of `tokens` read for
     /// `partition`; a token not found has no device until the open batch ends. A device held
-    /// meanwhile stays as held: it is the newer.
+    /// meanwhile, or known to be nowhere, stays so: the store's is the older.
     public mutating func admit(_ found: [String: DeviceQueue], read tokens: [String], in partition: Int32) {
-        guard caches[partition] != nil, partitions[partition] != nil else { return }
+        guard let cache = caches[partition], partitions[partition] != nil else { return }
         for token in tokens {
             let key = DeviceKey(token: token)
-            guard partitions[partition]?[key] == nil else { continue }
+            guard partitions[partition]?[key] == nil, cache.mustRead(key) else { continue }
             if let device = found[token] {
                 partitions[partition]?[key] = device
                 caches[partition]?.use(key, in: batch, changed: false)
@@ -54,18 +58,23 @@ extension DeviceStates {
         return batch
     }
 
-    /// Notes that the stores hold every change of the batches up to `batch`.
+    /// Notes that the stores hold every change of the batches up to `batch`, sealed (the open
+    /// batch is not written: a number past the sealed ones counts as the last sealed).
     public mutating func written(through batch: UInt64) {
-        for partition in caches.keys { caches[partition]?.written(through: batch) }
+        guard self.batch > 0 else { return }
+        let sealed = min(batch, self.batch - 1)
+        for partition in caches.keys { caches[partition]?.written(through: sealed) }
     }
 
-    /// Lets go of held devices of `partition` whose changes the store holds, least recently
-    /// used first, until it holds `limit`; returns how many left. None in a partition that is
-    /// not served from a store.
+    /// Lets go of held devices of `partition` whose changes the store holds and that the open
+    /// batch has not used, least recently used first, until it holds `limit`; returns how many
+    /// left. None in a partition that is not served from a store. Each call that lets devices
+    /// go orders every device held: bring a partition well under its limit, not just to it.
     @discardableResult
     public mutating func evict(in partition: Int32, keeping limit: Int) -> Int {
-        guard let held = partitions[partition]?.keys, held.count > limit else { return 0 }
-        guard let leaving = caches[partition]?.evictions(from: held, keeping: limit) else { return 0 }
+        guard caches[partition] != nil, let held = partitions[partition].map({ Array($0.keys) }), held.count > limit
+        else { return 0 }
+        guard let leaving = caches[partition]?.evictions(from: held, keeping: limit, openBatch: batch) else { return 0 }
         for key in leaving { partitions[partition]?[key] = nil }
         return leaving.count
     }

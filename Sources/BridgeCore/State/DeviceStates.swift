@@ -39,6 +39,8 @@ public struct DeviceStates: Sendable, Equatable {
         partitions[partition] = [:]
         sweeps[partition] = IdleSweep()
         topics.adopt(partition)
+        // Its devices are restored into memory before it is served again (``serve(_:)``).
+        caches[partition] = nil
     }
 
     /// Drops a partition's devices (its partition was revoked).
