@@ -66,6 +66,16 @@ struct DeviceCacheTests {
         #expect(states.devices(in: 0)?.isEmpty == true)
     }
 
+    @Test("a device used again is as recent as its last use")
+    func usedAgain() {
+        var states = Self.served(holding: ["a", "b"])
+        _ = states.ensureDevice("a", in: 0, at: 1)
+        states.written(through: states.seal())
+        let evicted = states.evict(in: 0, keeping: 1)
+        #expect(evicted == 1)
+        #expect(states.devices(in: 0)?.keys.map(\.token) == ["a"])
+    }
+
     @Test("a device forgotten is known to be nowhere until its removal is written")
     func forgottenUntilWritten() {
         var states = Self.served(holding: ["a"])

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// What a state partition served from a store knows of the devices it does not hold: the
 /// devices held are a cache of the store's (``DeviceStates/serve(_:)``).
 ///
@@ -12,8 +14,20 @@ struct DeviceCache: Sendable, Equatable {
     private var unwritten: [DeviceKey: UInt64] = [:]
     /// Devices the store was asked for in the open batch and did not hold.
     private var notInStore: Set<DeviceKey> = []
-    /// The batch that last used each device held.
+    /// Devices the open batch used: it may have read them for records still to come.
+    private var usedInOpenBatch: Set<DeviceKey> = []
+    /// Each device held, by the number of its last use.
     private var lastUse: [DeviceKey: UInt64] = [:]
+    private var uses: UInt64 = 0
+    /// Uses in the order they came, least recent first: an entry is stale once its device is used
+    /// again, or leaves. Eviction takes from the front, so that it costs what it lets go, not
+    /// what is held.
+    private var order = CircularBuffer<Use>()
+
+    private struct Use: Equatable {
+        let key: DeviceKey
+        let number: UInt64
+    }
 
     /// Whether the store must be asked for a device not held: not when it is known to be nowhere.
     func mustRead(_ key: DeviceKey) -> Bool {
@@ -23,10 +37,23 @@ struct DeviceCache: Sendable, Equatable {
     /// Notes that the store does not hold `key`.
     mutating func notInStore(_ key: DeviceKey) { notInStore.insert(key) }
 
-    /// Notes a use of `key` in `batch`, and a change when `changed`.
+    /// Notes a use of `key` in `batch`, the open one, and a change when `changed`.
     mutating func use(_ key: DeviceKey, in batch: UInt64, changed: Bool) {
-        lastUse[key] = batch
         if changed { unwritten[key] = batch }
+        usedInOpenBatch.insert(key)
+        hold(key)
+    }
+
+    /// Notes `key` held, as its most recent use.
+    mutating func hold(_ key: DeviceKey) {
+        uses &+= 1
+        lastUse[key] = uses
+        order.append(Use(key: key, number: uses))
+        // Stale entries go when they outnumber the devices held.
+        if order.count > 2 * lastUse.count + 1_024 {
+            let lastUse = lastUse
+            order = CircularBuffer(order.filter { lastUse[$0.key] == $0.number })
+        }
     }
 
     /// Notes that `key` was forgotten in `batch`: nowhere until the store holds its removal.
@@ -36,22 +63,31 @@ struct DeviceCache: Sendable, Equatable {
     }
 
     /// Ends the open batch: what the store did not hold may be there by the next.
-    mutating func seal() { notInStore.removeAll(keepingCapacity: true) }
+    mutating func seal() {
+        notInStore.removeAll(keepingCapacity: true)
+        usedInOpenBatch.removeAll(keepingCapacity: true)
+    }
 
     /// Notes that the store holds every change of the batches up to `batch`.
     mutating func written(through batch: UInt64) {
         unwritten = unwritten.filter { $0.value > batch }
     }
 
-    /// Of `held`, those to let go to bring it to `limit` devices: written ones that `openBatch`
-    /// has not used (it may have read them for records still to come), the least recently used
-    /// first.
-    mutating func evictions(from held: [DeviceKey], keeping limit: Int, openBatch: UInt64) -> [DeviceKey] {
-        let excess = held.count - max(limit, 0)
-        guard excess > 0 else { return [] }
-        let written = held.filter { unwritten[$0] == nil && lastUse[$0] != openBatch }
-        let leaving = written.sorted { lastUse[$0, default: 0] < lastUse[$1, default: 0] }.prefix(excess)
-        for key in leaving { lastUse[key] = nil }
-        return Array(leaving)
+    /// Up to `count` devices to let go, each noted gone: written ones that the open batch has not
+    /// used, the least recently used first.
+    mutating func evictions(_ count: Int) -> [DeviceKey] {
+        var leaving: [DeviceKey] = []
+        var staying: [Use] = []
+        while leaving.count < count, let use = order.popFirst() {
+            guard lastUse[use.key] == use.number else { continue }
+            guard unwritten[use.key] == nil, !usedInOpenBatch.contains(use.key) else {
+                staying.append(use)
+                continue
+            }
+            lastUse[use.key] = nil
+            leaving.append(use.key)
+        }
+        for use in staying.reversed() { order.prepend(use) }
+        return leaving
     }
 }

@@ -15,8 +15,10 @@ extension DeviceStates {
     /// Serves `partition`, adopted and restored, from a store that holds exactly the devices it
     /// holds now, as they are: every change written. A partition served already is left as it is.
     public mutating func serve(_ partition: Int32) {
-        guard owns(partition), caches[partition] == nil else { return }
-        caches[partition] = DeviceCache()
+        guard let held = partitions[partition], caches[partition] == nil else { return }
+        var cache = DeviceCache()
+        for key in held.keys { cache.hold(key) }
+        caches[partition] = cache
     }
 
     /// Whether `partition` is served from a store.
@@ -68,13 +70,12 @@ extension DeviceStates {
 
     /// Lets go of held devices of `partition` whose changes the store holds and that the open
     /// batch has not used, least recently used first, until it holds `limit`; returns how many
-    /// left. None in a partition that is not served from a store. Each call that lets devices
-    /// go orders every device held: bring a partition well under its limit, not just to it.
+    /// left. None in a partition that is not served from a store.
     @discardableResult
     public mutating func evict(in partition: Int32, keeping limit: Int) -> Int {
-        guard caches[partition] != nil, let held = partitions[partition].map({ Array($0.keys) }), held.count > limit
+        guard let held = partitions[partition]?.count, held > max(limit, 0),
+            let leaving = caches[partition]?.evictions(held - max(limit, 0))
         else { return 0 }
-        guard let leaving = caches[partition]?.evictions(from: held, keeping: limit, openBatch: batch) else { return 0 }
         for key in leaving { partitions[partition]?[key] = nil }
         return leaving.count
     }
