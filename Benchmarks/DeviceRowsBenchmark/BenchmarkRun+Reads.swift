@@ -65,6 +65,13 @@ extension BenchmarkRun {
             precondition(loaded == devices)
         }
         Self.report("load every device, one store after another", loadOne, rawScan)
+        // The idle sweep's scan of a partition served from its rows: every head read and judged
+        // (every device here has messages waiting, so none is idle).
+        let idleScan = try Self.rate(devices) {
+            let idle = try rows.reduce(0) { $0 + (try $1.idleTokens(at: .max, rules: QueueRules()).count) }
+            precondition(idle == 0, "\(idle) idle")
+        }
+        Self.report("find the idle devices, one store after another", idleScan, rawScan)
         // Two threads, each taking two stores one after the other; each writes its own element.
         nonisolated(unsafe) let loaded = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2)
         defer { loaded.deallocate() }

@@ -25,7 +25,8 @@ import Foundation
 ///   joined or left its queue), against a raw get, scan and puts; and its write alone;
 /// - a load of every device into a dictionary by token (a restart that rebuilds the state):
 ///   one store after the other, and the four stores on two threads; against a raw scan of the
-///   same stores on as many threads;
+///   same stores on as many threads; and the idle devices found by a scan of every row (the
+///   idle sweep of a partition served from its rows);
 /// - a changelog applied into empty rows (a restore with no local state), against raw puts of
 ///   the rows that result, each part of it written in a batch, and then each as a table file;
 /// - every device loaded into empty rows in one table file a store (``DeviceRows/load(_:checkpoint:)``),

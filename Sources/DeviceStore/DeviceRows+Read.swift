@@ -89,4 +89,26 @@ extension DeviceRows {
             body(held.token, try inDoubt(last, operation: "scan"))
         }
     }
+
+    /// The tokens of the devices idle at event time `time` under `rules`
+    /// (``DeviceQueue/isIdle(at:rules:)``), in the order of their keys: a scan of every row, for
+    /// the idle sweep of a partition served from the rows.
+    public func idleTokens(at time: Int64, rules: QueueRules) throws(DeviceStoreError) -> [String] {
+        var idle: [String] = []
+        let scanned = try database.scan(from: [Self.devicePrefix]) { key, value throws(MalformedRecord) in
+            guard key.first == Self.devicePrefix else { return false }
+            guard let (token, rest) = Self.tokenAndRest(ofKey: key) else {
+                throw MalformedRecord(description: "device row has a key that names no token")
+            }
+            // A message row: its device is not idle.
+            guard rest.isEmpty else { return true }
+            let head = try DeviceRow.readHead(value)
+            guard head.waitingIDs.isEmpty else { return true }
+            let device = DeviceQueue(status: head.status, waiting: [], unacknowledged: head.unacknowledged)
+            if device.isIdle(at: time, rules: rules) { idle.append(String(decoding: token, as: UTF8.self)) }
+            return true
+        }
+        try inDoubt(scanned, operation: "scan")
+        return idle
+    }
 }

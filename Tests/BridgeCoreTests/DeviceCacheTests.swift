@@ -108,6 +108,26 @@ struct DeviceCacheTests {
         #expect(evictedWritten == 1)
     }
 
+    @Test("the sweep asks for the store's idle devices once, and forgets each only once it is read")
+    func storeCandidatesWaitForTheirRead() {
+        var states = Self.served(holding: ["a"])
+        let first = states.forgetIdle(in: 0, at: Self.month, rules: QueueRules())
+        #expect(first.map(\.token) == ["a"])
+        let scans = states.takeStoreScans()
+        #expect(scans == [0: Self.month])
+        let again = states.takeStoreScans()
+        #expect(again.isEmpty)
+        // a is forgotten and not yet removed from the store: it is not read, and not forgotten again.
+        states.addIdle(["x", "a"], in: 0)
+        #expect(states.sweepCandidatesToRead(in: 0, inputs: 1) == ["x"])
+        let beforeRead = states.forgetIdle(in: 0, at: Self.month, rules: QueueRules())
+        #expect(beforeRead.isEmpty)
+        #expect(states.sweepCandidatesToRead(in: 0, inputs: 1) == ["x"])
+        states.admit(["x": DeviceQueue(firstSeenAt: 0)], read: ["x"], in: 0)
+        let afterRead = states.forgetIdle(in: 0, at: Self.month, rules: QueueRules())
+        #expect(afterRead.map(\.token) == ["x"])
+    }
+
     @Test("a served partition set aside and given back is served again, with nothing unwritten")
     func suspended() {
         var states = Self.served(holding: ["a"])

@@ -62,10 +62,38 @@ struct ServedFromStoreTests {
                     }
                 }
             }
-            while store.writeOldest() != nil {}
+            // A month and more later, inputs to every partition: the idle sweeps forget the idle
+            // devices, the served worker's from its store too. The two run apart from here (they
+            // forget at different inputs) and are compared once both have ended.
+            // Three rounds of an input a partition, each run to its end: the first scans, the
+            // second forgets what the store held.
+            for round in Self.laterTokens {
+                for token in round {
+                    held.presence(token, "connect", at: Self.later)
+                    served.presence(token, "connect", at: Self.later)
+                }
+                held.run()
+                while !served.pending.isEmpty {
+                    _ = Self.step(&served, records: batchSize, store: &store, lag: lag, limit: limit)
+                }
+            }
+            while let written = store.writeOldest() { served.worker.states.written(through: written) }
             for partition in 0..<SubscriptionFlowTests.partitions {
                 #expect(store.devices[partition] ?? [:] == held.worker.states.devices(in: partition), "\(partition)")
             }
+            #expect(served.worker.states.topics == held.worker.states.topics)
+        }
+    }
+
+    /// An event time past the inactivity limit of every device the inputs make.
+    static let later = FanOutFlowTests.time + QueueRules().inactiveAfter + 3_600_000
+
+    /// Three rounds of tokens, each of a device of every partition.
+    static let laterTokens: [[String]] = (0..<3).map { round in
+        (0..<SubscriptionFlowTests.partitions).map { partition in
+            (0...).lazy.map { "later-\(round)-\($0)" }.first {
+                Murmur2Partitioner.partition(of: $0.utf8, partitions: SubscriptionFlowTests.partitions) == partition
+            } ?? ""
         }
     }
 
@@ -79,8 +107,13 @@ struct ServedFromStoreTests {
         let batch = Array(network.pending.prefix(records))
         let processor = network.worker.processor
         var named: [Int32: [String]] = [:]
+        var inputs: [Int32: Int] = [:]
         for input in batch {
             named[input.partition, default: []] += processor.devices(namedBy: processor.decode(input))
+            inputs[input.partition, default: 0] += 1
+        }
+        for (partition, count) in inputs {
+            named[partition, default: []] += network.worker.states.sweepCandidatesToRead(in: partition, inputs: count)
         }
         for (partition, tokens) in named {
             let toRead = network.worker.states.devicesToRead(tokens, in: partition)
@@ -107,6 +140,11 @@ struct ServedFromStoreTests {
             changed[index].device = network.worker.states.devices(in: changed[index].partition)?[changed[index].key]
         }
         store.unwritten.append((network.worker.states.seal(), changed))
+        // The store's idle devices, for the sweeps that scanned the devices held.
+        for (partition, time) in network.worker.states.takeStoreScans() {
+            let idle = (store.devices[partition] ?? [:]).filter { $0.value.isIdle(at: time, rules: QueueRules()) }
+            network.worker.states.addIdle(idle.keys.map(\.token), in: partition)
+        }
         while store.unwritten.count > lag, let written = store.writeOldest() {
             network.worker.states.written(through: written)
         }

@@ -307,6 +307,24 @@ struct DeviceRowsTests {
         }
     }
 
+    @Test("the idle tokens are those of devices with nothing waiting, no notice due, and no activity for the limit")
+    func idleTokens() throws {
+        let directory = TemporaryDirectory()
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 0)
+        let limit = QueueRules().inactiveAfter
+        let noticeDue = DeviceQueue(
+            status: DeviceStatus(
+                isOnline: false, lastActivity: 0, pendingNotice: DeletionNotice(reason: .tooManyPending, count: 1)))
+        try rows.write(
+            [
+                ("quiet", DeviceQueue(firstSeenAt: 0)), ("waiting", Self.device(0, waiting: 1)),
+                ("recent", DeviceQueue(firstSeenAt: limit)), ("notice", noticeDue),
+                ("quiet too", DeviceQueue(firstSeenAt: 1)),
+            ], checkpoint: 1)
+        #expect(try rows.idleTokens(at: limit + 2, rules: QueueRules()) == ["quiet", "quiet too"])
+        #expect(try rows.idleTokens(at: limit, rules: QueueRules()) == [])
+    }
+
     @Test(
         "a head listing a message not stored is an error; a message row its head does not list is read past by a device's read and refused by a scan"
     )

@@ -9,6 +9,9 @@ import NIOCore
 /// the cache only once the store holds its last change: until then the store holds an older
 /// one. Batches are numbered by the caller's seals (``DeviceStates/seal()``).
 struct DeviceCache: Sendable, Equatable {
+    /// The event time of an idle sweep's scan of the devices held, whose store's idle devices are
+    /// still to be added to the sweep.
+    var storeScanDue: Int64?
     /// Devices changed in a batch whose changes the store does not hold yet, by that batch: held,
     /// or forgotten.
     private var unwritten: [DeviceKey: UInt64] = [:]

@@ -9,8 +9,11 @@ import DeviceQueues
 ///
 /// Nothing may be processed, sealed or written between ``devicesToRead(_:in:)`` and
 /// ``admit(_:read:in:)``; a device a batch names and its caller did not read is made anew, so
-/// the caller reads every device ``RecordProcessor/devices(namedBy:)`` names. The idle sweep and
-/// the gauges see the devices held only.
+/// the caller reads every device ``RecordProcessor/devices(namedBy:)`` names, and the next devices
+/// the idle sweep is to forget (``sweepCandidatesToRead(in:inputs:)``). The sweep scans the devices
+/// held and asks for the store's idle devices (``takeStoreScans()``, ``addIdle(_:in:)``); a device
+/// it is to forget and that is still to be read waits for the next batch. The gauges count the
+/// devices held only.
 extension DeviceStates {
     /// Serves `partition`, adopted and restored, from a store that holds exactly the devices it
     /// holds now, as they are: every change written. A partition served already is left as it is.
@@ -78,5 +81,36 @@ extension DeviceStates {
         else { return 0 }
         for key in leaving { partitions[partition]?[key] = nil }
         return leaving.count
+    }
+
+    /// The scans of their stores that served partitions' idle sweeps ask for, by partition: the
+    /// event time to find the devices idle at. Each is given once; the caller gives what the
+    /// scan finds to ``addIdle(_:in:)``.
+    public mutating func takeStoreScans() -> [Int32: Int64] {
+        var scans: [Int32: Int64] = [:]
+        for partition in caches.keys {
+            guard let time = caches[partition]?.storeScanDue else { continue }
+            scans[partition] = time
+            caches[partition]?.storeScanDue = nil
+        }
+        return scans
+    }
+
+    /// Adds `tokens`, the store's devices idle at the time ``takeStoreScans()`` gave, to
+    /// `partition`'s sweep; those held are judged as held, and were by the scan.
+    public mutating func addIdle(_ tokens: [String], in partition: Int32) {
+        guard caches[partition] != nil, let held = partitions[partition] else { return }
+        let idle = tokens.lazy.map { DeviceKey(token: $0) }.filter { held[$0] == nil }
+        sweeps[partition]?.add(Array(idle))
+    }
+
+    /// The devices the idle sweep of `partition` may forget within `inputs` inputs that are still
+    /// to be read from the store, next first.
+    public func sweepCandidatesToRead(in partition: Int32, inputs: Int) -> [String] {
+        guard let cache = caches[partition], let held = partitions[partition], let sweep = sweeps[partition] else {
+            return []
+        }
+        let (count, overflow) = inputs.multipliedReportingOverflow(by: IdleSweep.changesPerInput)
+        return sweep.upcoming(overflow ? Int.max : count).filter { held[$0] == nil && cache.mustRead($0) }.map(\.token)
     }
 }

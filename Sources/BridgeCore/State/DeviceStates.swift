@@ -7,7 +7,7 @@ public struct DeviceStates: Sendable, Equatable {
     /// Inputs on their way to the partitions held here through the repartition topic.
     var forwards = ForwardsInFlight()
     /// Forgetting idle devices, per partition.
-    private var sweeps: [Int32: IdleSweep] = [:]
+    var sweeps: [Int32: IdleSweep] = [:]
     /// The topics of the partitions held: each topic's members, and each device's own topics.
     public internal(set) var topics = TopicStates()
     /// State set aside for partitions revoked, until an assignment gives them back or not.
@@ -67,14 +67,22 @@ public struct DeviceStates: Sendable, Equatable {
             let idle =
                 partitions[partition]?.compactMap { $0.value.isIdle(at: time, rules: rules) ? $0.key : nil } ?? []
             sweeps[partition, default: IdleSweep()].scanned(at: time, idle: idle)
+            // A partition served from a store has the store's idle devices added (``addIdle(_:in:)``).
+            caches[partition]?.storeScanDue = time
         }
         var forgotten: [(token: String, changes: [StateChange], topicChanges: [TopicChange])] = []
         var changeCount = 0
         while changeCount < IdleSweep.changesPerInput,
             let (key, sweptAt) = sweeps[partition, default: IdleSweep()].nextCandidate()
         {
+            guard let device = partitions[partition]?[key] else {
+                // A device of the store not read yet waits for the next batch's reads.
+                guard caches[partition]?.mustRead(key) == true else { continue }
+                sweeps[partition, default: IdleSweep()].putBack(key)
+                break
+            }
             // Checked again: the device may have been active since the scan.
-            guard let device = partitions[partition]?[key], device.isIdle(at: sweptAt, rules: rules) else { continue }
+            guard device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges
             partitions[partition]?[key] = nil
             caches[partition]?.forget(key, in: batch)

@@ -42,6 +42,19 @@ struct IdleSweep: Sendable, Equatable {
         candidates = idle
     }
 
+    /// Adds `idle`, found idle at the last scan's time elsewhere (a store's devices), to be forgotten
+    /// after those the scan found; none before a scan.
+    mutating func add(_ idle: [DeviceKey]) {
+        guard scannedAt != nil else { return }
+        candidates.insert(contentsOf: idle, at: 0)
+    }
+
+    /// The next `count` devices to forget at most, the next first.
+    func upcoming(_ count: Int) -> [DeviceKey] { candidates.suffix(max(count, 0)).reversed() }
+
+    /// Puts `key`, just taken, back as the next device to forget.
+    mutating func putBack(_ key: DeviceKey) { candidates.append(key) }
+
     /// The next device to forget, if any is left, with the event time of the scan that found it.
     mutating func nextCandidate() -> (key: DeviceKey, scannedAt: Int64)? {
         guard let scannedAt, let key = candidates.popLast() else { return nil }
