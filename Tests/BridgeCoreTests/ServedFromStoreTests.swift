@@ -62,6 +62,8 @@ struct ServedFromStoreTests {
                     }
                 }
             }
+            #expect(served.worker.states.deviceCount == held.worker.states.deviceCount)
+            #expect(served.worker.states.waitingMessageCount == held.worker.states.waitingMessageCount)
             // A month and more later, inputs to every partition: the idle sweeps forget the idle
             // devices, the served worker's from its store too. The two run apart from here (they
             // forget at different inputs) and are compared once both have ended.
@@ -82,6 +84,8 @@ struct ServedFromStoreTests {
                 #expect(store.devices[partition] ?? [:] == held.worker.states.devices(in: partition), "\(partition)")
             }
             #expect(served.worker.states.topics == held.worker.states.topics)
+            #expect(served.worker.states.deviceCount == held.worker.states.deviceCount)
+            #expect(served.worker.states.waitingMessageCount == held.worker.states.waitingMessageCount)
         }
     }
 

@@ -12,6 +12,10 @@ struct DeviceCache: Sendable, Equatable {
     /// The event time of an idle sweep's scan of the devices held, whose store's idle devices are
     /// still to be added to the sweep.
     var storeScanDue: Int64?
+    /// The devices the partition holds, in memory and in the store.
+    private(set) var deviceCount = 0
+    /// The messages waiting in them.
+    private(set) var waitingMessageCount = 0
     /// Devices changed in a batch whose changes the store does not hold yet, by that batch: held,
     /// or forgotten.
     private var unwritten: [DeviceKey: UInt64] = [:]
@@ -40,15 +44,25 @@ struct DeviceCache: Sendable, Equatable {
     /// Notes that the store does not hold `key`.
     mutating func notInStore(_ key: DeviceKey) { notInStore.insert(key) }
 
-    /// Notes a use of `key` in `batch`, the open one, and a change when `changed`.
-    mutating func use(_ key: DeviceKey, in batch: UInt64, changed: Bool) {
+    /// Notes a use of `key` in `batch`, the open one: a change when `changed`, a device made
+    /// when `made`, and `waiting` more messages waiting (fewer when negative).
+    mutating func use(_ key: DeviceKey, in batch: UInt64, changed: Bool, made: Bool = false, waiting: Int = 0) {
         if changed { unwritten[key] = batch }
+        if made { deviceCount += 1 }
+        waitingMessageCount += waiting
         usedInOpenBatch.insert(key)
-        hold(key)
+        remember(key)
     }
 
-    /// Notes `key` held, as its most recent use.
-    mutating func hold(_ key: DeviceKey) {
+    /// Notes `key` held, and counted with `waiting` messages, as its most recent use.
+    mutating func hold(_ key: DeviceKey, waiting: Int) {
+        deviceCount += 1
+        waitingMessageCount += waiting
+        remember(key)
+    }
+
+    /// Notes `key` as the most recently used.
+    private mutating func remember(_ key: DeviceKey) {
         uses &+= 1
         lastUse[key] = uses
         order.append(Use(key: key, number: uses))
@@ -59,10 +73,13 @@ struct DeviceCache: Sendable, Equatable {
         }
     }
 
-    /// Notes that `key` was forgotten in `batch`: nowhere until the store holds its removal.
-    mutating func forget(_ key: DeviceKey, in batch: UInt64) {
+    /// Notes that `key`, with `waiting` messages, was forgotten in `batch`: nowhere until the
+    /// store holds its removal.
+    mutating func forget(_ key: DeviceKey, in batch: UInt64, waiting: Int) {
         lastUse[key] = nil
         unwritten[key] = batch
+        deviceCount -= 1
+        waitingMessageCount -= waiting
     }
 
     /// Ends the open batch: what the store did not hold may be there by the next.

@@ -12,15 +12,15 @@ import DeviceQueues
 /// the caller reads every device ``RecordProcessor/devices(namedBy:)`` names, and the next devices
 /// the idle sweep is to forget (``sweepCandidatesToRead(in:inputs:)``). The sweep scans the devices
 /// held and asks for the store's idle devices (``takeStoreScans()``, ``addIdle(_:in:)``); a device
-/// it is to forget and that is still to be read waits for the next batch. The gauges count the
-/// devices held only.
+/// it is to forget and that is still to be read waits for the next batch. The devices and
+/// waiting messages are counted as changes make and forget them, not walked.
 extension DeviceStates {
     /// Serves `partition`, adopted and restored, from a store that holds exactly the devices it
     /// holds now, as they are: every change written. A partition served already is left as it is.
     public mutating func serve(_ partition: Int32) {
         guard let held = partitions[partition], caches[partition] == nil else { return }
         var cache = DeviceCache()
-        for key in held.keys { cache.hold(key) }
+        for (key, device) in held { cache.hold(key, waiting: device.waiting.count) }
         caches[partition] = cache
     }
 

@@ -23,15 +23,23 @@ public struct DeviceStates: Sendable, Equatable {
     /// Whether this worker holds (has restored) the state of `partition`.
     func owns(_ partition: Int32) -> Bool { partitions[partition] != nil }
 
-    /// Devices held, over all partitions.
-    public var deviceCount: Int { partitions.values.reduce(0) { $0 + $1.count } }
+    /// Devices, over all partitions: those held, and in a partition served from a store, those
+    /// the store holds (counted as changes make and forget them).
+    public var deviceCount: Int {
+        partitions.reduce(0) { $0 + (caches[$1.key]?.deviceCount ?? $1.value.count) }
+    }
 
     /// State partitions held.
     public var partitionCount: Int { partitions.count }
 
-    /// Messages waiting in every queue held: a walk over every device, for a gauge now and then.
+    /// Messages waiting in every queue, as ``deviceCount`` counts devices: a walk over every device
+    /// held in a partition not served from a store, for a gauge now and then.
     public var waitingMessageCount: Int {
-        partitions.values.reduce(0) { sum, devices in devices.values.reduce(sum) { $0 + $1.waiting.count } }
+        partitions.reduce(0) { sum, partition in
+            sum
+                + (caches[partition.key]?.waitingMessageCount
+                    ?? partition.value.values.reduce(0) { $0 + $1.waiting.count })
+        }
     }
 
     /// Starts holding a partition, with no devices yet (before its changelog is replayed).
@@ -85,7 +93,7 @@ public struct DeviceStates: Sendable, Equatable {
             guard device.isIdle(at: sweptAt, rules: rules) else { continue }
             let changes = device.forgettingChanges
             partitions[partition]?[key] = nil
-            caches[partition]?.forget(key, in: batch)
+            caches[partition]?.forget(key, in: batch, waiting: device.waiting.count)
             let token = key.token
             let topicChanges =
                 (topics.conditionCopies(of: token, in: partition) == nil ? [] : [.conditionCopies(token: token, nil)])
@@ -105,11 +113,16 @@ public struct DeviceStates: Sendable, Equatable {
     public mutating func handle(_ routed: RoutedInput, in partition: Int32, rules: QueueRules) -> QueueOutput {
         var isNew = false
         let key = DeviceKey(token: routed.token)
+        let isServed = !caches.isEmpty && caches[partition] != nil
+        let waitingBefore = isServed ? partitions[partition]?[key]?.waiting.count ?? 0 : 0
         // One lookup, and the queue changes in place: its storage is never shared meanwhile.
         var output = partitions[partition, default: [:]][key, default: Self.newDevice(at: routed.time, &isNew)]
             .handle(routed, rules: rules)
         if isNew { output.changes.insert(.device(DeviceQueue(firstSeenAt: routed.time).status), at: 0) }
-        if !caches.isEmpty { caches[partition]?.use(key, in: batch, changed: !output.changes.isEmpty) }
+        if isServed {
+            let waiting = (partitions[partition]?[key]?.waiting.count ?? 0) - waitingBefore
+            caches[partition]?.use(key, in: batch, changed: !output.changes.isEmpty, made: isNew, waiting: waiting)
+        }
         return output
     }
 
@@ -120,7 +133,7 @@ public struct DeviceStates: Sendable, Equatable {
     mutating func ensureDevice(_ token: String, in partition: Int32, at time: Int64) -> StateChange? {
         let key = DeviceKey(token: token)
         let isHeld = partitions[partition]?[key] != nil
-        if !caches.isEmpty { caches[partition]?.use(key, in: batch, changed: !isHeld) }
+        if !caches.isEmpty { caches[partition]?.use(key, in: batch, changed: !isHeld, made: !isHeld) }
         guard !isHeld else { return nil }
         let device = DeviceQueue(firstSeenAt: time)
         partitions[partition, default: [:]][key] = device
