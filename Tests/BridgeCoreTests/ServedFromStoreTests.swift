@@ -69,6 +69,8 @@ struct ServedFromStoreTests {
             // forget at different inputs) and are compared once both have ended.
             // Three rounds of an input a partition, each run to its end: the first scans, the
             // second forgets what the store held.
+            let heldBefore = held.written.count
+            var servedLater: [OutputRecords.Copy] = []
             for round in Self.laterTokens {
                 for token in round {
                     held.presence(token, "connect", at: Self.later)
@@ -76,9 +78,13 @@ struct ServedFromStoreTests {
                 }
                 held.run()
                 while !served.pending.isEmpty {
-                    _ = Self.step(&served, records: batchSize, store: &store, lag: lag, limit: limit)
+                    let batch = Self.step(&served, records: batchSize, store: &store, lag: lag, limit: limit)
+                    servedLater += batch.flatMap(\.outputs)
                 }
             }
+            // The same records, each once, at inputs of their own: the input each names aside.
+            #expect(
+                servedLater.map(Self.recordOnly).sorted() == held.written[heldBefore...].map(Self.recordOnly).sorted())
             while let written = store.writeOldest() { served.worker.states.written(through: written) }
             for partition in 0..<SubscriptionFlowTests.partitions {
                 #expect(store.devices[partition] ?? [:] == held.worker.states.devices(in: partition), "\(partition)")
@@ -87,6 +93,12 @@ struct ServedFromStoreTests {
             #expect(served.worker.states.deviceCount == held.worker.states.deviceCount)
             #expect(served.worker.states.waitingMessageCount == held.worker.states.waitingMessageCount)
         }
+    }
+
+    /// A record's topic, partition, key and value, as text: not the input its headers name.
+    static func recordOnly(_ copy: OutputRecords.Copy) -> String {
+        let text = { (bytes: [UInt8]?) in bytes.map { String(decoding: $0, as: UTF8.self) } ?? "-" }
+        return "\(copy.topic) \(copy.partition.map(String.init) ?? "-") \(text(copy.key)) \(text(copy.value))"
     }
 
     /// An event time past the inactivity limit of every device the inputs make.

@@ -100,7 +100,12 @@ struct DeviceCache: Sendable, Equatable {
         var staying: [Use] = []
         while leaving.count < count, let use = order.popFirst() {
             guard lastUse[use.key] == use.number else { continue }
-            guard unwritten[use.key] == nil, !usedInOpenBatch.contains(use.key) else {
+            // The open batch's uses are the last: none after this one may leave.
+            guard !usedInOpenBatch.contains(use.key) else {
+                staying.append(use)
+                break
+            }
+            guard unwritten[use.key] == nil else {
                 staying.append(use)
                 continue
             }

@@ -97,11 +97,11 @@ extension DeviceStates {
     }
 
     /// Adds `tokens`, the store's devices idle at the time ``takeStoreScans()`` gave, to
-    /// `partition`'s sweep; those held are judged as held, and were by the scan.
+    /// `partition`'s sweep. Each is judged again as held when its turn comes: a device active
+    /// since, or forgotten already, stays or is passed over.
     public mutating func addIdle(_ tokens: [String], in partition: Int32) {
-        guard caches[partition] != nil, let held = partitions[partition] else { return }
-        let idle = tokens.lazy.map { DeviceKey(token: $0) }.filter { held[$0] == nil }
-        sweeps[partition]?.add(Array(idle))
+        guard caches[partition] != nil else { return }
+        sweeps[partition]?.add(tokens.map { DeviceKey(token: $0) })
     }
 
     /// The devices the idle sweep of `partition` may forget within `inputs` inputs that are still

@@ -66,7 +66,8 @@ public struct DeviceStates: Sendable, Equatable {
     mutating func forgetIdle(in partition: Int32, at time: Int64, rules: QueueRules) -> [(
         token: String, changes: [StateChange], topicChanges: [TopicChange]
     )] {
-        guard let deviceCount = partitions[partition]?.count else { return [] }
+        // A served partition's scan reads its store too: paced by every device, not those held.
+        guard let deviceCount = caches[partition]?.deviceCount ?? partitions[partition]?.count else { return [] }
         // Inputs reach adopted partitions only (``adopt(_:)`` makes the sweep; the processor asks
         // ``owns(_:)``): the default is a fallback for a partition made without adopting it. The
         // sweep is changed in place, never copied (its candidates are many), through the subscript

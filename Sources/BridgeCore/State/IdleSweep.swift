@@ -31,8 +31,9 @@ struct IdleSweep: Sendable, Equatable {
         inputsSinceScan += 1
         guard candidates.isEmpty else { return false }
         guard let scannedAt else { return true }
-        return inputsSinceScan >= deviceCount / 16 && time.saturatingSubtract(scannedAt) >= Self.interval
-            || scannedAt.saturatingSubtract(time) >= Self.interval
+        return inputsSinceScan >= deviceCount / 16
+            && (time.saturatingSubtract(scannedAt) >= Self.interval
+                || scannedAt.saturatingSubtract(time) >= Self.interval)
     }
 
     /// A scan at `time` found `idle`.
