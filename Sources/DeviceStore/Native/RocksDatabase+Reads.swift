@@ -62,13 +62,13 @@ extension RocksDatabase {
     }
 
     /// Calls `body` with each key and value from `start` on, in key order, until it returns
-    /// false or the keys end. The blocks read stay in the cache only when `fillingCache`: a
-    /// scan of everything leaves the cache to the reads of devices in use.
+    /// false or the keys end. The blocks read do not stay in the cache: a scan leaves it to the
+    /// reads of devices in use.
     func scan<E: Error>(
-        from start: [UInt8], fillingCache: Bool = false,
+        from start: [UInt8],
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(E) -> Bool
     ) throws(DeviceStoreError) -> Result<Void, E> {
-        let iterator = rocksdb_create_iterator(handle, fillingCache ? readOptions : scanOptions)
+        let iterator = rocksdb_create_iterator(handle, scanOptions)
         defer { rocksdb_iter_destroy(iterator) }
         start.withUnsafeBytes { rocksdb_iter_seek(iterator, $0.baseAddress, $0.count) }
         while rocksdb_iter_valid(iterator) != 0 {
