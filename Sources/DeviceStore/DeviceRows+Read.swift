@@ -66,11 +66,7 @@ extension DeviceRows {
     /// then their bytes.
     public func forEachDevice(_ body: (_ token: String, _ device: DeviceQueue) -> Void) throws(DeviceStoreError) {
         var held: (token: String, head: DeviceRow.Head, messages: [String: QueuedMessage])?
-        let scanned = try database.scan(from: [Self.devicePrefix]) { key, value throws(MalformedRecord) in
-            guard key.first == Self.devicePrefix else { return false }
-            guard let (token, rest) = Self.tokenAndRest(ofKey: key) else {
-                throw MalformedRecord(description: "device row has a key that names no token")
-            }
+        try forEachRow { token, rest, value throws(MalformedRecord) in
             if rest.isEmpty {
                 if let held { body(held.token, try held.head.device(messages: held.messages)) }
                 held = (String(decoding: token, as: UTF8.self), try DeviceRow.readHead(value), [:])
@@ -81,9 +77,7 @@ extension DeviceRows {
                 let id = String(decoding: rest.dropFirst(), as: UTF8.self)
                 held?.messages[id] = try DeviceRow.readMessage(id: id, value)
             }
-            return true
         }
-        _ = try inDoubt(scanned, operation: "scan")
         if let held {
             let last = Result { () throws(MalformedRecord) in try held.head.device(messages: held.messages) }
             body(held.token, try inDoubt(last, operation: "scan"))
@@ -95,20 +89,34 @@ extension DeviceRows {
     /// the idle sweep of a partition served from the rows.
     public func idleTokens(at time: Int64, rules: QueueRules) throws(DeviceStoreError) -> [String] {
         var idle: [String] = []
+        try forEachRow { token, rest, value throws(MalformedRecord) in
+            // A message row: its device is not idle.
+            guard rest.isEmpty else { return }
+            let head = try DeviceRow.readHead(value)
+            guard head.waitingIDs.isEmpty else { return }
+            let device = DeviceQueue(status: head.status, waiting: [], unacknowledged: head.unacknowledged)
+            if device.isIdle(at: time, rules: rules) { idle.append(String(decoding: token, as: UTF8.self)) }
+        }
+        return idle
+    }
+
+    /// Calls `body` with every device row, in key order: the token its key names, what follows
+    /// the token (nothing for a head; `m` and an id for a message) and its value. Throws for a
+    /// key that names no token, and what `body` throws, naming the directory.
+    private func forEachRow(
+        _ body: (
+            _ token: UnsafeRawBufferPointer.SubSequence, _ rest: UnsafeRawBufferPointer.SubSequence,
+            _ value: UnsafeRawBufferPointer
+        ) throws(MalformedRecord) -> Void
+    ) throws(DeviceStoreError) {
         let scanned = try database.scan(from: [Self.devicePrefix]) { key, value throws(MalformedRecord) in
             guard key.first == Self.devicePrefix else { return false }
             guard let (token, rest) = Self.tokenAndRest(ofKey: key) else {
                 throw MalformedRecord(description: "device row has a key that names no token")
             }
-            // A message row: its device is not idle.
-            guard rest.isEmpty else { return true }
-            let head = try DeviceRow.readHead(value)
-            guard head.waitingIDs.isEmpty else { return true }
-            let device = DeviceQueue(status: head.status, waiting: [], unacknowledged: head.unacknowledged)
-            if device.isIdle(at: time, rules: rules) { idle.append(String(decoding: token, as: UTF8.self)) }
+            try body(token, rest, value)
             return true
         }
         try inDoubt(scanned, operation: "scan")
-        return idle
     }
 }

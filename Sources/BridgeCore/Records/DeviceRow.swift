@@ -40,7 +40,7 @@ public enum DeviceRow {
                 guard let message = messages[id] else { throw malformed("lists a waiting message that is not stored") }
                 waiting.append(message)
             }
-            return DeviceQueue(status: status, waiting: waiting, unacknowledged: unacknowledged)
+            return try device(waiting: waiting)
         }
 
         /// The device these parts make with `waiting`, the messages read for ``waitingIDs`` in
