@@ -27,6 +27,7 @@ extension BridgeConfiguration: CustomStringConvertible {
             "state.directory: \(state.directory ?? "none (state in memory, restored from the whole changelog)")",
             "state.cleanup_delay_ms: \(state.cleanupDelayMilliseconds)",
             "state.write_interval_ms: \(state.writeIntervalMilliseconds)", "state.device_rows: \(state.deviceRows)",
+            "state.devices_held: \(state.devicesHeld.map(String.init) ?? "every device")",
             "commit_interval_ms: \(commitIntervalMilliseconds)", "max_batch_records: \(maxBatchRecords)",
             "max_batch_bytes: \(maxBatchBytes)", "shutdown_timeout_ms: \(shutdownTimeoutMilliseconds)",
             "log_level: \(logLevel.rawValue)",

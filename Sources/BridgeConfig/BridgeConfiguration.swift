@@ -84,8 +84,11 @@ public struct BridgeConfiguration: Sendable, Hashable {
         public var writeIntervalMilliseconds = 1_000
         /// Whether each state partition's devices are also written as rows keyed by token, beside
         /// its store and with it after each commit, at the same checkpoint: the store the worker
-        /// is to serve its state from (docs/SCALING.md, section 9). Nothing reads them yet.
+        /// is to serve its state from (docs/SCALING.md, section 9).
         public var deviceRows = false
+        /// How many devices are held in memory, about, over the state partitions, which are then
+        /// served from their device rows (needs ``deviceRows``); nil holds every device.
+        public var devicesHeld: Int?
 
         /// No state directory.
         public init() {}

@@ -112,6 +112,10 @@ public enum ConfigurationLoader {
         if configuration.state.deviceRows && configuration.state.directory == nil {
             state.problem("device_rows", "needs state.directory, where the rows are kept")
         }
+        configuration.state.devicesHeld = state.integer("devices_held", in: 0...1_000_000_000).map(Int.init)
+        if configuration.state.devicesHeld != nil && !configuration.state.deviceRows {
+            state.problem("devices_held", "needs state.device_rows, which hold the devices not held in memory")
+        }
         state.finish()
         if configuration.delivery == .atLeastOnce || configuration.state.directory != nil {
             if let problem = refuseReportsOnlyOnError(configuration.kafka) { problems.record(problem) }

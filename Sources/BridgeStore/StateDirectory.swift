@@ -122,9 +122,9 @@ public struct StateDirectory: Sendable {
         }
     }
 
-    /// Opens the device rows in `directory` with a block cache of 8 MiB (they are written, not
-    /// yet read) and memtables of 16 MiB: at most 40 MiB of both, where RocksDB's defaults
-    /// would allow 136.
+    /// Opens the device rows in `directory` with a block cache of 8 MiB (the devices read most
+    /// are held in memory above it) and memtables of 16 MiB: at most 40 MiB of both, where
+    /// RocksDB's defaults would allow 136.
     private static func makeRows(in directory: String) throws(DeviceStoreError) -> DeviceRows {
         try DeviceRows(at: directory, cacheBytes: 8 << 20, writeBufferBytes: 16 << 20)
     }

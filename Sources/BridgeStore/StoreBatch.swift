@@ -18,6 +18,10 @@ public struct StoreBatch: Sendable {
     public var checkpoints: [Int32: Int64] = [:]
     /// The devices the records leave, for the device rows, which move to the same checkpoints.
     public var rows = DeviceRowChanges()
+    /// The number of the last of the worker's batches (``DeviceStates/seal()``) whose devices the
+    /// rows hold once this batch is written, when it says: a device served from the rows may
+    /// leave memory once they hold its last change.
+    public var rowsThrough: UInt64?
 
     /// No records, no checkpoints.
     public init() {}
@@ -37,8 +41,9 @@ public struct StoreBatch: Sendable {
     /// Records held.
     public var count: Int { entries.count }
 
-    /// Whether there is nothing to write: no checkpoint to move, no device row to write.
-    public var isEmpty: Bool { checkpoints.isEmpty && rows.isEmpty }
+    /// Whether there is nothing to write: no checkpoint to move, no device row to write, no
+    /// batch to say the rows hold.
+    public var isEmpty: Bool { checkpoints.isEmpty && rows.isEmpty && rowsThrough == nil }
 
     /// Drops the records, checkpoints and devices of the partitions `isDropped` names.
     public mutating func removeAll(ofPartitions isDropped: (Int32) -> Bool) {
@@ -51,14 +56,17 @@ public struct StoreBatch: Sendable {
     /// checkpoints and devices over this batch's.
     public mutating func append(contentsOf later: StoreBatch) {
         rows.append(contentsOf: later.rows)
+        let rowsThrough = [self.rowsThrough, later.rowsThrough].compactMap { $0 }.max()
         guard !entries.isEmpty else {
             // Nothing to place the records after: take them as they are.
             let (checkpoints, rows) = (self.checkpoints.merging(later.checkpoints) { _, later in later }, self.rows)
             self = later
             self.checkpoints = checkpoints
             self.rows = rows
+            self.rowsThrough = rowsThrough
             return
         }
+        self.rowsThrough = rowsThrough
         let shift = bytes.count
         func moved(_ range: Range<Int>) -> Range<Int> { (range.lowerBound + shift)..<(range.upperBound + shift) }
         bytes.append(contentsOf: later.bytes)

@@ -82,9 +82,10 @@ struct BatchCommitter: Sendable {
     /// loop to write; returns the partitions whose stores are to be deleted
     /// (``finish(_:consumer:stores:)``).
     func commit(
-        _ batch: inout OpenBatch, states: DeviceStates, consumer: any InputConsumer, stores: inout StateDirectory?
+        _ batch: inout OpenBatch, states: inout DeviceStates, consumer: any InputConsumer,
+        stores: inout StateDirectory?
     ) async throws -> Set<Int32> {
-        guard let sealed = try await seal(&batch, states: states, consumer: consumer) else { return [] }
+        guard let sealed = try await seal(&batch, states: &states, consumer: consumer) else { return [] }
         do {
             try await settle(sealed.seal)
         } catch {
@@ -97,12 +98,17 @@ struct BatchCommitter: Sendable {
     /// the batch, leaving an empty one, and seals it (nil for an empty batch). The loop may take
     /// the next records while ``settle(_:)`` waits, as long as it hands no output to the
     /// producer until ``finish(_:consumer:stores:)``. The devices the batch changed are copied
-    /// from `states` for the device rows.
-    func seal(_ batch: inout OpenBatch, states: DeviceStates, consumer: any InputConsumer) async throws
+    /// from `states` for the device rows, and `states` seals its batch (``DeviceStates/seal()``),
+    /// whose number the rows carry.
+    func seal(_ batch: inout OpenBatch, states: inout DeviceStates, consumer: any InputConsumer) async throws
         -> SealedBatch?
     {
         guard !batch.isEmpty else { return nil }
-        if keepsDeviceRows { batch.storeWrites.rows = batch.changedDevices.rows(in: states) }
+        let number = states.seal()
+        if keepsDeviceRows {
+            batch.storeWrites.rows = batch.changedDevices.rows(in: states)
+            batch.storeWrites.rowsThrough = number
+        }
         do {
             let outcome: BatchSeal.Outcome
             switch delivery {

@@ -141,6 +141,12 @@ public struct BridgeWorker: Service, CustomStringConvertible {
             repartitionTopic: configuration.repartitionTopic, health: health, metrics: metrics, logger: logger)
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer, stores: stores,
+            served: stores.flatMap { stores in
+                configuration.state.devicesHeld.map {
+                    ServedDevices(
+                        limit: $0, rules: configuration.queue, directory: stores.path, reads: metrics.deviceReads)
+                }
+            },
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health,
             queries: queries, logger: logger
         )

@@ -5,7 +5,7 @@ import Kafka
 extension ChangelogRestorer {
     /// Replays each partition's local store into `states` (which holds the partitions, adopted
     /// and empty), or resumes the state set aside for it when that covers the store's checkpoint
-    /// (``DeviceStates/resume(_:coveredTo:)``), and returns where each partition's changelog is
+    /// (``DeviceStates/resume(_:coveredTo:servedStoreCoveredTo:)``), and returns where each partition's changelog is
     /// to be read from. A store in
     /// doubt (unreadable, damaged, foreign, of another format or another incarnation of the
     /// changelog) is deleted, its doubt logged in one line,
@@ -20,7 +20,9 @@ extension ChangelogRestorer {
             guard let store = try stores?.open(partition, logger: logger) else { continue }
             do {
                 let checkpoint = try store.checkpoint()
-                if states.resume(partition, coveredTo: checkpoint) {
+                // Served from its rows, it resumes only while they hold what the store does.
+                let rowsCheckpoint = try? stores?.rows[partition]?.checkpoint()
+                if states.resume(partition, coveredTo: checkpoint, servedStoreCoveredTo: rowsCheckpoint ?? nil) {
                     starts.resumed.append(partition)
                 } else if checkpoint > 0 {
                     starts.records += try await replay(store, into: &states)

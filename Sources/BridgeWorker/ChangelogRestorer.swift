@@ -68,7 +68,7 @@ import NIOCore
     /// doubt is deleted, logged and restored from the whole changelog. What is read from the
     /// changelog is written to the store, so that it ends covering the changelog to its end.
     /// A partition with state set aside at its store's checkpoint resumes it instead of replaying
-    /// the store (``DeviceStates/resume(_:coveredTo:)``); a restore that throws, or an attempt that
+    /// the store (``DeviceStates/resume(_:coveredTo:servedStoreCoveredTo:)``); a restore that throws, or an attempt that
     /// starts over, lets that state go with the rest. The records a restore keeps are held in
     /// `stores` until their pacing says (``StateDirectory/hold(_:now:)``); one that throws may
     /// leave some held, which the next restore writes before it reads the stores; after a write

@@ -7,6 +7,11 @@ extension ConsumerEvent {
         if case .record = self { true } else { false }
     }
 
+    /// The record, when it is one.
+    var record: ConsumerRecord? {
+        if case .record(let record) = self { record } else { nil }
+    }
+
     /// The partition of a record or an end of partition.
     var topicPartition: TopicPartition? {
         switch self {

@@ -11,6 +11,9 @@ import Synchronization
 struct StoreWriteInFlight: Sendable {
     /// The partitions whose stores it writes.
     let partitions: Set<Int32>
+    /// The last of the worker's batches whose devices the rows hold once it has ended, when it
+    /// says (``StoreBatch/rowsThrough``).
+    let rowsThrough: UInt64?
     private let result: EventLoopFuture<Void>
     private let ended: Ended
 
@@ -23,6 +26,7 @@ struct StoreWriteInFlight: Sendable {
     init(_ write: StoreWrite) {
         let ended = Ended()
         partitions = write.partitions
+        rowsThrough = write.records.rowsThrough
         result = NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
             try write.run()
         }

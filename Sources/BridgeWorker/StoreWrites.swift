@@ -17,6 +17,8 @@ struct StoreWrites: Sendable {
     private var runs: [Run] = []
     /// The devices the batch changed, as they were at its seal, for the device rows.
     var rows = DeviceRowChanges()
+    /// The batch's number (``DeviceStates/seal()``), for the device rows.
+    var rowsThrough: UInt64?
 
     /// Keeps the changelog records of `outputs`, whose reports `deliveries` gives: the n-th
     /// report is that of the n-th changelog record.
@@ -59,6 +61,8 @@ struct StoreWrites: Sendable {
         }
         var devices = StoreBatch()
         devices.rows = rows
+        // A batch whose rows were not all kept does not say the rows hold it.
+        devices.rowsThrough = unknown.isEmpty ? rowsThrough : nil
         devices.removeAll(ofPartitions: unknown.contains)
         if !devices.isEmpty { stores?.hold(devices) }
         return unknown

@@ -27,6 +27,8 @@ struct WorkerLoop: ~Copyable {
     private var stores: StateDirectory?
     /// The write to `stores` under way, if any (``writeDueRecords(now:)``).
     private var storeWrite: StoreWriteInFlight?
+    /// How the state partitions are served from their device rows; nil holds every device.
+    private let served: ServedDevices?
     private var batch = OpenBatch()
     private var produced = OutputRecords()
     private var progress: ProgressLog
@@ -35,10 +37,11 @@ struct WorkerLoop: ~Copyable {
 
     init(
         consumer: any InputConsumer, processor: RecordProcessor, committer: BatchCommitter,
-        restorer: ChangelogRestorer, stores: StateDirectory? = nil, stateTopic: String, maxBatchRecords: Int,
-        health: WorkerHealth, queries: StateQueries = StateQueries(), logger: Logger
+        restorer: ChangelogRestorer, stores: StateDirectory? = nil, served: ServedDevices? = nil, stateTopic: String,
+        maxBatchRecords: Int, health: WorkerHealth, queries: StateQueries = StateQueries(), logger: Logger
     ) {
         self.stores = stores
+        self.served = stores?.keepsDeviceRows == true ? served : nil
         self.consumer = consumer
         self.processor = processor
         self.committer = committer
@@ -123,7 +126,7 @@ struct WorkerLoop: ~Copyable {
         // Before the seal: a failed store write then ends the worker with its batch open, which
         // the loop abandons, never a sealed one neither committed nor failed.
         try await writeDueRecords(now: .now)
-        guard let sealed = try await committer.seal(&batch, states: states, consumer: consumer) else { return polled }
+        guard let sealed = try await committer.seal(&batch, states: &states, consumer: consumer) else { return polled }
         let (committer, consumer, seal) = (self.committer, self.consumer, sealed.seal)
         let pollTimeout = min(committer.interval, Self.pollDuringCommit)
         var overlap = CommitOverlap()
@@ -140,7 +143,8 @@ struct WorkerLoop: ~Copyable {
                     overlap.polled(events, hasRoom: hasRoomDuringCommit(committing: committing)) == .take
                 {
                     do {
-                        for case .record(let record) in events { try take(record) }
+                        var records = try await prepare(events.compactMap(\.record))
+                        while let record = records.popLast() { try take(record) }
                     } catch {
                         overlap.failed(error)
                     }
@@ -217,10 +221,14 @@ struct WorkerLoop: ~Copyable {
     }
 
     private mutating func handle(_ events: [ConsumerEvent]) async throws {
-        for event in events {
+        var records: [DecodedRecord<ConsumerRecord>] = []
+        for (index, event) in zip(events.indices, events) {
             switch event {
             case .record(let record):
-                try take(record)
+                if records.isEmpty {
+                    records = try await prepare(events[index...].prefix { !$0.isRebalance }.compactMap(\.record))
+                }
+                try take(records.popLast() ?? processor.decode(record))
                 // Outputs go to the producer in bounded runs, and a full batch commits at once,
                 // even in the middle of a poll: one poll cannot outgrow a batch.
                 if produced.count >= Self.outputRun || committer.isFull(batch) {
@@ -247,7 +255,7 @@ struct WorkerLoop: ~Copyable {
                     metadata: ["partitions": "\(partitions)"])
                 produced.removeAll()
                 await committer.abandon(&batch)
-                states = DeviceStates()
+                states.dropAll()
                 stores?.releaseAll()
                 health.set(.idle)
             case .endOfPartition:
@@ -255,12 +263,14 @@ struct WorkerLoop: ~Copyable {
             }
         }
         try await sendProduced()
+        if let served, let rows = stores?.rows { try await served.scanIdle(states: &states, rows: rows) }
         progress.record(inputs: events.count)
         let now = ContinuousClock.now
         rejections.endWindowIfDue(now: now)
         stateGauges.refresh(states, now: now)
         try removeExpiredStores(now: now)
         try await writeDueRecords(now: now)
+        if let served, let rows = stores?.rows { served.evict(states: &states, rows: rows) }
     }
 
     /// Restores the state partitions among `assigned`, however long it takes. The batch at hand
@@ -272,8 +282,8 @@ struct WorkerLoop: ~Copyable {
     private mutating func restore(assigned: [TopicPartition]) async throws {
         try await sendProduced()
         try await commit()
-        // The restore writes what is held before it reads the stores: after this write.
-        try await settleStoreWrite()
+        // The stores hold everything before the restore reads them.
+        try await writeHeldRecords()
         var paused = assigned + (try consumer.assignment()).filter { !assigned.contains($0) }
         try consumer.pause(paused)
         states.discardSuspended(keeping: Set(assigned.filter { $0.topic == stateTopic }.map(\.partition)))
@@ -295,10 +305,12 @@ struct WorkerLoop: ~Copyable {
                     if !rebalances.isEmpty { throw RestoreInterrupted() }
                 }
                 pending = []
-                for partition in owned {
+                let rebuilt = owned.filter { !states.isServed($0) }
+                for partition in rebuilt {
                     guard let devices = states.devices(in: partition) else { continue }
                     stores?.holdRows(replacing: partition, with: devices)
                 }
+                served?.serve(rebuilt, states: &states, stores: &stores)
             } catch is RestoreInterrupted {
                 logger.notice("a rebalance stopped the restore; it starts again", metadata: ["partitions": "\(owned)"])
             }
@@ -354,7 +366,7 @@ struct WorkerLoop: ~Copyable {
     /// many batches.
     private mutating func commit() async throws {
         try await discardStores(
-            try await committer.commit(&batch, states: states, consumer: consumer, stores: &stores))
+            try await committer.commit(&batch, states: &states, consumer: consumer, stores: &stores))
         try await writeDueRecords(now: .now)
     }
 
@@ -364,6 +376,14 @@ struct WorkerLoop: ~Copyable {
     private mutating func discardStores(_ partitions: Set<Int32>) async throws {
         guard !partitions.isEmpty else { return }
         try await settleStoreWrite()
+        // Devices held nowhere but in those rows would be lost: the worker ends, and its next
+        // start restores them from the changelog.
+        if let stores, partitions.contains(where: states.isServed) {
+            throw StateDirectoryError(
+                path: stores.path,
+                "lost its checkpoint for partitions \(partitions.sorted()), whose devices are served from their rows (a changelog record's delivery report had no offset): the worker stops, and the next start restores them from the changelog"
+            )
+        }
         for partition in partitions.sorted() { try stores?.discard(partition) }
         logger.warning(
             "a changelog record's delivery report had no offset: the partitions' local stores are deleted, and rebuilt from the changelog when next assigned",
@@ -375,6 +395,7 @@ struct WorkerLoop: ~Copyable {
         guard let write = storeWrite else { return }
         storeWrite = nil
         try await write.wait()
+        if let batch = write.rowsThrough { states.written(through: batch) }
     }
 
     /// Writes every committed record held for the local stores, due or not, after the write
@@ -384,7 +405,9 @@ struct WorkerLoop: ~Copyable {
     /// so also when the worker's task is cancelled (a shutdown's deadline).
     private mutating func writeHeldRecords() async throws {
         try await settleStoreWrite()
-        try stores?.takeUnwritten()?.run()
+        guard let write = stores?.takeUnwritten() else { return }
+        try write.run()
+        if let batch = write.records.rowsThrough { states.written(through: batch) }
     }
 
     /// Lets a revoked state partition go, its batch committed. With a local store, its state is
@@ -420,10 +443,24 @@ struct WorkerLoop: ~Copyable {
             timeout: Self.offsetsTimeout)
     }
 
+    /// `records` decoded, last first, with the devices they name read from the rows when
+    /// partitions are served from them (``ServedDevices/prepare(_:processor:states:rows:)``): to be
+    /// processed in turn, before any device is let go (``ServedDevices/evict(states:rows:)``).
+    private mutating func prepare(_ records: [ConsumerRecord]) async throws -> [DecodedRecord<ConsumerRecord>] {
+        var decoded =
+            if let served, let rows = stores?.rows {
+                try await served.prepare(records, processor: processor, states: &states, rows: rows)
+            } else {
+                records.map { processor.decode($0) }
+            }
+        decoded.reverseByMoving()
+        return decoded
+    }
+
     /// Processes one input record into the open batch.
-    private mutating func take(_ record: ConsumerRecord) throws(UnknownRecordKind) {
+    private mutating func take(_ record: DecodedRecord<ConsumerRecord>) throws(UnknownRecordKind) {
         try processor.process(record, states: &states, outputs: &produced)
-        batch.take(record, at: .now)
+        batch.take(record.record, at: .now)
     }
 
     private mutating func sendProduced() async throws {

@@ -36,7 +36,7 @@ struct ConfigurationLoaderTests {
             queue: {max_pending: 10, max_collapse_keys: 2, default_time_to_live_seconds: 60, inactive_after_seconds: 3600, max_topics_per_device: 7}
             apns: {bundle_id: com.example.app, payload_limit: 5120}
             delivery: at_least_once
-            state: {directory: /var/lib/push, cleanup_delay_ms: 5000, write_interval_ms: 250, device_rows: true}
+            state: {directory: /var/lib/push, cleanup_delay_ms: 5000, write_interval_ms: 250, device_rows: true, devices_held: 900}
             commit_interval_ms: 250
             max_batch_records: 50
             max_batch_bytes: 1048576
@@ -67,6 +67,7 @@ struct ConfigurationLoaderTests {
         #expect(
             configuration.state.directory == "/var/lib/push" && configuration.state.cleanupDelayMilliseconds == 5000)
         #expect(configuration.state.writeIntervalMilliseconds == 250 && configuration.state.deviceRows)
+        #expect(configuration.state.devicesHeld == 900)
     }
 
     @Test("environment variables override the file, including librdkafka properties")
@@ -125,6 +126,14 @@ struct ConfigurationLoaderTests {
             (
                 "kafka: {bootstrap_servers: b:1}\nstate: {device_rows: true}", [:], "state.device_rows",
                 "state.directory"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1}\nstate: {directory: /s, devices_held: 10}", [:], "state.devices_held",
+                "state.device_rows"
+            ),
+            (
+                "kafka: {bootstrap_servers: b:1}\nstate: {directory: /s, device_rows: true}",
+                ["FCM_BRIDGE_STATE_DEVICES_HELD": "-1"], "state.devices_held", "between 0 and"
             ),
             (
                 "kafka: {bootstrap_servers: b:1}", ["FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "3600001"],

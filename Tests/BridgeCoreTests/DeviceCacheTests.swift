@@ -3,7 +3,7 @@ import Testing
 
 @testable import BridgeCore
 
-/// What a partition served from a store reads, holds and lets go (``DeviceStates/serve(_:)``).
+/// What a partition served from a store reads, holds and lets go (``DeviceStates/serve(_:written:)``).
 @Suite("The device cache of a partition served from a store")
 struct DeviceCacheTests {
     static let month: Int64 = 31 * 24 * 3_600_000
@@ -63,6 +63,43 @@ struct DeviceCacheTests {
         states.written(through: changed)
         let evicted4 = states.evict(in: 0, keeping: 0)
         #expect(evicted4 == 1)
+        #expect(states.devices(in: 0)?.isEmpty == true)
+    }
+
+    @Test(
+        "a partition served before its store holds its devices reads none and lets none go until its open batch is written"
+    )
+    func servedBeforeWritten() {
+        var states = DeviceStates()
+        states.adopt(0)
+        for token in ["a", "b"] { _ = states.ensureDevice(token, in: 0, at: 0) }
+        let before = states.seal()
+        states.serve(0, written: false)
+        // The store may hold a device the restore did not find: it is nowhere.
+        #expect(states.devicesToRead(["a", "c"], in: 0) == [])
+        let sealed = states.seal()
+        states.written(through: before)
+        let evictedBefore = states.evict(in: 0, keeping: 0)
+        #expect(evictedBefore == 0)
+        #expect(states.devicesToRead(["c"], in: 0) == [])
+        states.written(through: sealed)
+        #expect(states.devicesToRead(["c"], in: 0) == ["c"])
+        let evictedAfter = states.evict(in: 0, keeping: 0)
+        #expect(evictedAfter == 2)
+        #expect(states.devicesToRead(["a", "b"], in: 0) == ["a", "b"])
+    }
+
+    @Test("a device forgotten and made again in one batch leaves, once written, as any other")
+    func forgottenAndMadeAgain() {
+        var states = Self.served(holding: ["a"])
+        _ = states.sweepCandidatesToRead(in: 0, inputs: 1)
+        _ = states.ensureDevice("a", in: 0, at: 1)
+        let forgotten = states.forgetIdle(in: 0, at: Self.month * 2, rules: QueueRules())
+        #expect(forgotten.map(\.token) == ["a"])
+        _ = states.ensureDevice("a", in: 0, at: Self.month * 2)
+        states.written(through: states.seal())
+        let evicted = states.evict(in: 0, keeping: 0)
+        #expect(evicted == 1)
         #expect(states.devices(in: 0)?.isEmpty == true)
     }
 
@@ -128,17 +165,33 @@ struct DeviceCacheTests {
         #expect(afterRead.map(\.token) == ["x"])
     }
 
-    @Test("a served partition set aside and given back is served again, with nothing unwritten")
+    @Test(
+        "a served partition set aside and given back is served again, with nothing unwritten and the devices not held counted"
+    )
     func suspended() {
-        var states = Self.served(holding: ["a"])
+        // b, the least recently used, leaves; a changes.
+        var states = Self.served(holding: ["b", "a"])
+        let evicted = states.evict(in: 0, keeping: 1)
+        #expect(evicted == 1)
         _ = states.handle(RoutedInput(token: "a", input: .presence(.connect), time: 1), in: 0, rules: QueueRules())
         _ = states.seal()
         states.suspend(0, coveredTo: 10)
         states.adopt(0)
-        let resumed = states.resume(0, coveredTo: 10)
+        let resumed = states.resume(0, coveredTo: 10, servedStoreCoveredTo: 10)
         #expect(resumed)
-        #expect(states.isServed(0))
-        let evicted5 = states.evict(in: 0, keeping: 0)
-        #expect(evicted5 == 1)
+        #expect(states.isServed(0) && states.deviceCount == 2 && states.devicesInMemory == 1)
+        let evictedAfter = states.evict(in: 0, keeping: 0)
+        #expect(evictedAfter == 1)
+    }
+
+    @Test("a served partition set aside is not resumed when its store does not cover its offset")
+    func suspendedStoreBehind() {
+        for storeOffset: Int64? in [nil, 9] {
+            var states = Self.served(holding: ["a"])
+            states.suspend(0, coveredTo: 10)
+            states.adopt(0)
+            let resumed = states.resume(0, coveredTo: 10, servedStoreCoveredTo: storeOffset)
+            #expect(!resumed && !states.isServed(0) && states.suspendedPartitions.isEmpty)
+        }
     }
 }

@@ -20,8 +20,12 @@ struct StoreKillTests {
 
     @Test(
         "killed 10 times at random moments: the stores always restore what the whole changelog does, the rows hold what the stores do, and nothing is lost",
-        arguments: [BridgeConfiguration.Delivery.exactlyOnce, .atLeastOnce])
-    func killedAtRandom(delivery: BridgeConfiguration.Delivery) async throws {
+        arguments: [
+            (BridgeConfiguration.Delivery.exactlyOnce, nil), (.atLeastOnce, nil),
+            // Served from the rows, holding 2 of the 12 devices: nearly every send reads its device.
+            (.exactlyOnce, 2),
+        ] as [(BridgeConfiguration.Delivery, Int?)])
+    func killedAtRandom(delivery: BridgeConfiguration.Delivery, devicesHeld: Int?) async throws {
         let transactionalID = "store-kill-\(UUID().uuidString.prefix(8))"
         let fixture = try await BridgeFixture.make(partitions: 2, delivery: delivery) {
             $0.kafka.transactionalID = transactionalID
@@ -31,7 +35,7 @@ struct StoreKillTests {
         let environment = [
             "FCM_BRIDGE_STATE_DIRECTORY": directory.path, "FCM_BRIDGE_STATE_DEVICE_ROWS": "true",
             "FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "200",
-        ]
+        ].merging(devicesHeld.map { ["FCM_BRIDGE_STATE_DEVICES_HELD": "\($0)"] } ?? [:]) { $1 }
         let tokens = (0..<Self.devices).map { uniqueToken("store-kill\($0)") }
         let faults = FaultTests()
         // Sends only, to devices that stay offline: each device's inputs come from one input

@@ -53,6 +53,24 @@ struct DeviceRowsBesideStoresTests {
         #expect(try Self.held(directory.rows[0]) == ["a": device])
     }
 
+    @Test(
+        "batches held together say the last of the worker's batches their rows hold, whichever of them has records",
+        arguments: [
+            ([(false, nil), (false, 3)], 3), ([(false, 3), (false, nil)], 3), ([(true, 2), (false, nil)], 2),
+            ([(false, 2), (true, 5)], 5), ([(true, 4), (true, 1)], 4), ([(false, nil), (true, nil)], nil),
+        ] as [([(records: Bool, rowsThrough: UInt64?)], UInt64?)])
+    func rowsThroughHeld(_ held: [(records: Bool, rowsThrough: UInt64?)], expected: UInt64?) throws {
+        let files = StoreFiles()
+        var directory = try files.directory(deviceRows: true)
+        _ = try directory.open(0, logger: Self.logger)
+        for (index, part) in held.enumerated() {
+            var batch = part.records ? StoreBatch([("k\(index)", "v")], checkpoint: Int64(index) + 1) : StoreBatch()
+            batch.rowsThrough = part.rowsThrough
+            directory.hold(batch)
+        }
+        #expect(directory.takeUnwritten()?.records.rowsThrough == expected)
+    }
+
     @Test("rows are written with their store at its checkpoint, replaced whole, and kept while the partition is away")
     func writtenWithTheStore() throws {
         let files = StoreFiles()

@@ -79,9 +79,10 @@ struct BatchCommitterTests {
             // are 0..<dispatches, the records' places 1, 3, 5, ...
             var records = Self.dispatch(inboxPartition: 0, times: dispatches)
             var batch = Self.batch(of: input)
+            var states = DeviceStates()
             try await committer.send(&records, in: &batch)
             #expect(
-                try await committer.commit(&batch, states: DeviceStates(), consumer: consumer, stores: &stores) == [])
+                try await committer.commit(&batch, states: &states, consumer: consumer, stores: &stores) == [])
             try stores?.takeUnwritten()?.run()
             #expect(try store.checkpoint() == Int64(dispatches))
             #expect(try store.recordCount() == 1, "one key, written \(dispatches) times")
@@ -101,6 +102,7 @@ struct BatchCommitterTests {
             _ = try stores?.open(0, logger: logger)
             var states = DeviceStates()
             states.adopt(0)
+            let before = states.seal()
             var records = OutputRecords()
             for token in ["a", "b"] {
                 let routed = RoutedInput(token: token, input: .send(StoreWritesTests.message(token)), time: 1)
@@ -110,7 +112,7 @@ struct BatchCommitterTests {
             }
             var batch = Self.batch(of: input)
             try await committer.send(&records, in: &batch)
-            guard let sealed = try await committer.seal(&batch, states: states, consumer: consumer) else {
+            guard let sealed = try await committer.seal(&batch, states: &states, consumer: consumer) else {
                 Issue.record("the batch did not seal")
                 return
             }
@@ -120,7 +122,12 @@ struct BatchCommitterTests {
             _ = states.handle(later, in: 0, rules: QueueRules())
             try await committer.settle(sealed.seal)
             #expect(try await committer.finish(sealed, consumer: consumer, stores: &stores) == [])
-            try stores?.takeUnwritten()?.run()
+            let write = stores?.takeUnwritten()
+            // The rows say which batch they hold: the one sealed, after the one before.
+            #expect(write?.records.rowsThrough == before + 1)
+            let next = states.seal()
+            #expect(next == before + 2)
+            try write?.run()
             var held: [DeviceKey: DeviceQueue] = [:]
             try stores?.rows[0]?.forEachDevice { held[DeviceKey(token: $0)] = $1 }
             #expect(held.count == 2 && held == atSeal)
@@ -208,6 +215,7 @@ extension BatchCommitter {
     /// A commit with no local stores.
     fileprivate func commit(_ batch: inout OpenBatch, consumer: any InputConsumer) async throws {
         var stores: StateDirectory?
-        _ = try await commit(&batch, states: DeviceStates(), consumer: consumer, stores: &stores)
+        var states = DeviceStates()
+        _ = try await commit(&batch, states: &states, consumer: consumer, stores: &stores)
     }
 }

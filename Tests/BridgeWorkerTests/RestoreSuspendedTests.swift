@@ -1,4 +1,5 @@
 import BridgeStore
+import Foundation
 import Kafka
 import Logging
 import TestSupport
@@ -67,6 +68,34 @@ struct RestoreSuspendedTests {
         let same = states == whole
         #expect(same, "the state resumed and the tail restore what the whole changelog does")
         #expect(states.suspendedPartitions.isEmpty)
+    }
+
+    @Test(
+        "served from its rows and given back with its store unmoved, a partition resumes only where its rows are at the store's checkpoint"
+    )
+    func servedResumesWithItsRows() async throws {
+        let files = TemporaryDirectory()
+        let records = try FixtureRecord.upgradeChangelog()
+        let partitions = Set(records.map(\.partition)).sorted()
+        let changelog = TestBroker.uniqueName("served-changelog")
+        try await TestBroker.createTopics([NewTopic(name: changelog, partitions: Int32(partitions.count))])
+        try await RestoreStoreTests.produce(records[...], to: changelog)
+        var stores: StateDirectory? = try StateDirectory(testingAt: files.path, topic: changelog, deviceRows: true)
+        var states = DeviceStates()
+        _ = try await Self.restore(partitions, of: changelog, into: &states, stores: &stores)
+        for partition in partitions {
+            stores?.holdRows(replacing: partition, with: try #require(states.devices(in: partition)))
+            states.serve(partition)
+        }
+        try stores?.takeUnwritten()?.run()
+        try Self.revoke(partitions, of: &states, stores: &stores)
+        // Partition 0's rows are lost while it is away: they open again empty.
+        let lost = try #require(partitions.first)
+        try FileManager.default.removeItem(atPath: try #require(stores?.rowsDirectory(of: lost)))
+
+        let summary = try await Self.restore(partitions, of: changelog, into: &states, stores: &stores)
+        #expect(summary.contains("resumed_in_memory=\(partitions.dropFirst())"), "\(summary)")
+        #expect(states.isServed(lost) == false && partitions.dropFirst().allSatisfy(states.isServed))
     }
 
     @Test("given back after its store moved, a partition lets the state set aside go and replays its store")

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// What a state partition served from a store knows of the devices it does not hold: the
-/// devices held are a cache of the store's (``DeviceStates/serve(_:)``).
+/// devices held are a cache of the store's (``DeviceStates/serve(_:written:)``).
 ///
 /// A device not held is in the store, or nowhere: the store answers. Two kinds of device are
 /// known to be nowhere without asking: one the store was asked for and did not hold, until the
@@ -19,6 +19,10 @@ struct DeviceCache: Sendable, Equatable {
     /// Devices changed in a batch whose changes the store does not hold yet, by that batch: held,
     /// or forgotten.
     private var unwritten: [DeviceKey: UInt64] = [:]
+    /// The batch whose write makes the store hold exactly the devices held when the partition
+    /// began to be served, replacing what the store held: until it is written, every device is
+    /// held (one not held is nowhere, whatever the store says) and none may leave.
+    private var replacedIn: UInt64?
     /// Devices the store was asked for in the open batch and did not hold.
     private var notInStore: Set<DeviceKey> = []
     /// Devices the open batch used: it may have read them for records still to come.
@@ -38,8 +42,11 @@ struct DeviceCache: Sendable, Equatable {
 
     /// Whether the store must be asked for a device not held: not when it is known to be nowhere.
     func mustRead(_ key: DeviceKey) -> Bool {
-        unwritten[key] == nil && !notInStore.contains(key)
+        replacedIn == nil && unwritten[key] == nil && !notInStore.contains(key)
     }
+
+    /// Notes that the store holds the devices held once `batch` is written, and nothing else.
+    mutating func replaced(in batch: UInt64) { replacedIn = batch }
 
     /// Notes that the store does not hold `key`.
     mutating func notInStore(_ key: DeviceKey) { notInStore.insert(key) }
@@ -50,8 +57,8 @@ struct DeviceCache: Sendable, Equatable {
         if changed { unwritten[key] = batch }
         if made { deviceCount += 1 }
         waitingMessageCount += waiting
-        usedInOpenBatch.insert(key)
-        remember(key)
+        // Uses are ordered by batch: a second in the same batch changes nothing eviction sees.
+        if usedInOpenBatch.insert(key).inserted { remember(key) }
     }
 
     /// Notes `key` held, and counted with `waiting` messages, as its most recent use.
@@ -77,6 +84,8 @@ struct DeviceCache: Sendable, Equatable {
     /// store holds its removal.
     mutating func forget(_ key: DeviceKey, in batch: UInt64, waiting: Int) {
         lastUse[key] = nil
+        // Made again in this batch, it is remembered anew.
+        usedInOpenBatch.remove(key)
         unwritten[key] = batch
         deviceCount -= 1
         waitingMessageCount -= waiting
@@ -88,14 +97,24 @@ struct DeviceCache: Sendable, Equatable {
         usedInOpenBatch.removeAll(keepingCapacity: true)
     }
 
+    /// Goes on after the partition was set aside: the store holds every change, and a new batch
+    /// is open.
+    mutating func resume() {
+        unwritten.removeAll()
+        replacedIn = nil
+        seal()
+    }
+
     /// Notes that the store holds every change of the batches up to `batch`.
     mutating func written(through batch: UInt64) {
         unwritten = unwritten.filter { $0.value > batch }
+        if let replacedIn, replacedIn <= batch { self.replacedIn = nil }
     }
 
     /// Up to `count` devices to let go, each noted gone: written ones that the open batch has not
     /// used, the least recently used first.
     mutating func evictions(_ count: Int) -> [DeviceKey] {
+        guard replacedIn == nil else { return [] }
         var leaving: [DeviceKey] = []
         var staying: [Use] = []
         while leaving.count < count, let use = order.popFirst() {

@@ -16,11 +16,14 @@ import DeviceQueues
 /// waiting messages are counted as changes make and forget them, not walked.
 extension DeviceStates {
     /// Serves `partition`, adopted and restored, from a store that holds exactly the devices it
-    /// holds now, as they are: every change written. A partition served already is left as it is.
-    public mutating func serve(_ partition: Int32) {
+    /// holds now, as they are: every change written, or, when not `written`, once the open
+    /// batch's changes are (a store the caller replaces whole before the batch's writes: until
+    /// then no device is read, and none leaves). A partition served already is left as it is.
+    public mutating func serve(_ partition: Int32, written: Bool = true) {
         guard let held = partitions[partition], caches[partition] == nil else { return }
         var cache = DeviceCache()
         for (key, device) in held { cache.hold(key, waiting: device.waiting.count) }
+        if !written { cache.replaced(in: batch) }
         caches[partition] = cache
     }
 
@@ -35,7 +38,7 @@ extension DeviceStates {
         var seen: Set<DeviceKey> = []
         return tokens.filter { token in
             let key = DeviceKey(token: token)
-            return held[key] == nil && cache.mustRead(key) && seen.insert(key).inserted
+            return held.index(forKey: key) == nil && cache.mustRead(key) && seen.insert(key).inserted
         }
     }
 

@@ -12,11 +12,12 @@ struct SuspendedPartition: Sendable, Equatable {
     var topics: TopicStates.Suspended?
     /// The changelog offset the state covers: the state is a replay of the changelog up to it.
     var coveredTo: Int64
-    /// Whether the partition was served from a store, whose devices `devices` are a cache of.
-    var isServed = false
+    /// What the partition knew of its store when served from one, whose devices `devices` are a
+    /// cache of (its counts among them).
+    var cache: DeviceCache?
 
     static func == (lhs: SuspendedPartition, rhs: SuspendedPartition) -> Bool {
-        lhs.devices == rhs.devices && lhs.coveredTo == rhs.coveredTo && lhs.isServed == rhs.isServed
+        lhs.devices == rhs.devices && lhs.coveredTo == rhs.coveredTo && lhs.cache == rhs.cache
     }
 }
 
@@ -28,7 +29,7 @@ extension DeviceStates {
     public mutating func suspend(_ partition: Int32, coveredTo offset: Int64) {
         if let devices = partitions.removeValue(forKey: partition) {
             let set = SuspendedPartition(
-                devices: devices, topics: topics.suspend(partition), coveredTo: offset, isServed: isServed(partition))
+                devices: devices, topics: topics.suspend(partition), coveredTo: offset, cache: caches[partition])
             if let replaced = suspended.updateValue(set, forKey: partition) { discard(replaced) }
         }
         drop(partition)
@@ -36,17 +37,23 @@ extension DeviceStates {
 
     /// Holds `partition`, just adopted, with the state set aside for it when that state covers
     /// its changelog up to `offset` (its store's checkpoint now: nobody wrote to the store
-    /// since); returns whether it did. State set aside for another offset is let go.
-    public mutating func resume(_ partition: Int32, coveredTo offset: Int64) -> Bool {
+    /// since) and, when it was served from a store, that store does too (`servedStoreCoveredTo`,
+    /// nil when unknown); returns whether it did. State set aside for another offset is let go.
+    public mutating func resume(_ partition: Int32, coveredTo offset: Int64, servedStoreCoveredTo: Int64? = nil)
+        -> Bool
+    {
         guard let set = suspended.removeValue(forKey: partition) else { return false }
-        guard set.coveredTo == offset else {
+        guard set.coveredTo == offset, set.cache == nil || servedStoreCoveredTo == offset else {
             discard(set)
             return false
         }
         partitions[partition] = set.devices
         if let topicState = set.topics { topics.resume(topicState, as: partition) }
-        // Every change to it was stored: the cache starts with nothing unwritten.
-        if set.isServed { serve(partition) }
+        // Every change to it was stored: the cache goes on with nothing unwritten.
+        if var cache = set.cache {
+            cache.resume()
+            caches[partition] = cache
+        }
         return true
     }
 

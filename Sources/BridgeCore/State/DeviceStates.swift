@@ -12,7 +12,7 @@ public struct DeviceStates: Sendable, Equatable {
     public internal(set) var topics = TopicStates()
     /// State set aside for partitions revoked, until an assignment gives them back or not.
     var suspended: [Int32: SuspendedPartition] = [:]
-    /// The partitions served from a store, whose devices held are a cache (``serve(_:)``).
+    /// The partitions served from a store, whose devices held are a cache (``serve(_:written:)``).
     var caches: [Int32: DeviceCache] = [:]
     /// The number of the open batch (``seal()``).
     var batch: UInt64 = 0
@@ -28,6 +28,10 @@ public struct DeviceStates: Sendable, Equatable {
     public var deviceCount: Int {
         partitions.reduce(0) { $0 + (caches[$1.key]?.deviceCount ?? $1.value.count) }
     }
+
+    /// Devices held in memory, over all partitions: ``deviceCount`` but in partitions served from
+    /// a store.
+    public var devicesInMemory: Int { partitions.values.reduce(0) { $0 + $1.count } }
 
     /// State partitions held.
     public var partitionCount: Int { partitions.count }
@@ -47,7 +51,7 @@ public struct DeviceStates: Sendable, Equatable {
         partitions[partition] = [:]
         sweeps[partition] = IdleSweep()
         topics.adopt(partition)
-        // Its devices are restored into memory before it is served again (``serve(_:)``).
+        // Its devices are restored into memory before it is served again (``serve(_:written:)``).
         caches[partition] = nil
     }
 
@@ -58,6 +62,14 @@ public struct DeviceStates: Sendable, Equatable {
         sweeps[partition] = nil
         topics.drop(partition)
         caches[partition] = nil
+    }
+
+    /// Drops every partition's devices, those set aside too (its partitions were lost). Batches
+    /// go on being numbered from where they were, as writes under way number them.
+    public mutating func dropAll() {
+        let batch = self.batch
+        self = DeviceStates()
+        self.batch = batch
     }
 
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some

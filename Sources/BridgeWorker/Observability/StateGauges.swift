@@ -18,6 +18,7 @@ struct StateGauges {
         if !force, let last, now - last < Self.interval { return }
         last = now
         metrics.devices.record(states.deviceCount)
+        metrics.devicesInMemory.record(states.devicesInMemory)
         metrics.waitingMessages.record(states.waitingMessageCount)
         metrics.topicMemberships.record(states.topics.membershipCount)
         let fanOuts = states.topics.fanOutsInProgress

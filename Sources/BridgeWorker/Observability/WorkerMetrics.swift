@@ -25,6 +25,11 @@ public struct WorkerMetrics: Sendable {
     let failedBatches: Counter
     /// Devices whose state this worker holds.
     let devices: Gauge
+    /// Devices held in memory: all of them, but in partitions served from their device rows.
+    let devicesInMemory: Gauge
+    /// Devices asked of the device rows, found or not: those records named, and those the idle
+    /// sweep is to forget, that were not held.
+    let deviceReads: Counter
     /// Messages waiting in the queues this worker holds.
     let waitingMessages: Gauge
     /// Topic memberships (topic, device) of the topics whose state partitions this worker holds.
@@ -72,6 +77,8 @@ public struct WorkerMetrics: Sendable {
         latency = CoreMetrics.Timer(label: "fcm_bridge_processing_latency_seconds", factory: factory)
         failedBatches = Counter(label: "fcm_bridge_failed_batches_total", factory: factory)
         devices = Gauge(label: "fcm_bridge_devices", factory: factory)
+        devicesInMemory = Gauge(label: "fcm_bridge_devices_in_memory", factory: factory)
+        deviceReads = Counter(label: "fcm_bridge_device_reads_total", factory: factory)
         waitingMessages = Gauge(label: "fcm_bridge_waiting_messages", factory: factory)
         topicMemberships = Gauge(label: "fcm_bridge_topic_memberships", factory: factory)
         fanOutsInProgress = Gauge(label: "fcm_bridge_fanouts_in_progress", factory: factory)

@@ -1,0 +1,132 @@
+import BridgeCore
+import BridgeStore
+import DeviceQueues
+import DeviceStore
+import Kafka
+import Metrics
+import NIOPosix
+
+/// Serves the state partitions from their device rows (``StateDirectory/rows``): the devices held
+/// in memory are a cache of the rows (``DeviceStates/serve(_:written:)``), about ``limit`` of them
+/// over all partitions. Before records are processed, the devices they name that are not held
+/// are read from the rows; after, the rows' idle devices the sweeps ask for. Rows are read on
+/// NIO's thread pool while the loop waits, beside a store write that may be under way: it
+/// writes devices that are held, never one that is read.
+struct ServedDevices: Sendable {
+    /// Devices held in memory over the partitions served, at most, but for those the open batch
+    /// uses and those whose last change the rows do not hold yet, which stay.
+    let limit: Int
+    /// The rules the idle sweep judges devices by.
+    let rules: QueueRules
+    /// The state directory, for errors.
+    let directory: String
+    /// Counts the devices asked of the rows, found or not.
+    let reads: Counter
+
+    /// Serves `partitions`, which a restore rebuilt and whose rows `stores` holds to be replaced
+    /// whole by their devices: each device may leave memory once the write that takes the
+    /// replacements ends, which a batch of their own, held after them, says
+    /// (``DeviceStates/seal()``), whether or not records follow.
+    func serve(_ partitions: [Int32], states: inout DeviceStates, stores: inout StateDirectory?) {
+        let restored = partitions.filter { states.devices(in: $0) != nil }
+        guard !restored.isEmpty else { return }
+        for partition in restored { states.serve(partition, written: false) }
+        var replaced = StoreBatch()
+        replaced.rowsThrough = states.seal()
+        stores?.hold(replaced)
+    }
+
+    /// Lets go of the devices of served partitions over the limit, which is split evenly among
+    /// them: the least recently used first, of those it may (``DeviceStates/evict(in:keeping:)``).
+    func evict(states: inout DeviceStates, rows: [Int32: DeviceRows]) {
+        let served = rows.keys.filter { states.isServed($0) }
+        for partition in served { states.evict(in: partition, keeping: limit / served.count) }
+    }
+
+    /// Lets go of the devices over the limit (``evict(states:rows:)``), then decodes `records` and
+    /// reads into `states` the devices of served partitions that they name and that must be read,
+    /// and those the idle sweeps may forget within them. Returns the records decoded, in order, to
+    /// be processed before any device is let go again. Throws when rows do not read.
+    func prepare(
+        _ records: [ConsumerRecord], processor: RecordProcessor, states: inout DeviceStates,
+        rows: [Int32: DeviceRows]
+    ) async throws(StateDirectoryError) -> [DecodedRecord<ConsumerRecord>] {
+        evict(states: &states, rows: rows)
+        let decoded = records.map { processor.decode($0) }
+        var named: [Int32: [String]] = [:]
+        var inputs: [Int32: Int] = [:]
+        for record in decoded where states.isServed(record.record.partition) {
+            named[record.record.partition, default: []] += processor.devices(namedBy: record)
+            inputs[record.record.partition, default: 0] += 1
+        }
+        for (partition, count) in inputs {
+            named[partition, default: []] += states.sweepCandidatesToRead(in: partition, inputs: count)
+        }
+        let reads = named.compactMap { partition, tokens in
+            let toRead = states.devicesToRead(tokens, in: partition)
+            return toRead.isEmpty ? nil : (partition: partition, tokens: toRead)
+        }
+        let found = try await run(on: rows, reads.map(\.partition)) { partitionRows, index throws(DeviceStoreError) in
+            try partitionRows.devices(reads[index].tokens)
+        }
+        for (read, devices) in zip(reads, found) {
+            states.admit(devices, read: read.tokens, in: read.partition)
+            self.reads.increment(by: read.tokens.count)
+        }
+        return decoded
+    }
+
+    /// Reads the idle devices of the rows that the served partitions' sweeps ask for
+    /// (``DeviceStates/takeStoreScans()``) and adds them to the sweeps.
+    func scanIdle(states: inout DeviceStates, rows: [Int32: DeviceRows]) async throws(StateDirectoryError) {
+        let scans = states.takeStoreScans().sorted { $0.key < $1.key }
+        guard !scans.isEmpty else { return }
+        let rules = rules
+        let idle = try await run(on: rows, scans.map(\.key)) { partitionRows, index throws(DeviceStoreError) in
+            try partitionRows.idleTokens(at: scans[index].value, rules: rules)
+        }
+        for ((partition, _), tokens) in zip(scans, idle) { states.addIdle(tokens, in: partition) }
+    }
+
+    /// Runs `read` on the rows of each of `partitions`, in order, on NIO's thread pool; returns
+    /// what each gave.
+    private func run<Value: Sendable>(
+        on rows: [Int32: DeviceRows], _ partitions: [Int32],
+        _ read: @escaping @Sendable (DeviceRows, Int) throws(DeviceStoreError) -> Value
+    ) async throws(StateDirectoryError) -> [Value] {
+        guard !partitions.isEmpty else { return [] }
+        var opened: [DeviceRows] = []
+        for partition in partitions {
+            guard let partitionRows = rows[partition] else {
+                throw StateDirectoryError(path: directory, "has no device rows open for partition \(partition)")
+            }
+            opened.append(partitionRows)
+        }
+        do {
+            return try await NIOThreadPool.singleton.runIfActive { [opened] in
+                var values: [Value] = []
+                for (index, partitionRows) in opened.enumerated() {
+                    do throws(DeviceStoreError) {
+                        values.append(try read(partitionRows, index))
+                    } catch {
+                        throw PartitionRowsError(partition: partitions[index], error: error)
+                    }
+                }
+                return values
+            }
+        } catch let error as PartitionRowsError {
+            throw StateDirectoryError(
+                path: directory,
+                "has device rows of partition \(error.partition) that do not read (\(error.error)): delete that partition's .rows directory, which the next start writes again"
+            )
+        } catch {
+            throw StateDirectoryError(path: directory, "could not be read: \(error)")
+        }
+    }
+}
+
+/// The rows of a partition did not read.
+private struct PartitionRowsError: Error {
+    let partition: Int32
+    let error: DeviceStoreError
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Kafka
+import NIOCore
+import TestSupport
+import Testing
+
+/// A worker that holds few devices in memory and serves the rest from its device rows
+/// (`state.devices_held`): every device it lets go is read back, as it was, when a record names
+/// it, after a restart too, and the idle sweep finds those in the rows.
+@Suite("State served from the device rows", .needsBroker, .timeLimit(.minutes(4)))
+struct ServedFromRowsTests {
+    static let devices = 20
+    static let rounds = 3
+
+    @Test(
+        "holding 2 of 20 devices, a worker lets the others go and reads them back: each gets every message in order, after a restart too, and idle ones are forgotten a month later"
+    )
+    func fewHeld() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 2)
+        let directory = TemporaryDirectory()
+        let environment = [
+            "FCM_BRIDGE_STATE_DIRECTORY": directory.path, "FCM_BRIDGE_STATE_DEVICE_ROWS": "true",
+            "FCM_BRIDGE_STATE_DEVICES_HELD": "2", "FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "100",
+        ]
+        let tokens = (0..<Self.devices).map { uniqueToken("served\($0)") }
+        let faults = FaultTests()
+        var worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
+        let address = try #require(try await worker.httpAddress(), "no endpoints: \(worker.output)")
+        #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
+        var expected: [String: [String]] = [:]
+        for round in 0..<Self.rounds {
+            for (token, id) in zip(tokens, try await faults.sendRound(round, tokens: tokens, fixture: fixture)) {
+                expected[token, default: []].append(id)
+            }
+            // The rows are written every 100 ms, and the devices they hold let go.
+            try await Task.sleep(for: .seconds(1))
+        }
+        // Every round but the first read back all the devices but the two held.
+        let least = Double((Self.rounds - 1) * (Self.devices - 2))
+        try await Self.expectFewHeld(at: address, reads: least)
+
+        // Restored whole into memory, the devices leave once the rows hold them, with no input.
+        worker.terminate()
+        worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
+        defer { worker.kill() }
+        let restarted = try #require(try await worker.httpAddress(), "no endpoints: \(worker.output)")
+        #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
+        try await Self.expectFewHeld(at: restarted, reads: 0)
+        try await faults.expectEverythingDelivered(expected, fixture: fixture, exactlyOnce: true)
+
+        for token in tokens { try await fixture.presence(token, "disconnect", at: testEpoch + day) }
+        try await Task.sleep(for: .seconds(1))
+        // A month later, inputs to both partitions: the first asks the rows for idle devices, the
+        // next forget them.
+        for wave in 0..<2 {
+            for later in 0..<Self.devices {
+                try await fixture.presence(uniqueToken("later\(wave)-\(later)"), "connect", at: testEpoch + 40 * day)
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+        var tombstoned: Set<String> = []
+        _ = await eventually(timeout: .seconds(60), every: .milliseconds(500)) {
+            let records = (try? await Self.changelog(fixture)) ?? []
+            tombstoned = Set(records.filter { $0.value == nil }.compactMap { $0.key.map { String(buffer: $0) } })
+            return tokens.allSatisfy { tombstoned.contains("d \($0)") }
+        }
+        let kept = tokens.filter { !tombstoned.contains("d \($0)") }
+        #expect(kept.isEmpty, "not forgotten: \(kept)")
+    }
+
+    @Test("a worker given device rows it lacks holds every device until the rows it writes at its restore hold them")
+    func rowsWrittenFirst() async throws {
+        let fixture = try await BridgeFixture.make(partitions: 2)
+        let directory = TemporaryDirectory()
+        // Nothing is written to the stores on a timer: a restore's rows wait for the stop.
+        let environment = [
+            "FCM_BRIDGE_STATE_DIRECTORY": directory.path, "FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "3600000",
+        ]
+        let tokens = (0..<8).map { uniqueToken("served-late\($0)") }
+        let faults = FaultTests()
+        let worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
+        #expect(try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
+        var expected: [String: [String]] = [:]
+        for round in 0..<3 {
+            for (token, id) in zip(tokens, try await faults.sendRound(round, tokens: tokens, fixture: fixture)) {
+                expected[token, default: []].append(id)
+            }
+        }
+        let reader = try await fixture.outputs()
+        for token in tokens { _ = try await reader.statuses(of: token, count: 3) }
+        worker.terminate()
+
+        let successor = try WorkerProcess(
+            fixture.configuration,
+            extraEnvironment: environment.merging([
+                "FCM_BRIDGE_STATE_DEVICE_ROWS": "true", "FCM_BRIDGE_STATE_DEVICES_HELD": "1",
+            ]) { $1 })
+        defer { successor.kill() }
+        #expect(try await successor.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
+        try await faults.expectEverythingDelivered(expected, fixture: fixture, exactlyOnce: true)
+    }
+
+    /// Expects the worker at `address` to count every device, hold no more than 2 in memory, and
+    /// have read at least `reads` from its rows, within 30 s (its gauges are set every 10 s).
+    static func expectFewHeld(at address: String, reads: Double) async throws {
+        var metrics = ""
+        let fewHeld = await eventually(timeout: .seconds(30), every: .milliseconds(500)) {
+            metrics = (try? await httpGet(address, "/metrics").body) ?? ""
+            return sample("fcm_bridge_devices", in: metrics) == Double(devices)
+                && sample("fcm_bridge_devices_in_memory", in: metrics).map { $0 <= 2 } == true
+                && sample("fcm_bridge_device_reads_total", in: metrics).map { $0 >= reads } == true
+        }
+        #expect(fewHeld, "\(metrics.split(separator: "\n").filter { $0.contains("fcm_bridge_device") })")
+    }
+
+    /// Every record of both partitions of the changelog, read committed, to its end.
+    static func changelog(_ fixture: BridgeFixture) async throws -> [ConsumerRecord] {
+        var records: [ConsumerRecord] = []
+        for partition: Int32 in [0, 1] {
+            var configuration = KafkaConsumerConfiguration(kafka: fixture.kafka, groupID: nil)
+            configuration.isolationLevel = .readCommitted
+            configuration.fetchWaitMax = .milliseconds(10)
+            records += try await KafkaConsumer.readToEnd(
+                [TopicPartition(fixture.configuration.changelogTopic, partition)], configuration: configuration,
+                logger: BridgeFixture.logger)
+        }
+        return records
+    }
+}
