@@ -28,6 +28,8 @@
 #   scripts/benchmark.sh rolling [ARGS]     two static members with state directories: one restarted,
 #                                            then a third joining; the gaps they cause in the inbox
 #                                            vs a quiet window of the same run
+#   scripts/benchmark.sh served [ARGS]      memory and a restart of a worker serving its devices from
+#                                            its device rows (state.devices_held) vs one holding all
 #   scripts/benchmark.sh gateway [ARGS]     sends/s through `fcm-bridge gateway` (wrk, 64 keep-alive
 #                                            connections) vs rdkafka_performance producing the same
 #                                            bodies; p99 at 5,000/s (wrk, paced); the Admin SDK's send_each
@@ -35,6 +37,18 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
+
+# Runs the outside benchmark SCRIPT (Python, confluent-kafka) against a release `fcm-bridge` on
+# the bench broker, with ARGS.
+outside_benchmark() {
+  local script="$1"; shift
+  local python_path
+  python_path="$(outside_tools_pythonpath)"
+  use_local_broker_unless_given bench
+  swift build -c release --product fcm-bridge "${SWIFT_LINK_FLAGS[@]}"
+  PYTHONPATH="$python_path" python3 "$script" \
+    --bootstrap "$KAFKA_BOOTSTRAP_SERVERS" --binary "$(swift build -c release --show-bin-path)/fcm-bridge" "$@"
+}
 
 which="${1:-}"; shift || true
 case "$which" in
@@ -116,12 +130,11 @@ case "$which" in
       --rdkafka-performance "$baseline" --wrk "$debian/usr/bin/wrk" \
       --library-path "$debian/usr/lib/x86_64-linux-gnu" "$@"
     ;;
+  served)
+    outside_benchmark Benchmarks/ServedMemory/served_memory.py "$@"
+    ;;
   rolling)
-    python_path="$(outside_tools_pythonpath)"
-    use_local_broker_unless_given bench
-    swift build -c release --product fcm-bridge "${SWIFT_LINK_FLAGS[@]}"
-    PYTHONPATH="$python_path" python3 Benchmarks/RollingRestart/rolling_restart.py \
-      --bootstrap "$KAFKA_BOOTSTRAP_SERVERS" --binary "$(swift build -c release --show-bin-path)/fcm-bridge" "$@"
+    outside_benchmark Benchmarks/RollingRestart/rolling_restart.py "$@"
     ;;
   restore)
     use_local_broker_unless_given bench
@@ -146,5 +159,5 @@ case "$which" in
     echo "callgrind: $small requests $small_count instructions, $large requests $large_count instructions"
     echo "instructions per request: $(( (large_count - small_count) / (large - small) ))"
     ;;
-  *) die "usage: $0 kafka|translation|translation-instructions|memory|memberships|restore|processing|e2e|fanout|storm|gateway|rolling [ARGS]" ;;
+  *) die "usage: $0 kafka|translation|translation-instructions|memory|memberships|restore|processing|e2e|fanout|storm|gateway|rolling|served [ARGS]" ;;
 esac

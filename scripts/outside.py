@@ -1,6 +1,7 @@
 """What the outside tools (chaos.py, fuzz.py) share: worker processes, the local broker, and
 reading a topic from its beginning. They know the wire contract and the `fcm-bridge run`
 command, not the code."""
+import json
 import os
 import signal
 import subprocess
@@ -8,7 +9,7 @@ import sys
 import time
 import uuid
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 
@@ -43,6 +44,22 @@ def worker_environment(bootstrap, group, topics, partitions, delivery):
         "FCM_BRIDGE_HTTP_LISTEN": "127.0.0.1:0",
     })
     return environment
+
+
+def preload(bootstrap, topic, count):
+    """One send (HTTP v1 shape, a data field) to each of `count` devices, `offline-<n>`."""
+    producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random", "linger.ms": 20})
+    for number in range(count):
+        token = f"offline-{number:08d}"
+        value = json.dumps({"message": {"token": token, "data": {"n": "1"}}})
+        while True:
+            try:
+                producer.produce(topic, key=token, value=value)
+                break
+            except BufferError:  # librdkafka's queue is full: let deliveries drain it
+                producer.poll(0.5)
+        producer.poll(0)
+    producer.flush(120)
 
 
 class Fleet:

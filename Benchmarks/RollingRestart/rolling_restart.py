@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
 import outside  # noqa: E402
-from outside import Fleet, create_topics, worker_environment  # noqa: E402
+from outside import Fleet, create_topics, preload, worker_environment  # noqa: E402
 
 
 def log(message):
@@ -122,22 +122,6 @@ def presence(bootstrap, topic, tokens):
     for token in tokens:
         producer.produce(topic, key=token, value=json.dumps({"token": token, "event": "connect"}))
     producer.flush(30)
-
-
-def preload(bootstrap, topic, count):
-    """One waiting message for each of `count` offline devices."""
-    producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random", "linger.ms": 20})
-    for number in range(count):
-        token = f"offline-{number:08d}"
-        value = json.dumps({"message": {"token": token, "data": {"n": "1"}}})
-        while True:
-            try:
-                producer.produce(topic, key=token, value=value)
-                break
-            except BufferError:  # librdkafka's queue is full: let deliveries drain it
-                producer.poll(0.5)
-        producer.poll(0)
-    producer.flush(120)
 
 
 def assigned(log_path, send_topic, since=0):

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""A worker that serves its devices from its device rows, against one that holds them all,
+measured from outside: memory, and a restart.
+
+COUNT offline devices get a message each, sent before any worker starts. Then, one after the
+other, two workers read those sends, each in a consumer group (and internal topics) of its own,
+with a state directory and device rows:
+  held     every device in memory (the baseline);
+  served   `state.devices_held` LIMIT.
+Each reads every send (its consumer lag is 0 and its devices gauge is COUNT), is stopped
+(SIGTERM) and started again on its state directory. Reported for each: its RSS once it has read
+every send and its peak (`VmRSS`, `VmHWM`), the seconds to read them, and for the restart the
+seconds from its start to "restored device state", its RSS then and 15 seconds later (when the
+served one holds about LIMIT devices again), and its peak.
+"""
+import argparse
+import os
+import re
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+
+import outside  # noqa: E402
+from outside import Fleet, create_topics, preload, worker_environment  # noqa: E402
+
+
+def log(message):
+    outside.log("served", message)
+
+
+def memory(pid):
+    """The process's resident memory now and at its peak, in MiB."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    return tuple(int(fields[name].split()[0]) / 1024 for name in ("VmRSS", "VmHWM"))
+
+
+def wait_for(log_path, pattern, timeout, since=0):
+    """The first match of `pattern` in the log after byte `since`, waited for."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open(log_path, encoding="utf-8", errors="replace") as file:
+            file.seek(since)
+            match = re.search(pattern, file.read())
+        if match:
+            return match
+        time.sleep(0.05)
+    raise TimeoutError(f"no {pattern!r} in {log_path} within {timeout} s")
+
+
+def gauges(address):
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples
+
+
+def read_everything(address, count, timeout):
+    """Waits until the worker has every device and no lag on its inputs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        samples = gauges(address)
+        lag = sum(v for k, v in samples.items() if k.startswith("fcm_bridge_consumer_lag{"))
+        if samples.get("fcm_bridge_devices") == count and lag == 0:
+            return samples
+        time.sleep(0.5)
+    raise TimeoutError(f"the worker did not read every send within {timeout} s")
+
+
+def measure(name, arguments, send_topic, run_dir, extra):
+    group = f"{name}-{uuid.uuid4().hex[:8]}"
+    topics = create_topics(arguments.bootstrap, group, arguments.partitions)
+    topics["send"] = send_topic
+    environment = worker_environment(arguments.bootstrap, group, topics, arguments.partitions, "exactly_once")
+    environment.update({
+        "FCM_BRIDGE_STATE_DIRECTORY": os.path.join(run_dir, f"state-{name}"),
+        "FCM_BRIDGE_STATE_DEVICE_ROWS": "true",
+    })
+    environment.update(extra)
+    fleet = Fleet(arguments.binary, environment, run_dir)
+    log_path = os.path.join(run_dir, f"worker-{name}.log")
+    result = {}
+    try:
+        started = time.monotonic()
+        fleet.start(name)
+        address = wait_for(log_path, r"address=(\S+) \S+.*http endpoints listening", 60).group(1)
+        read_everything(address, arguments.devices, arguments.timeout)
+        result["read_seconds"] = time.monotonic() - started
+        result["rss"], result["peak"] = memory(fleet.workers[name].pid)
+        fleet.stop(name)
+        since = os.path.getsize(log_path)
+        started = time.monotonic()
+        fleet.start(name)
+        wait_for(log_path, r"restored device state", arguments.timeout, since)
+        result["restart_seconds"] = time.monotonic() - started
+        pid = fleet.workers[name].pid
+        result["restart_rss"], _ = memory(pid)
+        time.sleep(15)
+        address = wait_for(log_path, r"address=(\S+) \S+.*http endpoints listening", 60, since).group(1)
+        samples = gauges(address)
+        result["restart_rss_later"], result["restart_peak"] = memory(pid)
+        result["in_memory_later"] = samples.get("fcm_bridge_devices_in_memory")
+    finally:
+        fleet.stop_all()
+    log(f"{name}: {result}")
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"))
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--devices", type=int, default=1_000_000)
+    parser.add_argument("--limit", type=int, default=100_000, help="state.devices_held of the served worker")
+    parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--timeout", type=float, default=900)
+    arguments = parser.parse_args()
+
+    run = f"served-{uuid.uuid4().hex[:8]}"
+    run_dir = tempfile.mkdtemp(prefix=f"{run}-")
+    send_topic = create_topics(arguments.bootstrap, run, arguments.partitions)["send"]
+    log(f"sending to {arguments.devices} offline devices, a message each")
+    preload(arguments.bootstrap, send_topic, arguments.devices)
+    held = measure("held", arguments, send_topic, run_dir, {})
+    served = measure(
+        "served", arguments, send_topic, run_dir, {"FCM_BRIDGE_STATE_DEVICES_HELD": str(arguments.limit)})
+    print(f"\n{arguments.devices:,} offline devices with a message each, {arguments.partitions} partitions; "
+          f"served: state.devices_held {arguments.limit:,}\n")
+    print("| | held (baseline) | served | served / held |")
+    print("|---|---|---|---|")
+    rows = [
+        ("RSS once every send is read, MiB", "rss"), ("peak RSS while reading, MiB", "peak"),
+        ("seconds to read every send", "read_seconds"), ("restart: seconds to restored", "restart_seconds"),
+        ("restart: RSS when restored, MiB", "restart_rss"), ("restart: RSS 15 s later, MiB", "restart_rss_later"),
+        ("restart: peak RSS, MiB", "restart_peak"), ("restart: devices in memory 15 s later", "in_memory_later"),
+    ]
+    for label, key in rows:
+        a, b = held.get(key), served.get(key)
+        ratio = f"{b / a:.2f}" if a and b is not None else "-"
+        print(f"| {label} | {a:,.1f} | {b:,.1f} | {ratio} |" if a is not None and b is not None else f"| {label} | {a} | {b} | - |")
+
+
+if __name__ == "__main__":
+    main()
