@@ -18,9 +18,11 @@ struct ServedFromRowsTests {
     func fewHeld() async throws {
         let fixture = try await BridgeFixture.make(partitions: 2)
         let directory = TemporaryDirectory()
+        // Batches of four records: most records are read and taken while the batch before commits.
         let environment = [
             "FCM_BRIDGE_STATE_DIRECTORY": directory.path, "FCM_BRIDGE_STATE_DEVICE_ROWS": "true",
             "FCM_BRIDGE_STATE_DEVICES_HELD": "2", "FCM_BRIDGE_STATE_WRITE_INTERVAL_MS": "100",
+            "FCM_BRIDGE_MAX_BATCH_RECORDS": "4",
         ]
         let tokens = (0..<Self.devices).map { uniqueToken("served\($0)") }
         let faults = FaultTests()
