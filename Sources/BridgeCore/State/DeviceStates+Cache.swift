@@ -38,8 +38,14 @@ extension DeviceStates {
         var seen: Set<DeviceKey> = []
         return tokens.filter { token in
             let key = DeviceKey(token: token)
-            return held.index(forKey: key) == nil && cache.mustRead(key) && seen.insert(key).inserted
+            return Self.mustRead(key, held: held, cache: cache) && seen.insert(key).inserted
         }
+    }
+
+    /// Whether `key`'s device must be read from the store: not `held`, and not known to be
+    /// nowhere. Looks the device up without copying it.
+    private static func mustRead(_ key: DeviceKey, held: [DeviceKey: DeviceQueue], cache: DeviceCache) -> Bool {
+        held.index(forKey: key) == nil && cache.mustRead(key)
     }
 
     /// Holds the devices read from the store, `found` by token, of `tokens` read for
@@ -114,6 +120,7 @@ extension DeviceStates {
             return []
         }
         let (count, overflow) = inputs.multipliedReportingOverflow(by: IdleSweep.changesPerInput)
-        return sweep.upcoming(overflow ? Int.max : count).filter { held[$0] == nil && cache.mustRead($0) }.map(\.token)
+        return sweep.upcoming(overflow ? Int.max : count).filter { Self.mustRead($0, held: held, cache: cache) }
+            .map(\.token)
     }
 }

@@ -127,16 +127,26 @@ public struct DeviceStates: Sendable, Equatable {
         var isNew = false
         let key = DeviceKey(token: routed.token)
         let isServed = !caches.isEmpty && caches[partition] != nil
-        let waitingBefore = isServed ? partitions[partition]?[key]?.waiting.count ?? 0 : 0
         // One lookup, and the queue changes in place: its storage is never shared meanwhile.
-        var output = partitions[partition, default: [:]][key, default: Self.newDevice(at: routed.time, &isNew)]
-            .handle(routed, rules: rules)
+        var (output, waitingAdded) = Self.apply(
+            routed, to: &partitions[partition, default: [:]][key, default: Self.newDevice(at: routed.time, &isNew)],
+            rules: rules, counting: isServed)
         if isNew { output.changes.insert(.device(DeviceQueue(firstSeenAt: routed.time).status), at: 0) }
         if isServed {
-            let waiting = (partitions[partition]?[key]?.waiting.count ?? 0) - waitingBefore
-            caches[partition]?.use(key, in: batch, changed: !output.changes.isEmpty, made: isNew, waiting: waiting)
+            caches[partition]?.use(key, in: batch, changed: !output.changes.isEmpty, made: isNew, waiting: waitingAdded)
         }
         return output
+    }
+
+    /// Applies `routed` to `device`; returns its output and, when `counting`, how many more
+    /// messages wait after (else 0).
+    private static func apply(_ routed: RoutedInput, to device: inout DeviceQueue, rules: QueueRules, counting: Bool)
+        -> (QueueOutput, waitingAdded: Int)
+    {
+        guard counting else { return (device.handle(routed, rules: rules), 0) }
+        let waitingBefore = device.waiting.count
+        let output = device.handle(routed, rules: rules)
+        return (output, device.waiting.count - waitingBefore)
     }
 
     /// Creates the device when it is not held, as a first send does (a subscription makes a
