@@ -15,6 +15,8 @@ public struct DeviceRowChanges: Sendable {
     private var layers: [Int32: [[DeviceKey: Change]]] = [:]
     /// The partitions whose rows hold exactly their devices here once written.
     private var replaced: Set<Int32> = []
+    /// By partition, its devices and waiting messages after its last batch here, when known.
+    private var counts: [Int32: DeviceCounts] = [:]
 
     /// No devices.
     public init() {}
@@ -25,9 +27,11 @@ public struct DeviceRowChanges: Sendable {
     /// The partitions noted, with or without devices.
     public var partitions: Dictionary<Int32, [[DeviceKey: Change]]>.Keys { layers.keys }
 
-    /// Notes `partition`, with or without devices: its rows' checkpoint moves at the next write.
-    public mutating func touch(_ partition: Int32) {
+    /// Notes `partition`, with or without devices: its rows' checkpoint moves at the next write,
+    /// and its counts become `counts` (nil: unknown, removed from the rows).
+    public mutating func touch(_ partition: Int32, counts: DeviceCounts?) {
         if layers[partition] == nil { layers[partition] = [] }
+        self.counts[partition] = counts
     }
 
     /// Whether anything is noted of `partition`.
@@ -38,16 +42,19 @@ public struct DeviceRowChanges: Sendable {
         layers[partition, default: []].append(devices)
     }
 
-    /// Notes that `partition`'s rows are to hold exactly `held`, whatever was noted of it before.
+    /// Notes that `partition`'s rows are to hold exactly `held`, whatever was noted of it before
+    /// (the rows count them as they write them).
     public mutating func replace(_ partition: Int32, with held: [DeviceKey: DeviceQueue]) {
         layers[partition] = [held.mapValues { Change(device: $0, messages: .all) }]
         replaced.insert(partition)
+        counts[partition] = nil
     }
 
-    /// Adds `later`'s devices over these: the latest value of each device wins, and a partition
-    /// `later` replaces drops what was noted of it here.
+    /// Adds `later`'s devices over these: the latest value of each device wins, as do its
+    /// counts, and a partition `later` replaces drops what was noted of it here.
     public mutating func append(contentsOf later: DeviceRowChanges) {
         for (partition, added) in later.layers {
+            counts[partition] = later.counts[partition]
             if later.replaced.contains(partition) {
                 layers[partition] = added
                 replaced.insert(partition)
@@ -61,6 +68,7 @@ public struct DeviceRowChanges: Sendable {
     public mutating func removeAll(ofPartitions isDropped: (Int32) -> Bool) {
         layers = layers.filter { !isDropped($0.key) }
         replaced = replaced.filter { !isDropped($0) }
+        counts = counts.filter { !isDropped($0.key) }
     }
 
     /// Writes the devices of `partition` to `rows` with `checkpoint`, all or nothing: in one
@@ -83,7 +91,7 @@ public struct DeviceRowChanges: Sendable {
                 changed.map {
                     DeviceRowUpdate(token: $0.key.token, device: $0.value.device, messages: $0.value.messages)
                 },
-                checkpoint: checkpoint)
+                checkpoint: checkpoint, counts: counts[partition])
         }
     }
 

@@ -143,10 +143,18 @@ public struct PartitionStore: Sendable {
     public func forEachRecord(
         after cursor: inout StoreCursor, limit: Int, _ body: (ChangelogRecordView, StoredHeaders) throws -> Void
     ) throws {
+        try forEachRecord(after: &cursor, limit: limit, in: "record", body)
+    }
+
+    /// ``forEachRecord(after:limit:_:)`` of the records of `table`, an SQL table of `record`'s rows.
+    private func forEachRecord(
+        after cursor: inout StoreCursor, limit: Int, in table: String,
+        _ body: (ChangelogRecordView, StoredHeaders) throws -> Void
+    ) throws {
         let limit = max(1, limit)
         try database.read { database in
             // Kept alive while its SQLite statement is stepped: releasing it finalizes that.
-            let columns = "SELECT key, value, time, collapse_key, expires_at, checksum, sequence FROM record"
+            let columns = "SELECT key, value, time, collapse_key, expires_at, checksum, sequence FROM \(table)"
             let prepared = try database.makeStatement(
                 sql: columns + (cursor.sequence == nil ? "" : " WHERE sequence > ?2") + " ORDER BY sequence LIMIT ?1")
             defer { withExtendedLifetime(prepared) {} }
@@ -186,6 +194,39 @@ public struct PartitionStore: Sendable {
                     headers)
             }
         }
+    }
+
+    /// ``forEachRecord(_:)`` for the records whose keys do not start with one of `excluded`,
+    /// found through the index of keys rather than by reading every record: for the few records
+    /// a caller needs of a store that holds many it does not.
+    public func forEachRecord(
+        excludingKeysStartingWith excluded: [UInt8], _ body: (ChangelogRecordView, StoredHeaders) throws -> Void
+    ) throws {
+        var cursor = StoreCursor()
+        try forEachRecord(after: &cursor, limit: .max, in: Self.records(excludingKeysStartingWith: excluded), body)
+    }
+
+    /// The index SQLite makes for the unique `key` of the records, by the name it gives it.
+    private static let keyIndex = "sqlite_autoindex_record_1"
+
+    /// The records whose keys do not start with a byte of `excluded`, as an SQL table: a range of
+    /// keys for each gap between those bytes, each read through the index of keys.
+    static func records(excludingKeysStartingWith excluded: [UInt8]) -> String {
+        func blob(_ byte: UInt8) -> String { "X'" + (byte < 16 ? "0" : "") + String(byte, radix: 16) + "'" }
+        var ranges: [String] = []
+        var start: UInt8? = 0
+        for byte in Set(excluded).sorted() {
+            if let start, start < byte {
+                ranges.append(start == 0 ? "key < \(blob(byte))" : "key >= \(blob(start)) AND key < \(blob(byte))")
+            }
+            start = byte == .max ? nil : byte + 1
+        }
+        if start == 0 { return "record" }
+        if let start { ranges.append("key >= \(blob(start))") }
+        // Named, or SQLite reads a range open at one end by scanning the table in its order.
+        let selects = ranges.map { "SELECT * FROM record INDEXED BY \(keyIndex) WHERE \($0)" }
+        return "(" + (selects.isEmpty ? ["SELECT * FROM record WHERE 0"] : selects).joined(separator: " UNION ALL ")
+            + ")"
     }
 
     /// The blob in column `column` of the row `statement` is on, read in place; nil for NULL.

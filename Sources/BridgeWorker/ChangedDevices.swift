@@ -27,13 +27,13 @@ struct ChangedDevices: Sendable {
         }
     }
 
-    /// Each device noted, as `states` holds it (nil: forgotten), and each partition noted; a
-    /// partition `states` does not hold is left out.
+    /// Each device noted, as `states` holds it (nil: forgotten), and each partition noted with
+    /// its counts when it is served from its rows; a partition `states` does not hold is left out.
     func rows(in states: DeviceStates) -> DeviceRowChanges {
         var rows = DeviceRowChanges()
         for (partition, keys) in keys {
             guard let devices = states.devices(in: partition) else { continue }
-            rows.touch(partition)
+            rows.touch(partition, counts: states.counts(in: partition))
             guard !keys.isEmpty else { continue }
             var changes: [DeviceKey: DeviceRowChanges.Change] = [:]
             changes.reserveCapacity(keys.count)

@@ -6,7 +6,9 @@ extension ChangelogRestorer {
     /// Replays each partition's local store into `states` (which holds the partitions, adopted
     /// and empty), or resumes the state set aside for it when that covers the store's checkpoint
     /// (``DeviceStates/resume(_:coveredTo:servedStoreCoveredTo:)``), and returns where each partition's changelog is
-    /// to be read from. A store in
+    /// to be read from. With ``served``, a partition whose device rows are at the store's checkpoint
+    /// and know their counts replays the store's topic state only, and is served from its rows
+    /// (``DeviceStates/serve(_:storeHolding:)``): no device is read until the changelog names it. A store in
     /// doubt (unreadable, damaged, foreign, of another format or another incarnation of the
     /// changelog) is deleted, its doubt logged in one line,
     /// and its partition read from the beginning into a new one. Without stores, every
@@ -21,9 +23,16 @@ extension ChangelogRestorer {
             do {
                 let checkpoint = try store.checkpoint()
                 // Served from its rows, it resumes only while they hold what the store does.
-                let rowsCheckpoint = try? stores?.rows[partition]?.checkpoint()
-                if states.resume(partition, coveredTo: checkpoint, servedStoreCoveredTo: rowsCheckpoint ?? nil) {
+                let rows = stores?.rows[partition]
+                let rowsCheckpoint = (try? rows?.checkpoint()) ?? nil
+                if states.resume(partition, coveredTo: checkpoint, servedStoreCoveredTo: rowsCheckpoint) {
                     starts.resumed.append(partition)
+                } else if served != nil, checkpoint > 0, rowsCheckpoint == checkpoint,
+                    let counts = (try? rows?.counts()) ?? nil
+                {
+                    starts.records += try replayTopics(of: store, into: &states)
+                    states.serve(partition, storeHolding: counts)
+                    starts.fromRows.append(partition)
                 } else if checkpoint > 0 {
                     starts.records += try await replay(store, into: &states)
                 } else {
@@ -57,6 +66,30 @@ extension ChangelogRestorer {
         }
         _ = part.apply(to: &states)
         return cursor.count
+    }
+
+    /// Replays the topic state of `store` into `states`, which holds its partition, adopted: the
+    /// records of devices are passed over unread (the device rows hold them). Returns the
+    /// records replayed. Throws ``StoreDoubt`` as ``replay(_:into:)`` does.
+    func replayTopics(of store: PartitionStore, into states: inout DeviceStates) throws -> Int {
+        var number = 0
+        do {
+            try store.forEachRecord(excludingKeysStartingWith: ChangelogCodec.deviceKeyKinds) { record, headers in
+                number += 1
+                let change: ChangelogChange
+                do {
+                    change = try codec.decode(record, header: headers.value(named:))
+                } catch {
+                    throw StoreDoubt(path: store.path, reason: "a record of topic state cannot be read (\(error))")
+                }
+                if case .topic(let change) = change { states.apply(change, in: record.partition) }
+            }
+        } catch let doubt as StoreDoubt {
+            throw doubt
+        } catch {
+            throw StoreDoubt(path: store.path, reason: "it cannot be read (\(error))")
+        }
+        return number
     }
 
     /// The changes of the store's next ``storePart`` records after `cursor`, and the cursor past them.

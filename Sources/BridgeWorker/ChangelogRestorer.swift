@@ -31,6 +31,8 @@ import NIOCore
     var keepAliveInterval = Duration.seconds(1)
     /// Records of a local store read and decoded at a time.
     var storePart = 4_096
+    /// How the state partitions are served from their device rows; nil holds every device.
+    var served: ServedDevices?
     /// Told that the restore turns, so that a long restore does not count as a stuck worker.
     let health: WorkerHealth?
     /// Counts restores and what they replayed.
@@ -99,6 +101,7 @@ import NIOCore
                     metadata: [
                         "partitions": "\(partitions)", "changes": "\(replay.changes)",
                         "from_local_stores": "\(replay.fromStores)", "resumed_in_memory": "\(replay.resumed)",
+                        "from_device_rows": "\(replay.fromRows)",
                         "uncommitted_changes_dropped": "\(replay.skipped.uncommittedCount)",
                         "devices": "\(states.deviceCount)",
                         "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
@@ -215,9 +218,11 @@ import NIOCore
                     }
                     if progress.isComplete {
                         try await storeWrites.finish(from: &stores, in: &writes)
+                        try await readDevices(namedBy: batch, into: &states, from: stores)
                         replayed.add(&batch, to: &states)
                         replayed.fromStores = starts.records
                         replayed.resumed = starts.resumed
+                        replayed.fromRows = starts.fromRows
                         return replayed
                     }
                     // Before the stall check: every attempt, stalled or not, calls back at least once.
@@ -242,6 +247,7 @@ import NIOCore
                     // While these changes are applied, the next poll already runs and decodes on
                     // the consumer's thread.
                     async let next = consumer.poll(reading: decode)
+                    try await readDevices(namedBy: batch, into: &states, from: stores)
                     replayed.add(&batch, to: &states)
                     batch = try await next
                 }
@@ -249,6 +255,21 @@ import NIOCore
                 try await storeWrites.abandon(after: error, from: &stores, in: &writes)
             }
         }
+    }
+
+    /// Reads into `states` the devices that `batch`'s changes name in partitions served from their
+    /// rows, which a change needs before it applies (``ServedDevices/read(_:into:rows:)``).
+    private func readDevices(
+        namedBy batch: DecodedChanges, into states: inout DeviceStates, from stores: StateDirectory?
+    )
+        async throws
+    {
+        guard let served, let rows = stores?.rows, rows.keys.contains(where: { states.isServed($0) }) else { return }
+        var named: [Int32: [String]] = [:]
+        for (key, _, partition) in batch.changes where states.isServed(partition) {
+            named[partition, default: []].append(key.token)
+        }
+        try await served.read(named, into: &states, rows: rows)
     }
 
     /// Notes the ends of partitions `batch` reached in `progress`; after a poll that took

@@ -8,6 +8,8 @@ struct ReplayCount: Sendable {
     var fromStores = 0
     /// Partitions that resumed the state set aside for them (no store replayed).
     var resumed: [Int32] = []
+    /// Partitions served from their device rows, whose stores replayed topic state only.
+    var fromRows: [Int32] = []
     /// Records not replayed as they came.
     var skipped = SkippedChanges()
 

@@ -23,17 +23,27 @@ struct ServedDevices: Sendable {
     /// Counts the devices asked of the rows, found or not.
     let reads: Counter
 
-    /// Serves `partitions`, which a restore rebuilt and whose rows `stores` holds to be replaced
-    /// whole by their devices: each device may leave memory once the write that takes the
-    /// replacements ends, which a batch of their own, held after them, says
+    /// Serves `partitions`, just restored. Those a restore rebuilt in memory have their rows held
+    /// in `stores` to be replaced whole by their devices; those served from their rows already
+    /// have the devices their restore changed held for their rows. Either may let devices go once
+    /// the write that takes them ends, which a batch of their own, held after them, says
     /// (``DeviceStates/seal()``), whether or not records follow.
     func serve(_ partitions: [Int32], states: inout DeviceStates, stores: inout StateDirectory?) {
         let restored = partitions.filter { states.devices(in: $0) != nil }
         guard !restored.isEmpty else { return }
-        for partition in restored { states.serve(partition, written: false) }
-        var replaced = StoreBatch()
-        replaced.rowsThrough = states.seal()
-        stores?.hold(replaced)
+        var batch = StoreBatch()
+        for partition in restored {
+            guard states.isServed(partition) else {
+                states.serve(partition, written: false)
+                continue
+            }
+            batch.rows.touch(partition, counts: states.counts(in: partition))
+            let changed = states.unwrittenDevices(in: partition)
+            guard !changed.isEmpty else { continue }
+            batch.rows.add(changed.mapValues { DeviceRowChanges.Change(device: $0, messages: .all) }, to: partition)
+        }
+        batch.rowsThrough = states.seal()
+        stores?.hold(batch)
     }
 
     /// Lets go of the devices of served partitions over the limit, which is split evenly among
@@ -62,6 +72,16 @@ struct ServedDevices: Sendable {
         for (partition, count) in inputs {
             named[partition, default: []] += states.sweepCandidatesToRead(in: partition, inputs: count)
         }
+        try await read(named, into: &states, rows: rows)
+        return decoded
+    }
+
+    /// Reads into `states` the devices `named` by served partition that must be read
+    /// (``DeviceStates/devicesToRead(_:in:)``), in one batched read per partition on NIO's thread
+    /// pool. Throws when rows do not read.
+    func read(_ named: [Int32: [String]], into states: inout DeviceStates, rows: [Int32: DeviceRows])
+        async throws(StateDirectoryError)
+    {
         let reads = named.compactMap { partition, tokens in
             let toRead = states.devicesToRead(tokens, in: partition)
             return toRead.isEmpty ? nil : (partition: partition, tokens: toRead)
@@ -73,7 +93,6 @@ struct ServedDevices: Sendable {
             states.admit(devices, read: read.tokens, in: read.partition)
             self.reads.increment(by: read.tokens.count)
         }
-        return decoded
     }
 
     /// Reads the idle devices of the rows that the served partitions' sweeps ask for

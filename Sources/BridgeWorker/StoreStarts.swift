@@ -6,6 +6,9 @@ struct StoreStarts {
     var records = 0
     /// Partitions that resumed the state set aside for them instead of replaying their store.
     var resumed: [Int32] = []
+    /// Partitions served from their device rows at their store's checkpoint: their stores' topic
+    /// state was replayed, and their devices are read as the changelog after it names them.
+    var fromRows: [Int32] = []
     /// Partitions no fetch has confirmed yet: a checkpoint is only good at or below the
     /// changelog's high watermark.
     var unconfirmed: Set<Int32> = []

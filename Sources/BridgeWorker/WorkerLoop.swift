@@ -42,6 +42,8 @@ struct WorkerLoop: ~Copyable {
     ) {
         self.stores = stores
         self.served = stores?.keepsDeviceRows == true ? served : nil
+        var restorer = restorer
+        restorer.served = self.served
         self.consumer = consumer
         self.processor = processor
         self.committer = committer
@@ -310,7 +312,7 @@ struct WorkerLoop: ~Copyable {
                     guard let devices = states.devices(in: partition) else { continue }
                     stores?.holdRows(replacing: partition, with: devices)
                 }
-                served?.serve(rebuilt, states: &states, stores: &stores)
+                served?.serve(owned, states: &states, stores: &stores)
             } catch is RestoreInterrupted {
                 logger.notice("a rebalance stopped the restore; it starts again", metadata: ["partitions": "\(owned)"])
             }

@@ -9,8 +9,11 @@ extension DeviceRows {
         try write(Self.whole(devices), checkpoint: checkpoint)
     }
 
-    /// Writes each update and `checkpoint` as one batch: all of them or none.
-    public func write(_ updates: [DeviceRowUpdate], checkpoint: Int64) throws(DeviceStoreError) {
+    /// Writes each update, `checkpoint` and `counts` (nil: unknown, removed) as one batch: all of
+    /// them or none.
+    public func write(_ updates: [DeviceRowUpdate], checkpoint: Int64, counts: DeviceCounts? = nil)
+        throws(DeviceStoreError)
+    {
         let rows = try rows(of: updates)
         let batch = RocksBatch()
         var value = ByteWriter(capacity: 1_024)
@@ -22,6 +25,11 @@ extension DeviceRows {
             }
         }
         withUnsafeBytes(of: checkpoint.littleEndian) { batch.put(Self.checkpointKey, $0) }
+        if let counts = counts.flatMap(Self.value(of:)) {
+            counts.withUnsafeBytes { batch.put(Self.countsKey, $0) }
+        } else {
+            batch.delete(Self.countsKey)
+        }
         try database.write(batch)
     }
 
@@ -89,17 +97,27 @@ extension DeviceRows {
         return rows
     }
 
-    /// Writes `rows` and `checkpoint` into one table file and adds it to the rows whole.
-    private func load(_ rows: [(key: [UInt8], row: Row)], checkpoint: Int64) throws(DeviceStoreError) {
+    /// Writes `rows`, `checkpoint` and `counts` (nil: removed) into one table file and adds it to
+    /// the rows whole.
+    private func load(_ rows: [(key: [UInt8], row: Row)], checkpoint: Int64, counts: DeviceCounts? = nil)
+        throws(DeviceStoreError)
+    {
         // The places are sorted, not the rows: moving those would retain and release.
         var order = Array(rows.indices)
         rows.withUnsafeBufferPointer { rows in order.sort { rows[$0].key.lexicographicallyPrecedes(rows[$1].key) } }
         let file = "\(path)/\(Self.loadFilePrefix)\(UInt64.random(in: 0...UInt64.max)).sst"
         try database.ingest(through: file) { (put) throws(DeviceStoreError) in
             var value = ByteWriter(capacity: 1_024)
-            // The checkpoint's key sorts before every device's, as the file's keys must.
+            // The checkpoint's and the counts' keys sort before every device's, as the file's keys must.
             withUnsafeBytes(of: checkpoint.littleEndian) { value.append($0) }
             try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.checkpointKey, bytes) }
+            if let counts = counts.flatMap(Self.value(of:)) {
+                value.truncate(to: 0)
+                counts.withUnsafeBytes { value.append($0) }
+                try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.countsKey, bytes) }
+            } else {
+                try put(Self.countsKey, nil)
+            }
             for index in order {
                 let (key, row) = rows[index]
                 guard row.write(to: &value) else {
@@ -113,7 +131,8 @@ extension DeviceRows {
 
     /// Replaces the rows with `devices`, each token once, and moves the checkpoint to
     /// `checkpoint`, in one load: all or nothing, each row that is not one of `devices`' removed
-    /// with it. For rows rebuilt whole from the state in memory.
+    /// with it, and the counts those devices make kept. For rows rebuilt whole from the state in
+    /// memory.
     public func replaceAll(with devices: [(token: String, device: DeviceQueue)], checkpoint: Int64)
         throws(DeviceStoreError)
     {
@@ -126,7 +145,9 @@ extension DeviceRows {
             if !given.contains(key) { rows.append((key, .removed)) }
             return true
         }
-        try load(rows, checkpoint: checkpoint)
+        let counts = DeviceCounts(
+            devices: devices.count, waitingMessages: devices.reduce(0) { $0 + $1.device.waiting.count })
+        try load(rows, checkpoint: checkpoint, counts: counts)
     }
 
     /// The rows `device` makes under `token`, with the message rows `messages`, appended to

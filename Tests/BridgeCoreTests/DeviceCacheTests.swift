@@ -194,4 +194,43 @@ struct DeviceCacheTests {
             #expect(!resumed && !states.isServed(0) && states.suspendedPartitions.isEmpty)
         }
     }
+
+    /// A message `id` waiting, as a restore replays it.
+    static func enqueued(_ id: String) -> StateChange {
+        .enqueued(QueuedMessage(id: id, collapseKey: nil, sentAt: 0, expiresAt: nil, apns: []))
+    }
+
+    @Test(
+        "served from a store it holds none of, a partition counts the store's devices, reads what a restore names, counts the changes and holds them until written"
+    )
+    func restoredOntoTheStore() {
+        var states = DeviceStates()
+        states.adopt(0)
+        states.serve(0, storeHolding: DeviceCounts(devices: 5, waitingMessages: 7))
+        #expect(states.devicesInMemory == 0 && states.deviceCount == 5 && states.waitingMessageCount == 7)
+        #expect(states.devicesToRead(["a", "b", "c"], in: 0) == ["a", "b", "c"])
+        var a: DeviceQueue? = nil
+        for change in [StateChange.device(DeviceQueue(firstSeenAt: 1).status), Self.enqueued("1"), Self.enqueued("2")] {
+            DeviceQueue.restore(change, onto: &a)
+        }
+        states.admit(["a": a ?? .blank, "b": DeviceQueue(firstSeenAt: 2)], read: ["a", "b", "c"], in: 0)
+        // a forgotten with its two messages; c made with one; b gets two.
+        states.restore(.forgotten, token: "a", in: 0)
+        states.restore(.device(DeviceQueue(firstSeenAt: 3).status), token: "c", in: 0)
+        states.restore(Self.enqueued("3"), token: "c", in: 0)
+        states.restore(Self.enqueued("4"), token: "b", in: 0)
+        states.restore(Self.enqueued("5"), token: "b", in: 0)
+        #expect(states.counts(in: 0) == DeviceCounts(devices: 5, waitingMessages: 8))
+        let unwritten = states.unwrittenDevices(in: 0)
+        #expect(Set(unwritten.keys.map(\.token)) == ["a", "b", "c"])
+        #expect(unwritten[DeviceKey(token: "a")] == .some(nil) && unwritten[DeviceKey(token: "c")]??.waiting.count == 1)
+        // Nothing leaves, and a forgotten device is nowhere, until the changes are written.
+        _ = states.seal()
+        let kept = states.evict(in: 0, keeping: 0)
+        #expect(kept == 0 && states.devicesToRead(["a"], in: 0) == [])
+        states.written(through: states.seal())
+        let evicted = states.evict(in: 0, keeping: 0)
+        #expect(evicted == 2 && states.devicesInMemory == 0 && states.unwrittenDevices(in: 0).isEmpty)
+        #expect(states.devicesToRead(["a", "b", "c"], in: 0) == ["a", "b", "c"])
+    }
 }

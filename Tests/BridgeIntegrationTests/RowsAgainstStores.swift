@@ -11,16 +11,17 @@ import Testing
 extension BridgeFixture {
     /// For each of the two state partitions whose device rows, in a copy of the state directory
     /// `path`, are at their store's checkpoint: expects the rows to hold exactly the devices a
-    /// replay of the store alone gives. Returns how many partitions and devices were compared.
-    func expectRowsHoldTheStores(in path: String) async throws -> (partitions: Int, devices: Int) {
+    /// replay of the store alone gives, and counts (when they keep them) that count those devices.
+    /// Returns how many partitions and devices were compared, and how many counts.
+    func expectRowsHoldTheStores(in path: String) async throws -> (partitions: Int, devices: Int, counts: Int) {
         let copy = TemporaryDirectory()
-        guard FileManager.default.fileExists(atPath: path) else { return (0, 0) }
+        guard FileManager.default.fileExists(atPath: path) else { return (0, 0, 0) }
         try FileManager.default.copyItem(atPath: path, toPath: copy.path)
         let restorer = ChangelogRestorer(
             consumerConfiguration: TestBroker.consumerConfiguration(group: nil),
             changelogTopic: configuration.changelogTopic, repartitionTopic: configuration.repartitionTopic,
             logger: TestBroker.logger)
-        var compared = (partitions: 0, devices: 0)
+        var compared = (partitions: 0, devices: 0, counts: 0)
         for partition: Int32 in [0, 1] {
             let file = "\(copy.path)/\(configuration.changelogTopic)-\(partition)"
             guard FileManager.default.fileExists(atPath: file + ".sqlite"),
@@ -41,6 +42,11 @@ extension BridgeFixture {
             #expect(held == replayed.devices(in: partition), "partition \(partition) at \(checkpoint)")
             compared.partitions += 1
             compared.devices += held.count
+            guard let counts = try rows.counts() else { continue }
+            let counted = DeviceCounts(
+                devices: held.count, waitingMessages: held.values.reduce(0) { $0 + $1.waiting.count })
+            #expect(counts == counted, "partition \(partition) at \(checkpoint)")
+            compared.counts += 1
         }
         return compared
     }

@@ -358,6 +358,41 @@ struct DeviceRowsTests {
         }
     }
 
+    @Test(
+        "counts are kept by the writes that give them and a replacement, removed by every other write or load, and refused when they do not read"
+    )
+    func counts() throws {
+        let directory = TemporaryDirectory()
+        let given = DeviceCounts(devices: 12, waitingMessages: 30)
+        do {
+            let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+            #expect(try rows.counts() == nil)
+            try rows.write(
+                [DeviceRowUpdate(token: "a", device: Self.device(1, waiting: 1), messages: .all)], checkpoint: 2,
+                counts: given)
+        }
+        do {
+            let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+            #expect(try rows.counts() == given)
+            try rows.write([("b", Self.device(2, waiting: 0))], checkpoint: 3)
+            #expect(try rows.counts() == nil)
+            try rows.replaceAll(
+                with: [("a", Self.device(1, waiting: 2)), ("c", Self.device(3, waiting: 3))], checkpoint: 4)
+            #expect(try rows.counts() == DeviceCounts(devices: 2, waitingMessages: 5))
+            try rows.load([("d", Self.device(4, waiting: 1))], checkpoint: 5)
+            #expect(try rows.counts() == nil)
+        }
+        for value in [[1, 2, 3], Array(repeating: 0xFF, count: 16)] as [[UInt8]] {
+            try Self.write([(Array("counts".utf8), value)], in: directory.path)
+            let damaged = try DeviceRows(at: directory.path, cacheBytes: 0)
+            #expect {
+                try damaged.counts()
+            } throws: { error in
+                "\(error)".contains(directory.path)
+            }
+        }
+    }
+
     /// Stores `value` under `key` (and `checkpoint`'s bytes under the checkpoint's key) with
     /// RocksDB's C API, as another program could.
     static func put(_ key: [UInt8], _ value: [UInt8], checkpoint: [UInt8]?, in path: String) throws {

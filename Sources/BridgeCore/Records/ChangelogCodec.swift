@@ -88,6 +88,11 @@ public struct ChangelogCodec: Sendable {
         return .device(token: token, change)
     }
 
+    /// The first bytes of the keys of records that change a device's queue, ascending: the
+    /// records a store of devices holds, and a replay of topic state passes over.
+    public static let deviceKeyKinds: [UInt8] = ChangelogKind.allCases.filter { !$0.isTopicState }.map(\.rawValue)
+        .sorted()
+
     /// The token of the device whose queue a changelog record of key `key` changes and, for a
     /// waiting message's record, the message's id; nil for topic state and for a key that is not
     /// of the form ``decode(_:header:)`` reads. Reads the key only: for the devices and messages

@@ -12,10 +12,8 @@ struct DeviceCache: Sendable, Equatable {
     /// The event time of an idle sweep's scan of the devices held, whose store's idle devices are
     /// still to be added to the sweep.
     var storeScanDue: Int64?
-    /// The devices the partition holds, in memory and in the store.
-    private(set) var deviceCount = 0
-    /// The messages waiting in them.
-    private(set) var waitingMessageCount = 0
+    /// The devices the partition holds, in memory and in the store, and the messages waiting in them.
+    private(set) var counts = DeviceCounts(devices: 0, waitingMessages: 0)
     /// Devices changed in a batch whose changes the store does not hold yet, by that batch: held,
     /// or forgotten.
     private var unwritten: [DeviceKey: UInt64] = [:]
@@ -40,6 +38,12 @@ struct DeviceCache: Sendable, Equatable {
         let number: UInt64
     }
 
+    /// A cache of a store that holds `counts` and every change, with no device held.
+    init(counts: DeviceCounts) { self.counts = counts }
+
+    /// A cache of a store, with no device held yet: ``hold(_:waiting:)`` counts those held.
+    init() {}
+
     /// Whether the store must be asked for a device not held: not when it is known to be nowhere.
     func mustRead(_ key: DeviceKey) -> Bool {
         replacedIn == nil && unwritten[key] == nil && !notInStore.contains(key)
@@ -55,16 +59,16 @@ struct DeviceCache: Sendable, Equatable {
     /// when `made`, and `waiting` more messages waiting (fewer when negative).
     mutating func use(_ key: DeviceKey, in batch: UInt64, changed: Bool, made: Bool = false, waiting: Int = 0) {
         if changed { unwritten[key] = batch }
-        if made { deviceCount += 1 }
-        waitingMessageCount += waiting
+        if made { counts.devices += 1 }
+        counts.waitingMessages += waiting
         // Uses are ordered by batch: a second in the same batch changes nothing eviction sees.
         if usedInOpenBatch.insert(key).inserted { remember(key) }
     }
 
     /// Notes `key` held, and counted with `waiting` messages, as its most recent use.
     mutating func hold(_ key: DeviceKey, waiting: Int) {
-        deviceCount += 1
-        waitingMessageCount += waiting
+        counts.devices += 1
+        counts.waitingMessages += waiting
         remember(key)
     }
 
@@ -87,9 +91,23 @@ struct DeviceCache: Sendable, Equatable {
         // Made again in this batch, it is remembered anew.
         usedInOpenBatch.remove(key)
         unwritten[key] = batch
-        deviceCount -= 1
-        waitingMessageCount -= waiting
+        counts.devices -= 1
+        counts.waitingMessages -= waiting
     }
+
+    /// Notes a change replayed onto `key` in `batch`, the open one, by a restore: the device had
+    /// `before` messages waiting (nil: there was none), and has `after` (nil: it is gone).
+    mutating func replayed(_ key: DeviceKey, in batch: UInt64, before: Int?, after: Int?) {
+        switch (before, after) {
+        case (nil, nil): unwritten[key] = batch
+        case (nil, let after?): use(key, in: batch, changed: true, made: true, waiting: after)
+        case (let before?, nil): forget(key, in: batch, waiting: before)
+        case (let before?, let after?): use(key, in: batch, changed: true, waiting: after - before)
+        }
+    }
+
+    /// The devices changed in batches the store does not hold yet.
+    var unwrittenDevices: Dictionary<DeviceKey, UInt64>.Keys { unwritten.keys }
 
     /// Ends the open batch: what the store did not hold may be there by the next.
     mutating func seal() {

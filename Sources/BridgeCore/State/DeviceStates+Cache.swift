@@ -27,6 +27,28 @@ extension DeviceStates {
         caches[partition] = cache
     }
 
+    /// Serves `partition`, adopted, from a store that holds every device of the partition's
+    /// changelog up to where its replay starts, `counts` among them: no device is held until read
+    /// (a restart, which replays the changelog after the store's checkpoint onto the devices it
+    /// names, read first). A partition served already is left as it is.
+    public mutating func serve(_ partition: Int32, storeHolding counts: DeviceCounts) {
+        guard partitions[partition] != nil, caches[partition] == nil else { return }
+        caches[partition] = DeviceCache(counts: counts)
+    }
+
+    /// The devices and waiting messages of `partition` when it is served from a store, counted
+    /// as changes make and forget them; nil otherwise.
+    public func counts(in partition: Int32) -> DeviceCounts? { caches[partition]?.counts }
+
+    /// The devices of served `partition` changed in batches the store does not hold yet, as they
+    /// are now (nil: forgotten).
+    public func unwrittenDevices(in partition: Int32) -> [DeviceKey: DeviceQueue?] {
+        guard let cache = caches[partition] else { return [:] }
+        var devices: [DeviceKey: DeviceQueue?] = [:]
+        for key in cache.unwrittenDevices { devices[key] = .some(partitions[partition]?[key]) }
+        return devices
+    }
+
     /// Whether `partition` is served from a store.
     public func isServed(_ partition: Int32) -> Bool { caches[partition] != nil }
 

@@ -26,7 +26,7 @@ public struct DeviceStates: Sendable, Equatable {
     /// Devices, over all partitions: those held, and in a partition served from a store, those
     /// the store holds (counted as changes make and forget them).
     public var deviceCount: Int {
-        partitions.reduce(0) { $0 + (caches[$1.key]?.deviceCount ?? $1.value.count) }
+        partitions.reduce(0) { $0 + (caches[$1.key]?.counts.devices ?? $1.value.count) }
     }
 
     /// Devices held in memory, over all partitions: ``deviceCount`` but in partitions served from
@@ -41,7 +41,7 @@ public struct DeviceStates: Sendable, Equatable {
     public var waitingMessageCount: Int {
         partitions.reduce(0) { sum, partition in
             sum
-                + (caches[partition.key]?.waitingMessageCount
+                + (caches[partition.key]?.counts.waitingMessages
                     ?? partition.value.values.reduce(0) { $0 + $1.waiting.count })
         }
     }
@@ -79,7 +79,7 @@ public struct DeviceStates: Sendable, Equatable {
         token: String, changes: [StateChange], topicChanges: [TopicChange]
     )] {
         // A served partition's scan reads its store too: paced by every device, not those held.
-        guard let deviceCount = caches[partition]?.deviceCount ?? partitions[partition]?.count else { return [] }
+        guard let deviceCount = caches[partition]?.counts.devices ?? partitions[partition]?.count else { return [] }
         // Inputs reach adopted partitions only (``adopt(_:)`` makes the sweep; the processor asks
         // ``owns(_:)``): the default is a fallback for a partition made without adopting it. The
         // sweep is changed in place, never copied (its candidates are many), through the subscript
@@ -200,8 +200,22 @@ public struct DeviceStates: Sendable, Equatable {
 
     /// ``restore(_:token:in:)`` with the token's key already made. `partition` is adopted: the
     /// restorer adopts each partition before it replays its records.
+    /// In a partition served from a store, whose devices the change names the caller has read
+    /// (``admit(_:read:in:)``), the change is counted and the device held until the store holds it.
     public mutating func restore(_ change: consuming StateChange, key: consuming DeviceKey, in partition: Int32) {
+        guard !caches.isEmpty, caches[partition] != nil else {
+            DeviceQueue.restore(change, onto: &partitions[partition, default: [:]][key])
+            return
+        }
+        restoreServed(change, key: key, in: partition)
+    }
+
+    /// ``restore(_:key:in:)`` in a partition served from a store.
+    private mutating func restoreServed(_ change: StateChange, key: DeviceKey, in partition: Int32) {
+        let before = partitions[partition]?[key]?.waiting.count
         DeviceQueue.restore(change, onto: &partitions[partition, default: [:]][key])
+        let after = partitions[partition]?[key]?.waiting.count
+        caches[partition]?.replayed(key, in: batch, before: before, after: after)
     }
 }
 
