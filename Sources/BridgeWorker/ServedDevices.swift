@@ -4,14 +4,16 @@ import DeviceQueues
 import DeviceStore
 import Kafka
 import Metrics
+import NIOCore
 import NIOPosix
 
 /// Serves the state partitions from their device rows (``StateDirectory/rows``): the devices held
 /// in memory are a cache of the rows (``DeviceStates/serve(_:written:)``), about ``limit`` of them
 /// over all partitions. Before records are processed, the devices they name that are not held
-/// are read from the rows; after, the rows' idle devices the sweeps ask for. Rows are read on
-/// NIO's thread pool while the loop waits, beside a store write that may be under way: it
-/// writes devices that are held, never one that is read.
+/// are read from the rows, on NIO's thread pool while the loop waits; the sweeps' scans of the
+/// rows for idle devices run there while the loop goes on (``IdleScanInFlight``). Either runs
+/// beside a store write that may be under way: it writes devices that are held, never one that
+/// is read, and each device a scan finds is judged again once read.
 struct ServedDevices: Sendable {
     /// Devices held in memory over the partitions served, at most, but for those the open batch
     /// uses and those whose last change the rows do not hold yet, which stay.
@@ -95,16 +97,26 @@ struct ServedDevices: Sendable {
         }
     }
 
-    /// Reads the idle devices of the rows that the served partitions' sweeps ask for
-    /// (``DeviceStates/takeStoreScans()``) and adds them to the sweeps.
-    func scanIdle(states: inout DeviceStates, rows: [Int32: DeviceRows]) async throws(StateDirectoryError) {
+    /// Starts, on NIO's thread pool, the scans of their rows that the served partitions' idle
+    /// sweeps ask for (``DeviceStates/takeStoreScans()``); nil when none asks. Throws when a
+    /// partition has no rows open.
+    func startIdleScans(states: inout DeviceStates, rows: [Int32: DeviceRows]) throws(StateDirectoryError)
+        -> IdleScanInFlight?
+    {
         let scans = states.takeStoreScans().sorted { $0.key < $1.key }
-        guard !scans.isEmpty else { return }
+        guard !scans.isEmpty else { return nil }
         let rules = rules
-        let idle = try await run(on: rows, scans.map(\.key)) { partitionRows, index throws(DeviceStoreError) in
+        let found = try start(on: rows, scans.map(\.key)) { partitionRows, index throws(DeviceStoreError) in
             try partitionRows.idleTokens(at: scans[index].value, rules: rules)
         }
-        for ((partition, _), tokens) in zip(scans, idle) { states.addIdle(tokens, in: partition) }
+        return IdleScanInFlight(partitions: scans.map(\.key), found: found)
+    }
+
+    /// Waits for `scan` and adds the idle devices it found to their partitions' sweeps. Throws
+    /// when rows do not read.
+    func addIdle(from scan: IdleScanInFlight, to states: inout DeviceStates) async throws(StateDirectoryError) {
+        let idle = try await wait(for: scan.found)
+        for (partition, tokens) in zip(scan.partitions, idle) { states.addIdle(tokens, in: partition) }
     }
 
     /// Runs `read` on the rows of each of `partitions`, in order, on NIO's thread pool; returns
@@ -114,6 +126,14 @@ struct ServedDevices: Sendable {
         _ read: @escaping @Sendable (DeviceRows, Int) throws(DeviceStoreError) -> Value
     ) async throws(StateDirectoryError) -> [Value] {
         guard !partitions.isEmpty else { return [] }
+        return try await wait(for: try start(on: rows, partitions, read))
+    }
+
+    /// Starts `read` on the rows of each of `partitions`, in order, on NIO's thread pool.
+    private func start<Value: Sendable>(
+        on rows: [Int32: DeviceRows], _ partitions: [Int32],
+        _ read: @escaping @Sendable (DeviceRows, Int) throws(DeviceStoreError) -> Value
+    ) throws(StateDirectoryError) -> EventLoopFuture<[Value]> {
         var opened: [DeviceRows] = []
         for partition in partitions {
             guard let partitionRows = rows[partition] else {
@@ -121,18 +141,24 @@ struct ServedDevices: Sendable {
             }
             opened.append(partitionRows)
         }
-        do {
-            return try await NIOThreadPool.singleton.runIfActive { [opened] in
-                var values: [Value] = []
-                for (index, partitionRows) in opened.enumerated() {
-                    do throws(DeviceStoreError) {
-                        values.append(try read(partitionRows, index))
-                    } catch {
-                        throw PartitionRowsError(partition: partitions[index], error: error)
-                    }
+        return NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
+            [opened] in
+            var values: [Value] = []
+            for (index, partitionRows) in opened.enumerated() {
+                do throws(DeviceStoreError) {
+                    values.append(try read(partitionRows, index))
+                } catch {
+                    throw PartitionRowsError(partition: partitions[index], error: error)
                 }
-                return values
             }
+            return values
+        }
+    }
+
+    /// What `reads` gave, once they have ended; their error as the state directory's.
+    private func wait<Value: Sendable>(for reads: EventLoopFuture<Value>) async throws(StateDirectoryError) -> Value {
+        do {
+            return try await reads.get()
         } catch let error as PartitionRowsError {
             throw StateDirectoryError(
                 path: directory,

@@ -29,6 +29,8 @@ struct WorkerLoop: ~Copyable {
     private var storeWrite: StoreWriteInFlight?
     /// How the state partitions are served from their device rows; nil holds every device.
     private let served: ServedDevices?
+    /// The idle sweeps' scan of the rows under way, if any (``scanIdleDevices()``).
+    private var idleScan: IdleScanInFlight?
     private var batch = OpenBatch()
     private var produced = OutputRecords()
     private var progress: ProgressLog
@@ -89,11 +91,13 @@ struct WorkerLoop: ~Copyable {
             health.set(.stopping)
             try await handle(events)
             try await commit()
+            try await settleIdleScan()
             try await writeHeldRecords()
         } catch {
             await committer.abandon(&batch)
             do {
-                // Awaited, so that no write outlives the loop; its error is not the one thrown.
+                // Awaited, so that no write or scan outlives the loop; their errors are not the one thrown.
+                _ = try? await idleScan?.found.get()
                 try await settleStoreWrite()
             } catch let failure {
                 logger.error(
@@ -240,8 +244,10 @@ struct WorkerLoop: ~Copyable {
                     try await commit()
                 }
             case .partitionsAssigned(let partitions):
+                try await settleIdleScan()
                 try await restore(assigned: partitions)
             case .partitionsRevoked(let partitions, lost: false):
+                try await settleIdleScan()
                 try await sendProduced()
                 try await commit()
                 try await writeHeldRecords()
@@ -255,6 +261,7 @@ struct WorkerLoop: ~Copyable {
                 logger.warning(
                     "partitions lost; dropping the open batch and the device state",
                     metadata: ["partitions": "\(partitions)"])
+                try await settleIdleScan()
                 produced.removeAll()
                 await committer.abandon(&batch)
                 states.dropAll()
@@ -265,7 +272,7 @@ struct WorkerLoop: ~Copyable {
             }
         }
         try await sendProduced()
-        if let served, let rows = stores?.rows { try await served.scanIdle(states: &states, rows: rows) }
+        try await scanIdleDevices()
         progress.record(inputs: events.count)
         let now = ContinuousClock.now
         rejections.endWindowIfDue(now: now)
@@ -390,6 +397,25 @@ struct WorkerLoop: ~Copyable {
         logger.warning(
             "a changelog record's delivery report had no offset: the partitions' local stores are deleted, and rebuilt from the changelog when next assigned",
             metadata: ["partitions": "\(partitions.sorted())"])
+    }
+
+    /// Adds what the idle scan under way found to the sweeps once it has ended, and starts the
+    /// scans the sweeps ask for once none runs (``ServedDevices/startIdleScans(states:rows:)``).
+    private mutating func scanIdleDevices() async throws {
+        guard let served, let rows = stores?.rows else { return }
+        if let scan = idleScan {
+            guard scan.hasEnded else { return }
+            try await settleIdleScan()
+        }
+        idleScan = try served.startIdleScans(states: &states, rows: rows)
+    }
+
+    /// Waits for the idle scan under way, if any, and adds what it found to the sweeps; throws
+    /// its error. Before a rebalance releases or replaces the rows it reads.
+    private mutating func settleIdleScan() async throws {
+        guard let scan = idleScan, let served else { return }
+        idleScan = nil
+        try await served.addIdle(from: scan, to: &states)
     }
 
     /// Waits for the store write under way, if any; throws its error.
