@@ -7,17 +7,21 @@ other, two workers read those sends, each in a consumer group (and internal topi
 with a state directory and device rows:
   held     every device in memory (the baseline);
   served   `state.devices_held` LIMIT.
-Each reads every send (its consumer lag is 0 and its devices gauge is COUNT), is stopped
+Each reads every send (its consumer lag is 0 and its devices gauge at least COUNT), is stopped
 (SIGTERM) and started again on its state directory. Reported for each: its RSS once it has read
-every send and its peak (`VmRSS`, `VmHWM`), the seconds to read them, and for the restart the
-seconds from its start to "restored device state", its RSS then and 15 seconds later (when the
-served one holds about LIMIT devices again), and its peak.
+every send and its peak (`VmRSS`, `VmHWM`), the seconds to read them, and for the restart: the
+seconds from its start to "restored device state" (and the restore's own, which that line logs)
+and to the first inbox record of a device new to it (connected, and sent a message, while the
+worker was down: back in service), its RSS when restored and 15 seconds later (when the served
+one holds about LIMIT devices again), and its peak.
 """
 import argparse
+import json
 import os
 import re
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
@@ -25,6 +29,7 @@ import uuid
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
 
 import outside  # noqa: E402
+from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from outside import Fleet, create_topics, preload, worker_environment  # noqa: E402
 
 
@@ -64,15 +69,49 @@ def gauges(address):
 
 
 def read_everything(address, count, timeout):
-    """Waits until the worker has every device and no lag on its inputs."""
+    """Waits until the worker has every device (the runs before may have sent to one more each)
+    and no lag on its inputs."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         samples = gauges(address)
         lag = sum(v for k, v in samples.items() if k.startswith("fcm_bridge_consumer_lag{"))
-        if samples.get("fcm_bridge_devices") == count and lag == 0:
+        if samples.get("fcm_bridge_devices", 0) >= count and lag == 0:
             return samples
         time.sleep(0.5)
     raise TimeoutError(f"the worker did not read every send within {timeout} s")
+
+
+def connect_and_send(bootstrap, topics, token):
+    """A connect of `token` and a send to it, for a worker that is down to read when it starts."""
+    producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random"})
+    producer.produce(topics["presence"], key=token, value=json.dumps({"token": token, "event": "connect"}))
+    producer.produce(topics["send"], key=token, value=json.dumps({"message": {"token": token, "data": {"n": "1"}}}))
+    producer.flush(30)
+
+
+class FirstInboxRecord(threading.Thread):
+    """Reads an inbox topic from its beginning until a record keyed `token` arrives; `seen` is
+    when (monotonic) it was read. Started before the worker, so that the time is the record's
+    arrival, not the reader's start."""
+
+    def __init__(self, bootstrap, topic, partitions, token, timeout):
+        super().__init__(daemon=True)
+        self.consumer = Consumer({
+            "bootstrap.servers": bootstrap, "group.id": f"served-inbox-{uuid.uuid4()}", "enable.auto.commit": False,
+            "isolation.level": "read_committed", "fetch.wait.max.ms": 10,
+        })
+        self.consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+        self.token, self.timeout, self.seen = token.encode(), timeout, None
+
+    def run(self):
+        deadline = time.monotonic() + self.timeout
+        try:
+            while self.seen is None and time.monotonic() < deadline:
+                for message in self.consumer.consume(100, 0.05):
+                    if not message.error() and message.key() == self.token:
+                        self.seen = time.monotonic()
+        finally:
+            self.consumer.close()
 
 
 def measure(name, arguments, send_topic, run_dir, extra):
@@ -96,11 +135,20 @@ def measure(name, arguments, send_topic, run_dir, extra):
         result["read_seconds"] = time.monotonic() - started
         result["rss"], result["peak"] = memory(fleet.workers[name].pid)
         fleet.stop(name)
+        fresh = f"fresh-{group}"
+        connect_and_send(arguments.bootstrap, topics, fresh)
+        inbox = FirstInboxRecord(arguments.bootstrap, topics["inbox"], arguments.partitions, fresh, arguments.timeout)
+        inbox.start()
         since = os.path.getsize(log_path)
         started = time.monotonic()
         fleet.start(name)
-        wait_for(log_path, r"restored device state", arguments.timeout, since)
+        restored = wait_for(log_path, r"took=([0-9.]+) seconds.*restored device state", arguments.timeout, since)
         result["restart_seconds"] = time.monotonic() - started
+        result["restore_seconds"] = float(restored.group(1))
+        inbox.join()
+        if inbox.seen is None:
+            raise TimeoutError(f"no inbox record of {fresh} within {arguments.timeout} s")
+        result["back_seconds"] = inbox.seen - started
         pid = fleet.workers[name].pid
         result["restart_rss"], _ = memory(pid)
         time.sleep(15)
@@ -139,6 +187,8 @@ def main():
     rows = [
         ("RSS once every send is read, MiB", "rss"), ("peak RSS while reading, MiB", "peak"),
         ("seconds to read every send", "read_seconds"), ("restart: seconds to restored", "restart_seconds"),
+        ("restart: seconds to a new device's first message", "back_seconds"),
+        ("restart: seconds the restore took (its log line)", "restore_seconds"),
         ("restart: RSS when restored, MiB", "restart_rss"), ("restart: RSS 15 s later, MiB", "restart_rss_later"),
         ("restart: peak RSS, MiB", "restart_peak"), ("restart: devices in memory 15 s later", "in_memory_later"),
     ]
