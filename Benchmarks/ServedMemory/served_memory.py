@@ -13,7 +13,8 @@ every send and its peak (`VmRSS`, `VmHWM`), the seconds to read them, and for th
 seconds from its start to "restored device state" (and the restore's own, which that line logs)
 and to the first inbox record of a device new to it (connected, and sent a message, while the
 worker was down: back in service), its RSS when restored and 15 seconds later (when the served
-one holds about LIMIT devices again), and its peak.
+one holds about LIMIT devices again), and its peak. `--served-only` leaves the baseline out, for
+sizes whose held worker would not fit the machine.
 """
 import argparse
 import json
@@ -170,6 +171,8 @@ def main():
     parser.add_argument("--limit", type=int, default=100_000, help="state.devices_held of the served worker")
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument(
+        "--served-only", action="store_true", help="no baseline: for sizes whose held worker would not fit memory")
     arguments = parser.parse_args()
 
     run = f"served-{uuid.uuid4().hex[:8]}"
@@ -177,7 +180,7 @@ def main():
     send_topic = create_topics(arguments.bootstrap, run, arguments.partitions)["send"]
     log(f"sending to {arguments.devices} offline devices, a message each")
     preload(arguments.bootstrap, send_topic, arguments.devices)
-    held = measure("held", arguments, send_topic, run_dir, {})
+    held = {} if arguments.served_only else measure("held", arguments, send_topic, run_dir, {})
     served = measure(
         "served", arguments, send_topic, run_dir, {"FCM_BRIDGE_STATE_DEVICES_HELD": str(arguments.limit)})
     print(f"\n{arguments.devices:,} offline devices with a message each, {arguments.partitions} partitions; "
@@ -192,10 +195,13 @@ def main():
         ("restart: RSS when restored, MiB", "restart_rss"), ("restart: RSS 15 s later, MiB", "restart_rss_later"),
         ("restart: peak RSS, MiB", "restart_peak"), ("restart: devices in memory 15 s later", "in_memory_later"),
     ]
+    def shown(value):
+        return "-" if value is None else f"{value:,.1f}"
+
     for label, key in rows:
         a, b = held.get(key), served.get(key)
         ratio = f"{b / a:.2f}" if a and b is not None else "-"
-        print(f"| {label} | {a:,.1f} | {b:,.1f} | {ratio} |" if a is not None and b is not None else f"| {label} | {a} | {b} | - |")
+        print(f"| {label} | {shown(a)} | {shown(b)} | {ratio} |")
 
 
 if __name__ == "__main__":
