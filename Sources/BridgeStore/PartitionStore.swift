@@ -212,21 +212,24 @@ public struct PartitionStore: Sendable {
     /// The records whose keys do not start with a byte of `excluded`, as an SQL table: a range of
     /// keys for each gap between those bytes, each read through the index of keys.
     static func records(excludingKeysStartingWith excluded: [UInt8]) -> String {
-        func blob(_ byte: UInt8) -> String { "X'" + (byte < 16 ? "0" : "") + String(byte, radix: 16) + "'" }
-        var ranges: [String] = []
+        func hexLiteral(_ byte: UInt8) -> String { "X'" + (byte < 16 ? "0" : "") + String(byte, radix: 16) + "'" }
+        // An empty key starts with no byte: it is never excluded.
+        var ranges: [String] = ["key = X''"]
         var start: UInt8? = 0
         for byte in Set(excluded).sorted() {
             if let start, start < byte {
-                ranges.append(start == 0 ? "key < \(blob(byte))" : "key >= \(blob(start)) AND key < \(blob(byte))")
+                ranges.append(
+                    start == 0
+                        ? "key > X'' AND key < \(hexLiteral(byte))"
+                        : "key >= \(hexLiteral(start)) AND key < \(hexLiteral(byte))")
             }
             start = byte == .max ? nil : byte + 1
         }
         if start == 0 { return "record" }
-        if let start { ranges.append("key >= \(blob(start))") }
+        if let start { ranges.append("key >= \(hexLiteral(start))") }
         // Named, or SQLite reads a range open at one end by scanning the table in its order.
         let selects = ranges.map { "SELECT * FROM record INDEXED BY \(keyIndex) WHERE \($0)" }
-        return "(" + (selects.isEmpty ? ["SELECT * FROM record WHERE 0"] : selects).joined(separator: " UNION ALL ")
-            + ")"
+        return "(" + selects.joined(separator: " UNION ALL ") + ")"
     }
 
     /// The blob in column `column` of the row `statement` is on, read in place; nil for NULL.

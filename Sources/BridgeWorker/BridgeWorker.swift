@@ -6,6 +6,7 @@ import CoreMetrics
 import Foundation
 import Kafka
 import Logging
+import NIOPosix
 import ServiceLifecycle
 
 /// One fcm-bridge worker: a member of the fleet's consumer group that reads send requests and
@@ -139,14 +140,17 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         let restorer = ChangelogRestorer(
             consumerConfiguration: configuration.workerConsumer, changelogTopic: configuration.changelogTopic,
             repartitionTopic: configuration.repartitionTopic, health: health, metrics: metrics, logger: logger)
+        let served = stores.flatMap { stores in
+            configuration.state.devicesHeld.map {
+                ServedDevices(
+                    limit: $0, rules: configuration.queue, directory: stores.path, reads: metrics.deviceReads,
+                    scanThread: NIOThreadPool(numberOfThreads: 1))
+            }
+        }
+        served?.scanThread.start()
         var loop = WorkerLoop(
             consumer: consumer, processor: processor, committer: committer, restorer: restorer, stores: stores,
-            served: stores.flatMap { stores in
-                configuration.state.devicesHeld.map {
-                    ServedDevices(
-                        limit: $0, rules: configuration.queue, directory: stores.path, reads: metrics.deviceReads)
-                }
-            },
+            served: served,
             stateTopic: configuration.repartitionTopic, maxBatchRecords: configuration.maxBatchRecords, health: health,
             queries: queries, logger: logger
         )
@@ -159,6 +163,8 @@ public struct BridgeWorker: Service, CustomStringConvertible {
         }
         trimmer.finish()
         await trimming
+        // The loop has awaited every scan: the thread has nothing left to run.
+        try? await served?.scanThread.shutdownGracefully()
         if let failure { throw failure }
     }
 

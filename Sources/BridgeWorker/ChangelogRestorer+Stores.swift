@@ -1,5 +1,6 @@
 import BridgeCore
 import BridgeStore
+import DeviceStore
 import Kafka
 
 extension ChangelogRestorer {
@@ -28,7 +29,7 @@ extension ChangelogRestorer {
                 if states.resume(partition, coveredTo: checkpoint, servedStoreCoveredTo: rowsCheckpoint) {
                     starts.resumed.append(partition)
                 } else if served != nil, checkpoint > 0, rowsCheckpoint == checkpoint,
-                    let counts = (try? rows?.counts()) ?? nil
+                    let counts = counts(of: rows, partition: partition)
                 {
                     starts.records += try replayTopics(of: store, into: &states)
                     states.serve(partition, storeHolding: counts)
@@ -66,6 +67,17 @@ extension ChangelogRestorer {
         }
         _ = part.apply(to: &states)
         return cursor.count
+    }
+
+    /// The counts `rows` keep of `partition`; nil when they keep none or they do not read, which
+    /// is logged: the partition's devices are then read whole into memory.
+    private func counts(of rows: DeviceRows?, partition: Int32) -> DeviceCounts? {
+        do {
+            return try rows?.counts()
+        } catch {
+            logger.warning("\(error); partition \(partition) is restored into memory, and its rows written whole")
+            return nil
+        }
     }
 
     /// Replays the topic state of `store` into `states`, which holds its partition, adopted: the

@@ -24,21 +24,23 @@ struct ServedDevices: Sendable {
     let directory: String
     /// Counts the devices asked of the rows, found or not.
     let reads: Counter
+    /// The thread the idle scans run on, their own: a scan takes seconds, and on NIO's pool it
+    /// would hold back the reads the loop waits for.
+    let scanThread: NIOThreadPool
 
     /// Serves `partitions`, just restored. Those a restore rebuilt in memory have their rows held
-    /// in `stores` to be replaced whole by their devices; those served from their rows already
-    /// have the devices their restore changed held for their rows. Either may let devices go once
-    /// the write that takes them ends, which a batch of their own, held after them, says
+    /// in `stores` to be replaced whole by their devices (or left as they are, holding them
+    /// already); those served from their rows already have the devices their restore changed held
+    /// for their rows. Both have their counts held for the rows, and may let devices go once the
+    /// write that takes them ends, which a batch of their own, held after them, says
     /// (``DeviceStates/seal()``), whether or not records follow.
     func serve(_ partitions: [Int32], states: inout DeviceStates, stores: inout StateDirectory?) {
         let restored = partitions.filter { states.devices(in: $0) != nil }
         guard !restored.isEmpty else { return }
         var batch = StoreBatch()
         for partition in restored {
-            guard states.isServed(partition) else {
-                states.serve(partition, written: false)
-                continue
-            }
+            // Rebuilt, or served from its rows already; either way its rows get its counts.
+            if !states.isServed(partition) { states.serve(partition, written: false) }
             batch.rows.touch(partition, counts: states.counts(in: partition))
             let changed = states.unwrittenDevices(in: partition)
             guard !changed.isEmpty else { continue }
@@ -106,16 +108,17 @@ struct ServedDevices: Sendable {
         let scans = states.takeStoreScans().sorted { $0.key < $1.key }
         guard !scans.isEmpty else { return nil }
         let rules = rules
-        let found = try start(on: rows, scans.map(\.key)) { partitionRows, index throws(DeviceStoreError) in
+        let found = try start(on: rows, scans.map(\.key), in: scanThread) {
+            partitionRows, index throws(DeviceStoreError) in
             try partitionRows.idleTokens(at: scans[index].value, rules: rules)
         }
-        return IdleScanInFlight(partitions: scans.map(\.key), found: found)
+        return IdleScanInFlight(partitions: scans.map(\.key), found: PoolWork(found))
     }
 
     /// Waits for `scan` and adds the idle devices it found to their partitions' sweeps. Throws
     /// when rows do not read.
     func addIdle(from scan: IdleScanInFlight, to states: inout DeviceStates) async throws(StateDirectoryError) {
-        let idle = try await wait(for: scan.found)
+        let idle = try await wait { try await scan.found.value() }
         for (partition, tokens) in zip(scan.partitions, idle) { states.addIdle(tokens, in: partition) }
     }
 
@@ -126,12 +129,13 @@ struct ServedDevices: Sendable {
         _ read: @escaping @Sendable (DeviceRows, Int) throws(DeviceStoreError) -> Value
     ) async throws(StateDirectoryError) -> [Value] {
         guard !partitions.isEmpty else { return [] }
-        return try await wait(for: try start(on: rows, partitions, read))
+        let reads = try start(on: rows, partitions, in: .singleton, read)
+        return try await wait { try await reads.get() }
     }
 
-    /// Starts `read` on the rows of each of `partitions`, in order, on NIO's thread pool.
+    /// Starts `read` on the rows of each of `partitions`, in order, in `pool`.
     private func start<Value: Sendable>(
-        on rows: [Int32: DeviceRows], _ partitions: [Int32],
+        on rows: [Int32: DeviceRows], _ partitions: [Int32], in pool: NIOThreadPool,
         _ read: @escaping @Sendable (DeviceRows, Int) throws(DeviceStoreError) -> Value
     ) throws(StateDirectoryError) -> EventLoopFuture<[Value]> {
         var opened: [DeviceRows] = []
@@ -141,7 +145,7 @@ struct ServedDevices: Sendable {
             }
             opened.append(partitionRows)
         }
-        return NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
+        return pool.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
             [opened] in
             var values: [Value] = []
             for (index, partitionRows) in opened.enumerated() {
@@ -155,10 +159,10 @@ struct ServedDevices: Sendable {
         }
     }
 
-    /// What `reads` gave, once they have ended; their error as the state directory's.
-    private func wait<Value: Sendable>(for reads: EventLoopFuture<Value>) async throws(StateDirectoryError) -> Value {
+    /// What `reads` gives once they have ended; their error as the state directory's.
+    private func wait<Value: Sendable>(_ reads: () async throws -> Value) async throws(StateDirectoryError) -> Value {
         do {
-            return try await reads.get()
+            return try await reads()
         } catch let error as PartitionRowsError {
             throw StateDirectoryError(
                 path: directory,

@@ -1,7 +1,6 @@
 import BridgeStore
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// A write to the local stores running on NIO's thread pool while the worker's loop goes on,
 /// across as many commits as it takes. The loop starts one once held records are due and
@@ -14,32 +13,24 @@ struct StoreWriteInFlight: Sendable {
     /// The last of the worker's batches whose devices the rows hold once it has ended, when it
     /// says (``StoreBatch/rowsThrough``).
     let rowsThrough: UInt64?
-    private let result: EventLoopFuture<Void>
-    private let ended: Ended
-
-    /// Set once the write has ended, by the thread that ran it.
-    private final class Ended: Sendable {
-        let flag = Atomic<Bool>(false)
-    }
+    private let work: PoolWork<Void>
 
     /// Starts `write` on NIO's thread pool.
     init(_ write: StoreWrite) {
-        let ended = Ended()
         partitions = write.partitions
         rowsThrough = write.records.rowsThrough
-        result = NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
-            try write.run()
-        }
-        result.whenComplete { _ in ended.flag.store(true, ordering: .releasing) }
-        self.ended = ended
+        work = PoolWork(
+            NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
+                try write.run()
+            })
     }
 
     /// Whether the write has ended: ``wait()`` then returns at once.
-    var hasEnded: Bool { ended.flag.load(ordering: .acquiring) }
+    var hasEnded: Bool { work.hasEnded }
 
     /// Waits for the write to end, however the waiting task is cancelled; throws its error (a
     /// ``StateDirectoryError``).
     func wait() async throws {
-        try await result.get()
+        try await work.value()
     }
 }

@@ -97,7 +97,7 @@ struct WorkerLoop: ~Copyable {
             await committer.abandon(&batch)
             do {
                 // Awaited, so that no write or scan outlives the loop; their errors are not the one thrown.
-                _ = try? await idleScan?.found.get()
+                _ = try? await idleScan?.found.value()
                 try await settleStoreWrite()
             } catch let failure {
                 logger.error(
@@ -404,7 +404,7 @@ struct WorkerLoop: ~Copyable {
     private mutating func scanIdleDevices() async throws {
         guard let served, let rows = stores?.rows else { return }
         if let scan = idleScan {
-            guard scan.hasEnded else { return }
+            guard scan.found.hasEnded else { return }
             try await settleIdleScan()
         }
         idleScan = try served.startIdleScans(states: &states, rows: rows)

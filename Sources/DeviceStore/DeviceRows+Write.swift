@@ -25,7 +25,7 @@ extension DeviceRows {
             }
         }
         withUnsafeBytes(of: checkpoint.littleEndian) { batch.put(Self.checkpointKey, $0) }
-        if let counts = counts.flatMap(Self.value(of:)) {
+        if let counts = counts.flatMap(Self.encoded) {
             counts.withUnsafeBytes { batch.put(Self.countsKey, $0) }
         } else {
             batch.delete(Self.countsKey)
@@ -111,7 +111,7 @@ extension DeviceRows {
             // The checkpoint's and the counts' keys sort before every device's, as the file's keys must.
             withUnsafeBytes(of: checkpoint.littleEndian) { value.append($0) }
             try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.checkpointKey, bytes) }
-            if let counts = counts.flatMap(Self.value(of:)) {
+            if let counts = counts.flatMap(Self.encoded) {
                 value.truncate(to: 0)
                 counts.withUnsafeBytes { value.append($0) }
                 try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.countsKey, bytes) }
@@ -145,8 +145,7 @@ extension DeviceRows {
             if !given.contains(key) { rows.append((key, .removed)) }
             return true
         }
-        let counts = DeviceCounts(
-            devices: devices.count, waitingMessages: devices.reduce(0) { $0 + $1.device.waiting.count })
+        let counts = DeviceCounts(of: devices.lazy.map(\.device))
         try load(rows, checkpoint: checkpoint, counts: counts)
     }
 

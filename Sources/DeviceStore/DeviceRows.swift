@@ -24,11 +24,6 @@ public struct DeviceRows: Sendable {
     static let loadFilePrefix = "load-"
     /// The key of the checkpoint; device keys start with `d`, so none can be this one.
     static let checkpointKey = Array("checkpoint".utf8)
-    /// The key of the partition's ``DeviceCounts``, written with the rows whose writer knows them;
-    /// sorts after the checkpoint's and before every device's, as a loaded file's keys must.
-    static let countsKey = Array("counts".utf8)
-    /// The largest count the rows keep: more is damage, and cannot be added to without overflow.
-    static let countLimit: Int64 = 1 << 48
     /// The key of the rows' layout, written when they are created: rows of another are refused.
     private static let layoutKey = Array("layout".utf8)
     private static let layout: [UInt8] = [2]
@@ -87,35 +82,6 @@ public struct DeviceRows: Sendable {
             throw DeviceStoreError(path: path, operation: "read", message: "the checkpoint is not 8 bytes")
         }
         return checkpoint
-    }
-
-    /// The devices and waiting messages the rows hold, as the last write that knew them left them;
-    /// nil when the last write did not (every write that does not know them removes them). Throws
-    /// when the stored counts do not read.
-    public func counts() throws(DeviceStoreError) -> DeviceCounts? {
-        let read = try database.withValue(of: Self.countsKey) { value -> DeviceCounts?? in
-            guard let value else { return .some(nil) }
-            guard value.count == 16 else { return nil }
-            let devices = Int64(littleEndian: value.loadUnaligned(as: Int64.self))
-            let waiting = Int64(littleEndian: value.loadUnaligned(fromByteOffset: 8, as: Int64.self))
-            let limit = 0...Self.countLimit
-            guard limit.contains(devices), limit.contains(waiting) else { return nil }
-            return .some(DeviceCounts(devices: Int(devices), waitingMessages: Int(waiting)))
-        }.get()
-        guard let counts = read else {
-            throw DeviceStoreError(path: path, operation: "read", message: "the counts are not two counts of 8 bytes")
-        }
-        return counts
-    }
-
-    /// `counts` as the rows store them; nil for counts the rows do not keep.
-    static func value(of counts: DeviceCounts) -> [UInt8]? {
-        let limit = 0...countLimit
-        guard limit.contains(Int64(counts.devices)), limit.contains(Int64(counts.waitingMessages)) else { return nil }
-        var value: [UInt8] = []
-        withUnsafeBytes(of: Int64(counts.devices).littleEndian) { value.append(contentsOf: $0) }
-        withUnsafeBytes(of: Int64(counts.waitingMessages).littleEndian) { value.append(contentsOf: $0) }
-        return value
     }
 
     /// The key of `token`'s head row.

@@ -43,9 +43,7 @@ extension BridgeFixture {
             compared.partitions += 1
             compared.devices += held.count
             guard let counts = try rows.counts() else { continue }
-            let counted = DeviceCounts(
-                devices: held.count, waitingMessages: held.values.reduce(0) { $0 + $1.waiting.count })
-            #expect(counts == counted, "partition \(partition) at \(checkpoint)")
+            #expect(counts == DeviceCounts(of: held.values), "partition \(partition) at \(checkpoint)")
             compared.counts += 1
         }
         return compared

@@ -51,7 +51,7 @@ public struct DeviceStates: Sendable, Equatable {
         partitions[partition] = [:]
         sweeps[partition] = IdleSweep()
         topics.adopt(partition)
-        // Its devices are restored into memory before it is served again (``serve(_:written:)``).
+        // Restored before it is served again (``serve(_:written:)``, ``serve(_:storeHolding:)``).
         caches[partition] = nil
     }
 
