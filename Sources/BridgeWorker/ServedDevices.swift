@@ -11,9 +11,9 @@ import NIOPosix
 /// in memory are a cache of the rows (``DeviceStates/serve(_:written:)``), about ``limit`` of them
 /// over all partitions. Before records are processed, the devices they name that are not held
 /// are read from the rows, on NIO's thread pool while the loop waits; the sweeps' scans of the
-/// rows for idle devices run there while the loop goes on (``IdleScanInFlight``). Either runs
-/// beside a store write that may be under way: it writes devices that are held, never one that
-/// is read, and each device a scan finds is judged again once read.
+/// rows for idle devices run on ``scanThread`` while the loop goes on (``IdleScanInFlight``).
+/// Either runs beside a store write that may be under way: it writes devices that are held, never
+/// one that is read, and each device a scan finds is judged again once read.
 struct ServedDevices: Sendable {
     /// Devices held in memory over the partitions served, at most, but for those the open batch
     /// uses and those whose last change the rows do not hold yet, which stay.
