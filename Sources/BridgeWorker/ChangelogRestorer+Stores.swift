@@ -6,14 +6,14 @@ import Kafka
 extension ChangelogRestorer {
     /// Replays each partition's local store into `states` (which holds the partitions, adopted
     /// and empty), or resumes the state set aside for it when that covers the store's checkpoint
-    /// (``DeviceStates/resume(_:coveredTo:servedStoreCoveredTo:)``), and returns where each partition's changelog is
-    /// to be read from. With ``served``, a partition whose device rows are at the store's checkpoint
-    /// and know their counts replays the store's topic state only, and is served from its rows
-    /// (``DeviceStates/serve(_:storeHolding:)``): no device is read until the changelog names it. A store in
-    /// doubt (unreadable, damaged, foreign, of another format or another incarnation of the
-    /// changelog) is deleted, its doubt logged in one line,
-    /// and its partition read from the beginning into a new one. Without stores, every
-    /// partition is read from the beginning.
+    /// (``DeviceStates/resume(_:coveredTo:servedStoreCoveredTo:)``), and returns where each
+    /// partition's changelog is to be read from. With ``served``, a partition whose device rows
+    /// are at the store's checkpoint and keep their counts replays the store's topic state only,
+    /// and is served from its rows (``DeviceStates/serve(_:storeHolding:)``): no device is read
+    /// until the changelog names it. A store in doubt (unreadable, damaged, foreign, of another
+    /// format or another incarnation of the changelog) is deleted, its doubt logged in one line,
+    /// and its partition read from the beginning into a new one. Without stores, every partition
+    /// is read from the beginning.
     func load(_ partitions: [Int32], into states: inout DeviceStates, from stores: inout StateDirectory?) async throws
         -> StoreStarts
     {
