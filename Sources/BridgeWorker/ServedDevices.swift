@@ -99,9 +99,9 @@ struct ServedDevices: Sendable {
         }
     }
 
-    /// Starts, on NIO's thread pool, the scans of their rows that the served partitions' idle
-    /// sweeps ask for (``DeviceStates/takeStoreScans()``); nil when none asks. Throws when a
-    /// partition has no rows open.
+    /// Starts, on ``scanThread``, the scans of their rows that the served partitions' idle sweeps
+    /// ask for (``DeviceStates/takeStoreScans()``); nil when none asks. Throws when a partition has
+    /// no rows open.
     func startIdleScans(states: inout DeviceStates, rows: [Int32: DeviceRows]) throws(StateDirectoryError)
         -> IdleScanInFlight?
     {
