@@ -85,21 +85,12 @@ extension ChangelogRestorer {
     /// records replayed. Throws ``StoreDoubt`` as ``replay(_:into:)`` does.
     func replayTopics(of store: PartitionStore, into states: inout DeviceStates) throws -> Int {
         var number = 0
-        do {
+        try reading(store) {
             try store.forEachRecord(excludingKeysStartingWith: ChangelogCodec.deviceKeyKinds) { record, headers in
                 number += 1
-                let change: ChangelogChange
-                do {
-                    change = try codec.decode(record, header: headers.value(named:))
-                } catch {
-                    throw StoreDoubt(path: store.path, reason: "a record of topic state cannot be read (\(error))")
-                }
+                let change = try change(of: record, headers, in: store, named: "a record of topic state")
                 if case .topic(let change) = change { states.apply(change, in: record.partition) }
             }
-        } catch let doubt as StoreDoubt {
-            throw doubt
-        } catch {
-            throw StoreDoubt(path: store.path, reason: "it cannot be read (\(error))")
         }
         return number
     }
@@ -111,26 +102,42 @@ extension ChangelogRestorer {
         var cursor = cursor
         var part = DecodedChanges(endsOfPartition: [], recordCount: 0)
         var number = cursor.count
-        do {
+        try reading(store) {
             try store.forEachRecord(after: &cursor, limit: storePart) { record, headers in
                 number += 1
-                do {
-                    switch try codec.decode(record, header: headers.value(named:)) {
-                    case .device(let token, let change):
-                        part.changes.append((DeviceKey(token: token), change, record.partition))
-                    case .topic(let change):
-                        part.topicChanges.append((change, record.partition))
-                    }
-                } catch {
-                    throw StoreDoubt(path: store.path, reason: "record \(number) cannot be read (\(error))")
+                switch try change(of: record, headers, in: store, named: "record \(number)") {
+                case .device(let token, let change):
+                    part.changes.append((DeviceKey(token: token), change, record.partition))
+                case .topic(let change):
+                    part.topicChanges.append((change, record.partition))
                 }
             }
+        }
+        return (part, cursor)
+    }
+
+    /// Runs `read` over `store`: an error it throws that is not a ``StoreDoubt`` becomes one (the
+    /// store cannot be read).
+    private func reading(_ store: PartitionStore, _ read: () throws -> Void) throws {
+        do {
+            try read()
         } catch let doubt as StoreDoubt {
             throw doubt
         } catch {
             throw StoreDoubt(path: store.path, reason: "it cannot be read (\(error))")
         }
-        return (part, cursor)
+    }
+
+    /// The change `record` of `store` makes, decoded; a ``StoreDoubt`` naming it as `name` when
+    /// it does not decode.
+    private func change(
+        of record: ChangelogRecordView, _ headers: StoredHeaders, in store: PartitionStore, named name: String
+    ) throws(StoreDoubt) -> ChangelogChange {
+        do {
+            return try codec.decode(record, header: headers.value(named:))
+        } catch {
+            throw StoreDoubt(path: store.path, reason: "\(name) cannot be read (\(error))")
+        }
     }
 
     /// Checks each store's checkpoint against the changelog as the first fetches answer it. A

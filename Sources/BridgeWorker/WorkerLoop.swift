@@ -229,6 +229,8 @@ struct WorkerLoop: ~Copyable {
     private mutating func handle(_ events: [ConsumerEvent]) async throws {
         var records: [DecodedRecord<ConsumerRecord>] = []
         for (index, event) in zip(events.indices, events) {
+            // A rebalance may release or replace the rows the idle scan reads.
+            if event.isRebalance { try await settleIdleScan() }
             switch event {
             case .record(let record):
                 if records.isEmpty {
@@ -244,10 +246,8 @@ struct WorkerLoop: ~Copyable {
                     try await commit()
                 }
             case .partitionsAssigned(let partitions):
-                try await settleIdleScan()
                 try await restore(assigned: partitions)
             case .partitionsRevoked(let partitions, lost: false):
-                try await settleIdleScan()
                 try await sendProduced()
                 try await commit()
                 try await writeHeldRecords()
@@ -261,7 +261,6 @@ struct WorkerLoop: ~Copyable {
                 logger.warning(
                     "partitions lost; dropping the open batch and the device state",
                     metadata: ["partitions": "\(partitions)"])
-                try await settleIdleScan()
                 produced.removeAll()
                 await committer.abandon(&batch)
                 states.dropAll()
