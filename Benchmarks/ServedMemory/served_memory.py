@@ -10,9 +10,10 @@ with a state directory and device rows:
 Each reads every send (its consumer lag is 0 and its devices gauge at least COUNT), is stopped
 (SIGTERM) and started again on its state directory. Reported for each: its RSS once it has read
 every send and its peak (`VmRSS`, `VmHWM`), the seconds to read them, and for the restart: the
-seconds from its start to "restored device state" (and the restore's own, which that line logs)
-and to the first inbox record of a device new to it (connected, and sent a message, while the
-worker was down: back in service), its RSS when restored and 15 seconds later (when the served
+seconds from its start to its group's assignment (the broker's join), to "restored device state"
+(and the restore's own, which that line logs) and to the first inbox record of a device new to it
+(connected, and sent a message, while the worker was down: back in service; also counted from
+the assignment, the part that is the worker's), its RSS when restored and 15 seconds later (when the served
 one holds about LIMIT devices again), and its peak. `--served-only` leaves the baseline out, for
 sizes whose held worker would not fit the machine.
 """
@@ -143,6 +144,8 @@ def measure(name, arguments, send_topic, run_dir, extra):
         since = os.path.getsize(log_path)
         started = time.monotonic()
         fleet.start(name)
+        wait_for(log_path, r"partitions assigned", arguments.timeout, since)
+        result["assigned_seconds"] = time.monotonic() - started
         restored = wait_for(log_path, r"took=([0-9.]+) seconds.*restored device state", arguments.timeout, since)
         result["restart_seconds"] = time.monotonic() - started
         result["restore_seconds"] = float(restored.group(1))
@@ -150,6 +153,7 @@ def measure(name, arguments, send_topic, run_dir, extra):
         if inbox.seen is None:
             raise TimeoutError(f"no inbox record of {fresh} within {arguments.timeout} s")
         result["back_seconds"] = inbox.seen - started
+        result["assigned_to_back_seconds"] = result["back_seconds"] - result["assigned_seconds"]
         pid = fleet.workers[name].pid
         result["restart_rss"], _ = memory(pid)
         time.sleep(15)
@@ -189,8 +193,11 @@ def main():
     print("|---|---|---|---|")
     rows = [
         ("RSS once every send is read, MiB", "rss"), ("peak RSS while reading, MiB", "peak"),
-        ("seconds to read every send", "read_seconds"), ("restart: seconds to restored", "restart_seconds"),
+        ("seconds to read every send", "read_seconds"),
+        ("restart: seconds to the group's assignment", "assigned_seconds"),
+        ("restart: seconds to restored", "restart_seconds"),
         ("restart: seconds to a new device's first message", "back_seconds"),
+        ("restart: of those, after the assignment", "assigned_to_back_seconds"),
         ("restart: seconds the restore took (its log line)", "restore_seconds"),
         ("restart: RSS when restored, MiB", "restart_rss"), ("restart: RSS 15 s later, MiB", "restart_rss_later"),
         ("restart: peak RSS, MiB", "restart_peak"), ("restart: devices in memory 15 s later", "in_memory_later"),

@@ -17,7 +17,7 @@ protocol InputConsumer: Sendable {
     /// Stops fetching `partitions`: a poll returns none of their records until they resume.
     func pause(_ partitions: [TopicPartition]) throws
     /// Fetches `partitions` again, from where their records were last taken.
-    func resume(_ partitions: [TopicPartition]) throws
+    func resume(_ partitions: [TopicPartition]) async throws
 }
 
 extension KafkaConsumer: InputConsumer {}

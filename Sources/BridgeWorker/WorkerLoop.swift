@@ -343,7 +343,7 @@ struct WorkerLoop: ~Copyable {
                 }
             }
         }
-        try consumer.resume(paused)
+        try await consumer.resume(paused)
         health.set(states.partitionCount == 0 ? .idle : .ready)
         stateGauges.refresh(states, now: .now, force: true)
         try await handle(arrived)

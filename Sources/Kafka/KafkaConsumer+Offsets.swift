@@ -39,9 +39,11 @@ extension KafkaConsumer {
         try client.handle(for: "pause").pause(partitions)
     }
 
-    /// Fetches again from paused partitions.
-    public func resume(_ partitions: [TopicPartition]) throws {
-        try client.handle(for: "resume").resume(partitions)
+    /// Fetches again from paused partitions, at once: waits up to a second for their leaders to
+    /// answer a request that wakes librdkafka's fetchers (a second is what librdkafka's fetcher
+    /// would sleep without it).
+    public func resume(_ partitions: [TopicPartition]) async throws {
+        try await client.blocking("resume") { try $0.resume(partitions, wakeTimeout: .seconds(1)) }
     }
 
     /// The partitions currently assigned to this consumer.

@@ -124,7 +124,7 @@ final class FakeKafka: InputConsumer, OutputSink {
 
     func pause(_ partitions: [TopicPartition]) throws { record(.paused(partitions)) }
 
-    func resume(_ partitions: [TopicPartition]) throws { record(.resumed(partitions)) }
+    func resume(_ partitions: [TopicPartition]) async throws { record(.resumed(partitions)) }
 
     func groupMetadata() throws -> ConsumerGroupMetadata {
         guard let metadata = ConsumerGroupMetadata(groupID: "test") else { throw Refused.commit }

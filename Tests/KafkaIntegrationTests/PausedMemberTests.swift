@@ -39,7 +39,7 @@ struct PausedMemberTests {
         }
         #expect(whilePaused.isEmpty, "\(whilePaused)")
 
-        try consumer.resume(assigned)
+        try await consumer.resume(assigned)
         var values: [String] = []
         let deadline = ContinuousClock.now + .seconds(30)
         while values.isEmpty, ContinuousClock.now < deadline {

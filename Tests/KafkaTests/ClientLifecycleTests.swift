@@ -90,7 +90,7 @@ struct ClientLifecycleTests {
             ("seek", { try await consumer.seek([TopicPartitionOffset(partition, offset: 0)]) }),
             ("assign", { try await consumer.assign([TopicPartitionOffset(partition, offset: 0)]) }),
             ("positions", { _ = try consumer.positions([partition]) }),
-            ("pause", { try consumer.pause([partition]) }), ("resume", { try consumer.resume([partition]) }),
+            ("pause", { try consumer.pause([partition]) }), ("resume", { try await consumer.resume([partition]) }),
             ("assignment", { _ = try consumer.assignment() }), ("group metadata", { _ = try consumer.groupMetadata() }),
         ]
         for (name, call) in calls {

@@ -73,10 +73,23 @@ extension NativeHandle {
         try list.checkErrors("pause")
     }
 
-    func resume(_ partitions: [TopicPartition]) throws {
+    /// Resumes the partitions, then wakes the threads of their leaders. Blocks up to `wakeTimeout`.
+    func resume(_ partitions: [TopicPartition], wakeTimeout: Duration) throws {
         let list = NativePartitionList(partitions)
         try KafkaError.check(rd_kafka_resume_partitions(pointer, list.pointer), "resume")
         try list.checkErrors("resume")
+        wakeFetchers(of: partitions, timeout: wakeTimeout)
+    }
+
+    /// librdkafka (2.8) makes a resumed partition that has a position fetchable again without
+    /// waking the thread of its leader, which sleeps up to a second when none of its partitions
+    /// was fetchable (`rd_kafka_toppar_pause_resume`). Any request to the leader wakes that
+    /// thread, which then fetches: one ListOffsets request per leader, whose answer is not
+    /// needed. Without it (an error, a timeout) the fetch starts when the thread wakes anyway.
+    private func wakeFetchers(of partitions: [TopicPartition], timeout: Duration) {
+        guard !partitions.isEmpty else { return }
+        let latest = NativePartitionList(partitions.map { ($0, Int64(RD_KAFKA_OFFSET_END)) })
+        _ = rd_kafka_offsets_for_times(pointer, latest.pointer, Int32(clamping: timeout.milliseconds))
     }
 
     /// The partitions assigned now, in order.
