@@ -2,19 +2,21 @@
 """A worker that serves its devices from its device rows, against one that holds them all,
 measured from outside: memory, and a restart.
 
-COUNT offline devices get a message each, sent before any worker starts. Then, one after the
-other, two workers read those sends, each in a consumer group (and internal topics) of its own,
-with a state directory and device rows:
+COUNT offline devices get a message each, sent before any worker starts, and with
+`--topics-per-device N` are subscribed to N topics each. Then, one after the other, two workers
+read those inputs, each in a consumer group (and internal topics) of its own, with a state
+directory and device rows:
   held     every device in memory (the baseline);
   served   `state.devices_held` LIMIT.
-Each reads every send (its consumer lag is 0 and its devices gauge at least COUNT), is stopped
-(SIGTERM) and started again on its state directory. Reported for each: its RSS once it has read
-every send and its peak (`VmRSS`, `VmHWM`), the seconds to read them, and for the restart: the
-seconds from its start to its group's assignment (the broker's join), to "restored device state"
-(and the restore's own, which that line logs) and to the first inbox record of a device new to it
-(connected, and sent a message, while the worker was down: back in service; also counted from
-the assignment, the part that is the worker's), its RSS when restored and 15 seconds later (when the served
-one holds about LIMIT devices again), and its peak. `--served-only` leaves the baseline out, for
+Each reads every input (its consumer lag is 0, its devices gauge at least COUNT and its
+memberships gauge at least COUNT x N), is stopped (SIGTERM) and started again on its state
+directory. Reported for each: its RSS once it has read every input and its peak (`VmRSS`,
+`VmHWM`), the seconds to read them, and for the restart: the seconds from its start to its
+group's assignment (the broker's join), to "restored device state" (and the restore's own, which
+that line logs) and to the first inbox record of a device new to it (connected, and sent a
+message, while the worker was down: back in service; also counted from the assignment, the part
+that is the worker's), its RSS when restored and 15 seconds later (when the served one holds
+about LIMIT devices again), and its peak. `--served-only` leaves the baseline out, for
 sizes whose held worker would not fit the machine.
 """
 import argparse
@@ -70,14 +72,27 @@ def gauges(address):
     return samples
 
 
-def read_everything(address, count, timeout):
+def preload_subscriptions(bootstrap, topic, count, topics_per_device):
+    """Devices `offline-<n>` subscribed to topics `topic-0` ... in requests of 1,000 tokens."""
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    for number in range(topics_per_device):
+        for first in range(0, count, 1000):
+            tokens = [f"offline-{n:08d}" for n in range(first, min(first + 1000, count))]
+            value = json.dumps({"action": "subscribe", "topic": f"topic-{number}", "tokens": tokens})
+            producer.produce(topic, key=f"topic-{number}", value=value)
+            producer.poll(0)
+    producer.flush(120)
+
+
+def read_everything(address, count, memberships, timeout):
     """Waits until the worker has every device (the runs before may have sent to one more each)
-    and no lag on its inputs."""
+    and membership, and no lag on its inputs."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         samples = gauges(address)
         lag = sum(v for k, v in samples.items() if k.startswith("fcm_bridge_consumer_lag{"))
-        if samples.get("fcm_bridge_devices", 0) >= count and lag == 0:
+        if (samples.get("fcm_bridge_devices", 0) >= count
+                and samples.get("fcm_bridge_topic_memberships", 0) >= memberships and lag == 0):
             return samples
         time.sleep(0.5)
     raise TimeoutError(f"the worker did not read every send within {timeout} s")
@@ -116,10 +131,10 @@ class FirstInboxRecord(threading.Thread):
             self.consumer.close()
 
 
-def measure(name, arguments, send_topic, run_dir, extra):
+def measure(name, arguments, inputs, run_dir, extra):
     group = f"{name}-{uuid.uuid4().hex[:8]}"
     topics = create_topics(arguments.bootstrap, group, arguments.partitions)
-    topics["send"] = send_topic
+    topics.update(inputs)
     environment = worker_environment(arguments.bootstrap, group, topics, arguments.partitions, "exactly_once")
     environment.update({
         "FCM_BRIDGE_STATE_DIRECTORY": os.path.join(run_dir, f"state-{name}"),
@@ -133,7 +148,7 @@ def measure(name, arguments, send_topic, run_dir, extra):
         started = time.monotonic()
         fleet.start(name)
         address = wait_for(log_path, r"address=(\S+) \S+.*http endpoints listening", 60).group(1)
-        read_everything(address, arguments.devices, arguments.timeout)
+        read_everything(address, arguments.devices, arguments.devices * arguments.topics_per_device, arguments.timeout)
         result["read_seconds"] = time.monotonic() - started
         result["rss"], result["peak"] = memory(fleet.workers[name].pid)
         fleet.stop(name)
@@ -174,6 +189,7 @@ def main():
     parser.add_argument("--devices", type=int, default=1_000_000)
     parser.add_argument("--limit", type=int, default=100_000, help="state.devices_held of the served worker")
     parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--topics-per-device", type=int, default=0, help="topics each device is subscribed to")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument(
         "--served-only", action="store_true", help="no baseline: for sizes whose held worker would not fit memory")
@@ -181,19 +197,21 @@ def main():
 
     run = f"served-{uuid.uuid4().hex[:8]}"
     run_dir = tempfile.mkdtemp(prefix=f"{run}-")
-    send_topic = create_topics(arguments.bootstrap, run, arguments.partitions)["send"]
-    log(f"sending to {arguments.devices} offline devices, a message each")
-    preload(arguments.bootstrap, send_topic, arguments.devices)
-    held = {} if arguments.served_only else measure("held", arguments, send_topic, run_dir, {})
+    inputs = {key: value for key, value in create_topics(arguments.bootstrap, run, arguments.partitions).items()
+              if key in ("send", "subscriptions")}
+    log(f"sending to {arguments.devices} offline devices, a message each, in {arguments.topics_per_device} topics each")
+    preload(arguments.bootstrap, inputs["send"], arguments.devices)
+    preload_subscriptions(arguments.bootstrap, inputs["subscriptions"], arguments.devices, arguments.topics_per_device)
+    held = {} if arguments.served_only else measure("held", arguments, inputs, run_dir, {})
     served = measure(
-        "served", arguments, send_topic, run_dir, {"FCM_BRIDGE_STATE_DEVICES_HELD": str(arguments.limit)})
-    print(f"\n{arguments.devices:,} offline devices with a message each, {arguments.partitions} partitions; "
-          f"served: state.devices_held {arguments.limit:,}\n")
+        "served", arguments, inputs, run_dir, {"FCM_BRIDGE_STATE_DEVICES_HELD": str(arguments.limit)})
+    print(f"\n{arguments.devices:,} offline devices with a message each, in {arguments.topics_per_device} topics "
+          f"each, {arguments.partitions} partitions; served: state.devices_held {arguments.limit:,}\n")
     print("| | held (baseline) | served | served / held |")
     print("|---|---|---|---|")
     rows = [
-        ("RSS once every send is read, MiB", "rss"), ("peak RSS while reading, MiB", "peak"),
-        ("seconds to read every send", "read_seconds"),
+        ("RSS once every input is read, MiB", "rss"), ("peak RSS while reading, MiB", "peak"),
+        ("seconds to read every input", "read_seconds"),
         ("restart: seconds to the group's assignment", "assigned_seconds"),
         ("restart: seconds to restored", "restart_seconds"),
         ("restart: seconds to a new device's first message", "back_seconds"),

@@ -18,7 +18,7 @@ public struct PartitionStore: Sendable {
     public let identity: StoreIdentity
     /// The store's file.
     public let path: String
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     /// The topic id of the changelog its records were written from; nil when none is known.
     private let changelogID: String?
 
@@ -147,7 +147,7 @@ public struct PartitionStore: Sendable {
     }
 
     /// ``forEachRecord(after:limit:_:)`` of the records of `table`, an SQL table of `record`'s rows.
-    private func forEachRecord(
+    func forEachRecord(
         after cursor: inout StoreCursor, limit: Int, in table: String,
         _ body: (ChangelogRecordView, StoredHeaders) throws -> Void
     ) throws {
@@ -194,42 +194,6 @@ public struct PartitionStore: Sendable {
                     headers)
             }
         }
-    }
-
-    /// ``forEachRecord(_:)`` for the records whose keys do not start with one of `excluded`,
-    /// found through the index of keys rather than by reading every record: for the few records
-    /// a caller needs of a store that holds many it does not.
-    public func forEachRecord(
-        excludingKeysStartingWith excluded: [UInt8], _ body: (ChangelogRecordView, StoredHeaders) throws -> Void
-    ) throws {
-        var cursor = StoreCursor()
-        try forEachRecord(after: &cursor, limit: .max, in: Self.records(excludingKeysStartingWith: excluded), body)
-    }
-
-    /// The index SQLite makes for the unique `key` of the records, by the name it gives it.
-    private static let keyIndex = "sqlite_autoindex_record_1"
-
-    /// The records whose keys do not start with a byte of `excluded`, as an SQL table: a range of
-    /// keys for each gap between those bytes, each read through the index of keys.
-    static func records(excludingKeysStartingWith excluded: [UInt8]) -> String {
-        func hexLiteral(_ byte: UInt8) -> String { "X'" + (byte < 16 ? "0" : "") + String(byte, radix: 16) + "'" }
-        // An empty key starts with no byte: it is never excluded.
-        var ranges: [String] = ["key = X''"]
-        var start: UInt8? = 0
-        for byte in Set(excluded).sorted() {
-            if let start, start < byte {
-                ranges.append(
-                    start == 0
-                        ? "key > X'' AND key < \(hexLiteral(byte))"
-                        : "key >= \(hexLiteral(start)) AND key < \(hexLiteral(byte))")
-            }
-            start = byte == .max ? nil : byte + 1
-        }
-        if start == 0 { return "record" }
-        if let start { ranges.append("key >= \(hexLiteral(start))") }
-        // Named, or SQLite reads a range open at one end by scanning the table in its order.
-        let selects = ranges.map { "SELECT * FROM record INDEXED BY \(keyIndex) WHERE \($0)" }
-        return "(" + selects.joined(separator: " UNION ALL ") + ")"
     }
 
     /// The blob in column `column` of the row `statement` is on, read in place; nil for NULL.

@@ -31,7 +31,7 @@ extension ChangelogRestorer {
                 } else if served != nil, checkpoint > 0, rowsCheckpoint == checkpoint,
                     let counts = counts(of: rows, partition: partition)
                 {
-                    starts.records += try replayTopics(of: store, into: &states)
+                    starts.records += try await replayTopics(of: store, besideDevices: counts, into: &states)
                     states.serve(partition, storeHolding: counts)
                     starts.fromRows.append(partition)
                 } else if checkpoint > 0 {
@@ -52,16 +52,19 @@ extension ChangelogRestorer {
         return starts
     }
 
-    /// Replays `store` into `states`, which holds its partition, adopted: the store is read and
-    /// decoded in parts, each on a child task while this one applies the part before (decoding is
-    /// most of a replay's work). Returns the records replayed. Throws ``StoreDoubt`` for a record
+    /// Replays `store` into `states`, which holds its partition, adopted, but for the records
+    /// whose keys start with a byte of `excluded`: the store is read and decoded in parts, each
+    /// on a child task while this one applies the part before (decoding is most of a replay's
+    /// work). Returns the records replayed. Throws ``StoreDoubt`` for a record
     /// that cannot be read, does not match its checksum or does not decode, or of a kind this
     /// version does not know.
-    func replay(_ store: PartitionStore, into states: inout DeviceStates) async throws -> Int {
-        var (part, cursor) = try decodePart(of: store, after: StoreCursor())
+    func replay(
+        _ store: PartitionStore, excludingKeysStartingWith excluded: [UInt8] = [], into states: inout DeviceStates
+    ) async throws -> Int {
+        var (part, cursor) = try decodePart(of: store, after: StoreCursor(), excluding: excluded)
         while !cursor.isAtEnd {
             let from = cursor
-            async let next = decodePart(of: store, after: from)
+            async let next = decodePart(of: store, after: from, excluding: excluded)
             _ = part.apply(to: &states)
             (part, cursor) = try await next
         }
@@ -81,12 +84,27 @@ extension ChangelogRestorer {
     }
 
     /// Replays the topic state of `store` into `states`, which holds its partition, adopted: the
-    /// records of devices are passed over unread (the device rows hold them). Returns the
-    /// records replayed. Throws ``StoreDoubt`` as ``replay(_:into:)`` does.
-    func replayTopics(of store: PartitionStore, into states: inout DeviceStates) throws -> Int {
+    /// records of devices are passed over unread (the device rows hold them). Topic records
+    /// fewer than the devices' (`counts`: a record per device and per waiting message) are found
+    /// through the store's index of keys and applied as read; more are read as
+    /// ``replay(_:excludingKeysStartingWith:into:)`` reads, stepping over the devices' records.
+    /// Returns the records replayed. Throws ``StoreDoubt`` as
+    /// ``replay(_:excludingKeysStartingWith:into:)`` does.
+    func replayTopics(of store: PartitionStore, besideDevices counts: DeviceCounts, into states: inout DeviceStates)
+        async throws -> Int
+    {
+        let excluded = ChangelogCodec.deviceKeyKinds
+        // Counts are read as at most 2^48 each.
+        let deviceRecords = counts.devices + counts.waitingMessages
+        let topicRecords = try reading(store) {
+            try store.recordCount(excludingKeysStartingWith: excluded, upTo: deviceRecords + 1)
+        }
+        guard topicRecords <= deviceRecords else {
+            return try await replay(store, excludingKeysStartingWith: excluded, into: &states)
+        }
         var number = 0
         try reading(store) {
-            try store.forEachRecord(excludingKeysStartingWith: ChangelogCodec.deviceKeyKinds) { record, headers in
+            try store.forEachRecord(excludingKeysStartingWith: excluded) { record, headers in
                 number += 1
                 let change = try change(of: record, headers, in: store, named: "a record of topic state")
                 if case .topic(let change) = change { states.apply(change, in: record.partition) }
@@ -95,15 +113,17 @@ extension ChangelogRestorer {
         return number
     }
 
-    /// The changes of the store's next ``storePart`` records after `cursor`, and the cursor past them.
-    private func decodePart(of store: PartitionStore, after cursor: StoreCursor) throws -> (
-        DecodedChanges, StoreCursor
-    ) {
+    /// The changes of the store's next ``storePart`` records after `cursor` whose keys do not
+    /// start with a byte of `excluded`, and the cursor past them.
+    private func decodePart(of store: PartitionStore, after cursor: StoreCursor, excluding excluded: [UInt8]) throws
+        -> (DecodedChanges, StoreCursor)
+    {
         var cursor = cursor
         var part = DecodedChanges(endsOfPartition: [], recordCount: 0)
         var number = cursor.count
         try reading(store) {
-            try store.forEachRecord(after: &cursor, limit: storePart) { record, headers in
+            try store.forEachRecord(after: &cursor, limit: storePart, excludingKeysStartingWith: excluded) {
+                record, headers in
                 number += 1
                 switch try change(of: record, headers, in: store, named: "record \(number)") {
                 case .device(let token, let change):
@@ -118,9 +138,9 @@ extension ChangelogRestorer {
 
     /// Runs `read` over `store`: an error it throws that is not a ``StoreDoubt`` becomes one (the
     /// store cannot be read).
-    private func reading(_ store: PartitionStore, _ read: () throws -> Void) throws {
+    private func reading<Value>(_ store: PartitionStore, _ read: () throws -> Value) throws -> Value {
         do {
-            try read()
+            return try read()
         } catch let doubt as StoreDoubt {
             throw doubt
         } catch {

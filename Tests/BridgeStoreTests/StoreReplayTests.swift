@@ -71,15 +71,19 @@ struct StoreReplayTests {
     /// Each record of `store` as "key=value", in the store's order.
     static func stored(in store: PartitionStore) throws -> [String] {
         var stored: [String] = []
-        try store.forEachRecord { record, _ in
-            stored.append(
-                String(decoding: record.key ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self) + "="
-                    + String(decoding: record.value ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self))
-        }
+        try store.forEachRecord { record, _ in stored.append(shown(record)) }
         return stored
     }
 
-    @Test("records whose keys start with bytes excluded are passed over; the others come in the store's order")
+    /// `record` as "key=value".
+    static func shown(_ record: ChangelogRecordView) -> String {
+        String(decoding: record.key ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self) + "="
+            + String(decoding: record.value ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self)
+    }
+
+    @Test(
+        "records whose keys start with bytes excluded are passed over, through the index or in parts in the store's order; the others come in the store's order, and are counted up to a limit"
+    )
     func excludingKeys() async throws {
         // Keys that are empty or start with 0x00, letters either side of those excluded, or
         // 0xF4; the bytes excluded include the ends of the range.
@@ -87,7 +91,10 @@ struct StoreReplayTests {
         let bytes: [UInt8] = [0x00, 0x61, 0x64, 0x6D, 0x74, 0xF4, 0xFF]
         let drawn = zip(Gen.int(in: 0...(firsts.count - 1)), Gen.int(in: 0...3), Gen.bool)
         let excludes = Gen.bool.array(of: bytes.count...bytes.count)
-        await propertyCheck(count: 100, input: zip(drawn.array(of: 0...30), excludes)) { records, excludes in
+        let shapes = zip(Gen.int(in: 1...5), Gen.int(in: 0...40))
+        await propertyCheck(count: 100, input: zip(drawn.array(of: 0...30), excludes, shapes)) {
+            records, excludes, shape in
+            let (part, countLimit) = shape
             let files = StoreFiles()
             var directory = try files.directory()
             let store = try directory.open(0, logger: Self.logger)
@@ -98,17 +105,23 @@ struct StoreReplayTests {
             for excluded in [zip(bytes, excludes).filter(\.1).map(\.0), Array(0...255)] {
                 var passed: [String] = []
                 try store.forEachRecord(excludingKeysStartingWith: excluded) { record, _ in
-                    passed.append(
-                        String(decoding: record.key ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self)
-                            + "="
-                            + String(
-                                decoding: record.value ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self))
+                    passed.append(Self.shown(record))
+                }
+                var scanned: [String] = []
+                var cursor = StoreCursor()
+                while !cursor.isAtEnd {
+                    try store.forEachRecord(after: &cursor, limit: part, excludingKeysStartingWith: excluded) {
+                        record, _ in scanned.append(Self.shown(record))
+                    }
                 }
                 let expected = try Self.stored(in: store).filter { stored in
                     let first = stored.split(separator: "=", omittingEmptySubsequences: false)[0].utf8.first
                     return first.map { !excluded.contains($0) } ?? true
                 }
                 #expect(passed == expected, "excluding \(excluded)")
+                #expect(scanned == expected, "excluding \(excluded), in parts of \(part)")
+                let counted = try store.recordCount(excludingKeysStartingWith: excluded, upTo: countLimit)
+                #expect(counted == min(expected.count, countLimit), "excluding \(excluded), up to \(countLimit)")
             }
         }
     }

@@ -36,6 +36,31 @@ struct StoreReplayInPartsTests {
     }
 
     @Test(
+        "a store's topic state, found through its index of keys or read in parts in its order past the devices' records, is the whole changelog's",
+        arguments: [DeviceCounts(devices: 1 << 40, waitingMessages: 0), DeviceCounts(devices: 0, waitingMessages: 0)])
+    func topicStateEitherWay(devices counts: DeviceCounts) async throws {
+        let records = try FixtureRecord.upgradeChangelog()
+        let partitions = Set(records.map(\.partition)).sorted()
+        let topicRecords = records.filter { record in
+            record.key?.first.map { !ChangelogCodec.deviceKeyKinds.contains($0) } ?? true
+        }
+        try #require(topicRecords.count > 13 && topicRecords.count < records.count)
+        let topics = try Self.replayed(topicRecords, partitions: partitions)
+        let files = TemporaryDirectory()
+        let directory = try Self.stores(of: records, partitions: partitions, in: files)
+
+        let restorer = Self.restorer(part: 13)
+        var restored = DeviceStates()
+        for partition in partitions {
+            restored.adopt(partition)
+            let store = try #require(directory[partition])
+            _ = try await restorer.replayTopics(of: store, besideDevices: counts, into: &restored)
+        }
+        let same = restored == topics
+        #expect(same, "the topic state of the whole changelog, with \(counts)")
+    }
+
+    @Test(
         "a record that fails its checksum halfway through a store drops what that store replayed, for its changelog from the start; the other stores replay whole"
     )
     func doubtHalfway() async throws {
