@@ -74,12 +74,19 @@ def gauges(address):
 
 def preload_subscriptions(bootstrap, topic, count, topics_per_device):
     """Devices `offline-<n>` subscribed to topics `topic-0` ... in requests of 1,000 tokens."""
+    if topics_per_device == 0:
+        return
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     for number in range(topics_per_device):
         for first in range(0, count, 1000):
             tokens = [f"offline-{n:08d}" for n in range(first, min(first + 1000, count))]
             value = json.dumps({"action": "subscribe", "topic": f"topic-{number}", "tokens": tokens})
-            producer.produce(topic, key=f"topic-{number}", value=value)
+            while True:
+                try:
+                    producer.produce(topic, key=f"topic-{number}", value=value)
+                    break
+                except BufferError:  # librdkafka's queue is full: let deliveries drain it
+                    producer.poll(0.5)
             producer.poll(0)
     producer.flush(120)
 

@@ -43,7 +43,8 @@ extension PartitionStore {
 
     /// The records whose keys do not start with a byte of `excluded`, as an SQL table: a range of
     /// keys for each gap between those bytes, each read through the index of keys. `selecting`
-    /// only `sequence`, the index alone is read.
+    /// only `sequence`, the index alone is read. With nothing excluded, the table of records,
+    /// whatever `selecting` says.
     static func records(excludingKeysStartingWith excluded: [UInt8], selecting columns: String = "*") -> String {
         // An empty key starts with no byte: it is never excluded.
         var ranges: [String] = ["key = X''"]

@@ -171,7 +171,8 @@ public struct PartitionStore: Sendable {
                 guard code == SQLITE_ROW else {
                     let failure = DatabaseError(
                         resultCode: ResultCode(rawValue: code), message: database.lastErrorMessage)
-                    throw StoreDoubt(path: path, reason: "record \(cursor.count + 1) cannot be read (\(failure))")
+                    let place = cursor.sequence.map { "the record after sequence \($0)" } ?? "the first record"
+                    throw StoreDoubt(path: path, reason: "\(place) cannot be read (\(failure))")
                 }
                 guard let key = Self.blob(statement, 0), let value = Self.blob(statement, 1) else {
                     throw StoreDoubt(path: path, reason: "a record has no key or value")
@@ -180,12 +181,15 @@ public struct PartitionStore: Sendable {
                 let headers = StoredHeaders(collapseKey: Self.blob(statement, 3), expiresAt: Self.blob(statement, 4))
                 read += 1
                 cursor.count += 1
-                cursor.sequence = sqlite3_column_int64(statement, 6)
+                let sequence = sqlite3_column_int64(statement, 6)
+                cursor.sequence = sequence
                 let checksum = RecordChecksum.of(
                     key: key, value: value, time: time, collapseKey: headers.collapseKey, expiresAt: headers.expiresAt)
                 guard checksum == sqlite3_column_int64(statement, 5) else {
                     throw StoreDoubt(
-                        path: path, reason: "record \(cursor.count) does not match its checksum: the file was damaged")
+                        path: path,
+                        reason: "the record at sequence \(sequence) does not match its checksum: the file was damaged"
+                    )
                 }
                 try body(
                     ChangelogRecordView(

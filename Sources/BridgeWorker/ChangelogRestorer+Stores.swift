@@ -84,22 +84,18 @@ extension ChangelogRestorer {
     }
 
     /// Replays the topic state of `store` into `states`, which holds its partition, adopted: the
-    /// records of devices are passed over unread (the device rows hold them). Topic records
-    /// fewer than the devices' (`counts`: a record per device and per waiting message) are found
-    /// through the store's index of keys and applied as read; more are read as
-    /// ``replay(_:excludingKeysStartingWith:into:)`` reads, stepping over the devices' records.
-    /// Returns the records replayed. Throws ``StoreDoubt`` as
-    /// ``replay(_:excludingKeysStartingWith:into:)`` does.
+    /// records of devices are passed over unread (the device rows hold them), the others read as
+    /// ``readsTopicsInParts(topicRecords:besideDevices:)`` chooses. Returns the records
+    /// replayed. Throws ``StoreDoubt`` as ``replay(_:excludingKeysStartingWith:into:)`` does.
     func replayTopics(of store: PartitionStore, besideDevices counts: DeviceCounts, into states: inout DeviceStates)
         async throws -> Int
     {
         let excluded = ChangelogCodec.deviceKeyKinds
-        // Counts are read as at most 2^48 each.
-        let deviceRecords = counts.devices + counts.waitingMessages
+        let deviceRecords = Self.deviceRecords(counts)
         let topicRecords = try reading(store) {
             try store.recordCount(excludingKeysStartingWith: excluded, upTo: deviceRecords + 1)
         }
-        guard topicRecords <= deviceRecords else {
+        if Self.readsTopicsInParts(topicRecords: topicRecords, besideDevices: counts) {
             return try await replay(store, excludingKeysStartingWith: excluded, into: &states)
         }
         var number = 0
@@ -113,6 +109,18 @@ extension ChangelogRestorer {
         return number
     }
 
+    /// Whether a store's topic state is read in the store's order, in parts decoded beside the
+    /// apply, stepping over the devices' records: when its records outnumber the devices' (a
+    /// record per device and per waiting message). No more are found through the store's index
+    /// of keys instead, which reads none of the devices' records but has SQLite sort what it
+    /// finds into changelog order, and applied as read.
+    static func readsTopicsInParts(topicRecords: Int, besideDevices counts: DeviceCounts) -> Bool {
+        topicRecords > deviceRecords(counts)
+    }
+
+    /// The records of the devices `counts` counts. Counts are read as at most 2^48 each.
+    private static func deviceRecords(_ counts: DeviceCounts) -> Int { counts.devices + counts.waitingMessages }
+
     /// The changes of the store's next ``storePart`` records after `cursor` whose keys do not
     /// start with a byte of `excluded`, and the cursor past them.
     private func decodePart(of store: PartitionStore, after cursor: StoreCursor, excluding excluded: [UInt8]) throws
@@ -125,7 +133,8 @@ extension ChangelogRestorer {
             try store.forEachRecord(after: &cursor, limit: storePart, excludingKeysStartingWith: excluded) {
                 record, headers in
                 number += 1
-                switch try change(of: record, headers, in: store, named: "record \(number)") {
+                let name = excluded.isEmpty ? "record \(number)" : "record \(number) of topic state"
+                switch try change(of: record, headers, in: store, named: name) {
                 case .device(let token, let change):
                     part.changes.append((DeviceKey(token: token), change, record.partition))
                 case .topic(let change):

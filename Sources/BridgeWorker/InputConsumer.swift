@@ -16,7 +16,8 @@ protocol InputConsumer: Sendable {
     func assignment() throws -> [TopicPartition]
     /// Stops fetching `partitions`: a poll returns none of their records until they resume.
     func pause(_ partitions: [TopicPartition]) throws
-    /// Fetches `partitions` again, from where their records were last taken.
+    /// Fetches `partitions` again, from where their records were last taken; may wait for the
+    /// broker (``KafkaConsumer/resume(_:)``).
     func resume(_ partitions: [TopicPartition]) async throws
 }
 

@@ -41,7 +41,8 @@ extension KafkaConsumer {
 
     /// Fetches again from paused partitions, at once: waits up to a second for their leaders to
     /// answer a request that wakes librdkafka's fetchers (a second is what librdkafka's fetcher
-    /// would sleep without it).
+    /// would sleep without it), finding leaders it does not know included. Throws
+    /// `CancellationError`, resuming nothing, when the task is cancelled.
     public func resume(_ partitions: [TopicPartition]) async throws {
         try await client.blocking("resume") { try $0.resume(partitions, wakeTimeout: .seconds(1)) }
     }

@@ -214,7 +214,8 @@ extension StoreDoubtTests {
         #expect {
             try store.forEachRecord { _, _ in }
         } throws: { error in
-            (error as? StoreDoubt)?.reason == "record 1 does not match its checksum: the file was damaged"
+            (error as? StoreDoubt)?.reason
+                == "the record at sequence 1 does not match its checksum: the file was damaged"
         }
     }
 }

@@ -54,10 +54,25 @@ struct StoreReplayInPartsTests {
         for partition in partitions {
             restored.adopt(partition)
             let store = try #require(directory[partition])
-            _ = try await restorer.replayTopics(of: store, besideDevices: counts, into: &restored)
+            let stored = try store.recordCount(excludingKeysStartingWith: ChangelogCodec.deviceKeyKinds, upTo: .max)
+            #expect(try await restorer.replayTopics(of: store, besideDevices: counts, into: &restored) == stored)
         }
         let same = restored == topics
         #expect(same, "the topic state of the whole changelog, with \(counts)")
+    }
+
+    @Test(
+        "topic records are read in parts when they outnumber the devices' records (a device's and a message's each), through the index otherwise",
+        arguments: [
+            (0, DeviceCounts(devices: 0, waitingMessages: 0), false),
+            (1, DeviceCounts(devices: 0, waitingMessages: 0), true),
+            (10, DeviceCounts(devices: 4, waitingMessages: 6), false),
+            (11, DeviceCounts(devices: 4, waitingMessages: 6), true),
+            (9, DeviceCounts(devices: 4, waitingMessages: 6), false),
+            (1 << 49, DeviceCounts(devices: 1 << 48, waitingMessages: 1 << 48), false),
+        ])
+    func readInParts(topicRecords: Int, counts: DeviceCounts, inParts: Bool) {
+        #expect(ChangelogRestorer.readsTopicsInParts(topicRecords: topicRecords, besideDevices: counts) == inParts)
     }
 
     @Test(
