@@ -343,9 +343,9 @@ struct WorkerLoop: ~Copyable {
                 }
             }
         }
-        try await consumer.resume(paused)
         health.set(states.partitionCount == 0 ? .idle : .ready)
         stateGauges.refresh(states, now: .now, force: true)
+        try await consumer.resume(paused)
         try await handle(arrived)
     }
 

@@ -69,8 +69,14 @@ struct EndpointsTests {
         #expect(
             try await worker.waitForOutput(containing: "restored device state", timeout: .seconds(60)),
             "\(worker.output)")
-        let ready = try await httpGet(address, "/readyz")
-        #expect(ready.status == 200 && ready.body == "ready\n", "\(ready)")
+        // Ready once the restore's partitions are served again, just after the line.
+        var ready = (status: 0, body: "")
+        #expect(
+            try await eventually(timeout: .seconds(10)) {
+                ready = try await httpGet(address, "/readyz")
+                return ready.status == 200
+            }, "\(ready)")
+        #expect(ready.body == "ready\n", "\(ready)")
 
         let online = uniqueToken("online")
         let offline = uniqueToken("offline")

@@ -12,16 +12,19 @@ extension BridgeFixture {
     /// For each of the two state partitions whose device rows, in a copy of the state directory
     /// `path`, are at their store's checkpoint: expects the rows to hold exactly the devices a
     /// replay of the store alone gives, and counts (when they keep them) that count those devices.
-    /// Returns how many partitions and devices were compared, and how many counts.
-    func expectRowsHoldTheStores(in path: String) async throws -> (partitions: Int, devices: Int, counts: Int) {
+    /// Returns how many partitions and devices were compared, and how many counts; and the
+    /// partitions a restart serves from their rows (rows at a checkpoint past 0, with counts).
+    func expectRowsHoldTheStores(in path: String) async throws -> (
+        partitions: Int, devices: Int, counts: Int, servable: Set<Int32>
+    ) {
         let copy = TemporaryDirectory()
-        guard FileManager.default.fileExists(atPath: path) else { return (0, 0, 0) }
+        guard FileManager.default.fileExists(atPath: path) else { return (0, 0, 0, []) }
         try FileManager.default.copyItem(atPath: path, toPath: copy.path)
         let restorer = ChangelogRestorer(
             consumerConfiguration: TestBroker.consumerConfiguration(group: nil),
             changelogTopic: configuration.changelogTopic, repartitionTopic: configuration.repartitionTopic,
             logger: TestBroker.logger)
-        var compared = (partitions: 0, devices: 0, counts: 0)
+        var compared = (partitions: 0, devices: 0, counts: 0, servable: Set<Int32>())
         for partition: Int32 in [0, 1] {
             let file = "\(copy.path)/\(configuration.changelogTopic)-\(partition)"
             guard FileManager.default.fileExists(atPath: file + ".sqlite"),
@@ -45,6 +48,7 @@ extension BridgeFixture {
             guard let counts = try rows.counts() else { continue }
             #expect(counts == DeviceCounts(of: held.values), "partition \(partition) at \(checkpoint)")
             compared.counts += 1
+            if checkpoint > 0 { compared.servable.insert(partition) }
         }
         return compared
     }
