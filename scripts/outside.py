@@ -46,19 +46,23 @@ def worker_environment(bootstrap, group, topics, partitions, delivery):
     return environment
 
 
+def produce(producer, topic, key, value):
+    """Produces one record, waiting while librdkafka's queue is full for deliveries to drain it."""
+    while True:
+        try:
+            producer.produce(topic, key=key, value=value)
+            break
+        except BufferError:
+            producer.poll(0.5)
+    producer.poll(0)
+
+
 def preload(bootstrap, topic, count):
     """One send (HTTP v1 shape, a data field) to each of `count` devices, `offline-<n>`."""
     producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random", "linger.ms": 20})
     for number in range(count):
         token = f"offline-{number:08d}"
-        value = json.dumps({"message": {"token": token, "data": {"n": "1"}}})
-        while True:
-            try:
-                producer.produce(topic, key=token, value=value)
-                break
-            except BufferError:  # librdkafka's queue is full: let deliveries drain it
-                producer.poll(0.5)
-        producer.poll(0)
+        produce(producer, topic, token, json.dumps({"message": {"token": token, "data": {"n": "1"}}}))
     producer.flush(120)
 
 

@@ -81,13 +81,7 @@ def preload_subscriptions(bootstrap, topic, count, topics_per_device):
         for first in range(0, count, 1000):
             tokens = [f"offline-{n:08d}" for n in range(first, min(first + 1000, count))]
             value = json.dumps({"action": "subscribe", "topic": f"topic-{number}", "tokens": tokens})
-            while True:
-                try:
-                    producer.produce(topic, key=f"topic-{number}", value=value)
-                    break
-                except BufferError:  # librdkafka's queue is full: let deliveries drain it
-                    producer.poll(0.5)
-            producer.poll(0)
+            outside.produce(producer, topic, f"topic-{number}", value)
     producer.flush(120)
 
 
