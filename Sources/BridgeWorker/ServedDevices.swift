@@ -70,7 +70,7 @@ struct ServedDevices: Sendable {
         var named: [Int32: [String]] = [:]
         var inputs: [Int32: Int] = [:]
         for record in decoded where states.isServed(record.record.partition) {
-            named[record.record.partition, default: []] += processor.devices(namedBy: record)
+            named[record.record.partition, default: []] += processor.devices(namedBy: record, topics: states.topics)
             inputs[record.record.partition, default: 0] += 1
         }
         for (partition, count) in inputs {

@@ -31,13 +31,32 @@ struct NamedDevicesTests {
         }
     }
 
+    @Test("a subscribe names the devices in no topic yet, an unsubscribe every device it names")
+    func subscriptionsName() {
+        var network = Network(subscriptions: [], colocated: false)
+        network.subscription(SubscriptionFlowTests.subscribe("news", ["a", "b"]), at: FanOutFlowTests.time)
+        network.run()
+        for (action, expected) in [("subscribe", ["c"]), ("unsubscribe", ["a", "c"])] {
+            network.subscription(
+                SubscriptionFlowTests.subscribe("sport", ["a", "c"], action: action), at: FanOutFlowTests.time)
+            _ = network.step()  // the request: its devices' hops wait
+            let processor = network.worker.processor
+            let named = network.pending.flatMap {
+                processor.devices(namedBy: processor.decode($0), topics: network.worker.states.topics)
+            }
+            #expect(named.sorted() == expected, "\(action)")
+            network.run()
+        }
+    }
+
     /// Processes every record waiting in `network`, each also with only the devices it names held,
     /// and expects the same outputs and devices.
     static func checkEachRecord(of network: inout Network) {
         while let input = network.pending.first {
             let processor = network.worker.processor
             let decoded = processor.decode(input)
-            let named = Set(processor.devices(namedBy: decoded).map { DeviceKey(token: $0) })
+            let named = Set(
+                processor.devices(namedBy: decoded, topics: network.worker.states.topics).map { DeviceKey(token: $0) })
             var onlyNamed = network.worker.states
             for partition in onlyNamed.partitions.keys {
                 onlyNamed.partitions[partition] = onlyNamed.partitions[partition]?.filter {

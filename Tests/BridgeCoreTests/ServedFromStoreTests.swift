@@ -95,6 +95,41 @@ struct ServedFromStoreTests {
         }
     }
 
+    @Test("a device let go that leaves its last topic and subscribes to another in one batch is read, not made anew")
+    func leavesLastTopicThenSubscribes() {
+        var held = Network(subscriptions: [], colocated: false)
+        var served = Network(subscriptions: [], colocated: false)
+        for partition in 0..<SubscriptionFlowTests.partitions { served.worker.states.serve(partition) }
+        var store = Store()
+        let requests = [
+            [SubscriptionFlowTests.subscribe("news", ["a"])],
+            // Two requests, then their two devices' hops, each pair in one batch.
+            [
+                SubscriptionFlowTests.subscribe("news", ["a"], action: "unsubscribe"),
+                SubscriptionFlowTests.subscribe("sport", ["a"]),
+            ],
+        ]
+        for (index, round) in requests.enumerated() {
+            let time = FanOutFlowTests.time + Int64(index)
+            for request in round {
+                held.subscription(request, at: time)
+                served.subscription(request, at: time)
+            }
+            while !served.pending.isEmpty {
+                for (input, outputs) in Self.step(&served, records: 2, store: &store, lag: 0, limit: 0) {
+                    let expected = held.written.count
+                    _ = held.step()
+                    #expect(
+                        outputs.map(NamedDevicesTests.fields).sorted()
+                            == held.written[expected...].map(NamedDevicesTests.fields).sorted(),
+                        "\(input.position)")
+                }
+            }
+        }
+        let partition = served.worker.processor.statePartition(of: "a")
+        #expect(store.devices[partition] == held.worker.states.devices(in: partition))
+    }
+
     /// A record's topic, partition, key and value, as text: not the input its headers name.
     static func recordOnly(_ copy: OutputRecords.Copy) -> String {
         let text = { (bytes: [UInt8]?) in bytes.map { String(decoding: $0, as: UTF8.self) } ?? "-" }
@@ -125,7 +160,8 @@ struct ServedFromStoreTests {
         var named: [Int32: [String]] = [:]
         var inputs: [Int32: Int] = [:]
         for input in batch {
-            named[input.partition, default: []] += processor.devices(namedBy: processor.decode(input))
+            named[input.partition, default: []] += processor.devices(
+                namedBy: processor.decode(input), topics: network.worker.states.topics)
             inputs[input.partition, default: 0] += 1
         }
         for (partition, count) in inputs {

@@ -4,10 +4,17 @@ extension RecordProcessor {
     /// a store serving devices reads before the record is processed. More than are read is
     /// harmless; fewer is not. The devices the idle sweep forgets are not named: it forgets
     /// devices held only.
-    public func devices<Record>(namedBy decoded: DecodedRecord<Record>) -> [String] {
+    ///
+    /// A subscribe reads a device only to make it when it has none, so it names only devices in
+    /// no topic of `topics`: a device in a topic exists, since forgetting it takes it out of every
+    /// topic. An unsubscribe names each of its devices, which may leave their last topic before a
+    /// subscribe of the same batch asks whether they exist.
+    public func devices<Record>(namedBy decoded: DecodedRecord<Record>, topics: TopicStates) -> [String] {
         let partition = decoded.record.partition
         switch decoded.content {
         case .repartition(.success(.device(let routed, _))): return [routed.token]
+        case .repartition(.success(.subscription(let change))) where change.action == .subscribe:
+            return change.tokens.filter { topics.topicCount(of: $0, in: partition) == 0 }
         case .repartition(.success(.subscription(let change))): return change.tokens
         case .repartition(.success(.fanOut(.copies(_, _, _, _, let tokens)))): return tokens
         case .send(let result) where sendIsColocated:

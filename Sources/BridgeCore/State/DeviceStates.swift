@@ -149,13 +149,16 @@ public struct DeviceStates: Sendable, Equatable {
         return (output, device.waiting.count - waitingBefore)
     }
 
-    /// Creates the device when it is not held, as a first send does (a subscription makes a
-    /// device too, so that it is forgotten when idle); returns the change to record, if any. A
-    /// subscription is no presence: a held device idle for longer than the inactivity limit is
-    /// still forgotten, and leaves its topics.
+    /// Creates the device when it is not held and in no topic, as a first send does (a
+    /// subscription makes a device too, so that it is forgotten when idle); returns the change to
+    /// record, if any. A device in a topic exists, held or in the store a served partition reads
+    /// (forgetting a device takes it out of its topics), and is left unread. A subscription is no
+    /// presence: a held device idle for longer than the inactivity limit is still forgotten, and
+    /// leaves its topics.
     mutating func ensureDevice(_ token: String, in partition: Int32, at time: Int64) -> StateChange? {
         let key = DeviceKey(token: token)
         let isHeld = partitions[partition]?[key] != nil
+        if !isHeld, topics.topicCount(of: token, in: partition) > 0 { return nil }
         if !caches.isEmpty { caches[partition]?.use(key, in: batch, changed: !isHeld, made: !isHeld) }
         guard !isHeld else { return nil }
         let device = DeviceQueue(firstSeenAt: time)
