@@ -276,7 +276,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Kafka", "BridgeCore", "BridgeStore", .product(name: "Logging", package: "swift-log"),
+                "Kafka", "BridgeCore", "BridgeStore", "DeviceStore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/TestSupport"

@@ -4,8 +4,9 @@ import DeviceStore
 
 /// Devices to write to their partitions' rows (``DeviceRows``), each as it was when the batch
 /// that last changed it was sealed, nil once forgotten, with the ids of the messages that joined
-/// or left its queue since its rows were written; and the partitions whose rows are replaced
-/// whole (a restore rebuilt their state), by exactly the devices given.
+/// or left its queue since its rows were written; the members that joined or left the
+/// partitions' topics; and the partitions whose rows are replaced whole (a restore rebuilt their
+/// state), by exactly the devices and members given.
 ///
 /// Each batch's devices are kept as a layer of their own and merged, the latest value of a device
 /// winning, only when written: holding a batch costs the loop an append, and the merge runs on
@@ -17,6 +18,9 @@ public struct DeviceRowChanges: Sendable {
     private var replaced: Set<Int32> = []
     /// By partition, its devices and waiting messages after its last batch here, when known.
     private var counts: [Int32: DeviceCounts] = [:]
+    /// By partition, the members that joined or left its topics, in order; or, replaced whole,
+    /// every member of each topic.
+    private var members: [Int32: [MemberRowChange]] = [:]
 
     /// No devices.
     public init() {}
@@ -42,10 +46,23 @@ public struct DeviceRowChanges: Sendable {
         layers[partition, default: []].append(devices)
     }
 
-    /// Notes that `partition`'s rows are to hold exactly `held`, whatever was noted of it before
-    /// (the rows count them as they write them).
-    public mutating func replace(_ partition: Int32, with held: [DeviceKey: DeviceQueue]) {
+    /// Notes the members that joined or left `partition`'s topics in one batch, in order, after
+    /// those noted before.
+    public mutating func add(_ changes: [MemberRowChange], to partition: Int32) {
+        if layers[partition] == nil { layers[partition] = [] }
+        members[partition, default: []].append(contentsOf: changes)
+    }
+
+    /// Notes that `partition`'s rows are to hold exactly `held`, and the members of its topics
+    /// exactly `members`, whatever was noted of it before (the rows count the devices as they
+    /// write them).
+    public mutating func replace(
+        _ partition: Int32, with held: [DeviceKey: DeviceQueue], members: [(topic: String, tokens: [String])]
+    ) {
         layers[partition] = [held.mapValues { Change(device: $0, messages: .all) }]
+        self.members[partition] = members.flatMap { topic, tokens in
+            tokens.map { MemberRowChange(topic: topic, token: $0, isMember: true) }
+        }
         replaced.insert(partition)
         counts[partition] = nil
     }
@@ -57,9 +74,11 @@ public struct DeviceRowChanges: Sendable {
             counts[partition] = later.counts[partition]
             if later.replaced.contains(partition) {
                 layers[partition] = added
+                members[partition] = later.members[partition]
                 replaced.insert(partition)
             } else {
                 layers[partition, default: []].append(contentsOf: added)
+                members[partition, default: []].append(contentsOf: later.members[partition] ?? [])
             }
         }
     }
@@ -69,6 +88,7 @@ public struct DeviceRowChanges: Sendable {
         layers = layers.filter { !isDropped($0.key) }
         replaced = replaced.filter { !isDropped($0) }
         counts = counts.filter { !isDropped($0.key) }
+        members = members.filter { !isDropped($0.key) }
     }
 
     /// Writes the devices of `partition` to `rows` with `checkpoint`, all or nothing: in one
@@ -82,16 +102,21 @@ public struct DeviceRowChanges: Sendable {
                 changed.merge(layer) { earlier, later in earlier.updated(by: later) }
             }
         }
+        let members = members[partition] ?? []
         if replaced.contains(partition) {
+            // The replacement's members, then the joins and leaves of the batches after it.
+            var byTopic: [String: [String: Bool]] = [:]
+            for member in members { byTopic[member.topic, default: [:]][member.token] = member.isMember }
             try rows.replaceAll(
                 with: changed.compactMap { key, change in change.device.map { (key.token, $0) } },
+                members: byTopic.map { topic, tokens in (topic, tokens.filter(\.value).map(\.key)) },
                 checkpoint: checkpoint)
         } else {
             try rows.write(
                 changed.map {
                     DeviceRowUpdate(token: $0.key.token, device: $0.value.device, messages: $0.value.messages)
                 },
-                checkpoint: checkpoint, counts: counts[partition])
+                members: members, checkpoint: checkpoint, counts: counts[partition])
         }
     }
 

@@ -14,11 +14,13 @@ extension StateDirectory {
         unwritten.append(contentsOf: batch)
     }
 
-    /// Holds, with ``keepsDeviceRows``, `partition`'s devices as its rows are to hold them once
-    /// the records held before are written: for a partition whose state a restore rebuilt. Rows
-    /// at their store's checkpoint, with nothing of theirs held, hold those devices already (a
-    /// restart after a graceful stop): they are left as they are.
-    public mutating func holdRows(replacing partition: Int32, with devices: [DeviceKey: DeviceQueue]) {
+    /// Holds, with ``keepsDeviceRows``, `partition`'s devices and its topics' members as its rows
+    /// are to hold them once the records held before are written: for a partition whose state a
+    /// restore rebuilt. Rows at their store's checkpoint, with nothing of theirs held, hold them
+    /// already (a restart after a graceful stop): they are left as they are.
+    public mutating func holdRows(
+        replacing partition: Int32, with devices: [DeviceKey: DeviceQueue], members: [(topic: String, tokens: [String])]
+    ) {
         guard let partitionRows = rows[partition] else { return }
         if unwritten.checkpoints[partition] == nil, !unwritten.rows.holds(partition),
             let rowsCheckpoint = try? partitionRows.checkpoint(),
@@ -27,7 +29,7 @@ extension StateDirectory {
             return
         }
         var batch = StoreBatch()
-        batch.rows.replace(partition, with: devices)
+        batch.rows.replace(partition, with: devices, members: members)
         hold(batch)
     }
 

@@ -2,6 +2,7 @@ import BridgeCore
 import BridgeHealth
 import BridgeStore
 import DeviceQueues
+import DeviceStore
 import Kafka
 import Logging
 import NIOCore
@@ -61,7 +62,7 @@ import NIOCore
         into states: inout DeviceStates, keepAlive: () async throws -> Void = {}
     ) async throws {
         var stores: StateDirectory? = nil
-        try await restore(
+        _ = try await restore(
             partitions, committed: committed, forwards: forwards, into: &states, stores: &stores, keepAlive: keepAlive)
     }
 
@@ -74,12 +75,15 @@ import NIOCore
     /// starts over, lets that state go with the rest. The records a restore keeps are held in
     /// `stores` until their pacing says (``StateDirectory/hold(_:now:)``); one that throws may
     /// leave some held, which the next restore writes before it reads the stores; after a write
-    /// that failed, none.
+    /// that failed, none. Returns, by partition served from its device rows, the members that
+    /// joined or left its topics after the rows' checkpoint, for the rows
+    /// (``ServedDevices/serve(_:states:stores:members:)``).
+    @discardableResult
     public func restore(
         _ partitions: [Int32], committed: CommittedInputs, forwards: [TopicPartitionOffset] = [],
         into states: inout DeviceStates, stores: inout StateDirectory?, keepAlive: () async throws -> Void = {}
-    ) async throws {
-        guard !partitions.isEmpty else { return }
+    ) async throws -> [Int32: [MemberRowChange]] {
+        guard !partitions.isEmpty else { return [:] }
         let forwards = forwards.filter {
             $0.topicPartition.topic == repartitionTopic && partitions.contains($0.topicPartition.partition)
         }
@@ -107,7 +111,7 @@ import NIOCore
                         "forwards_in_flight": "\(partitions.reduce(0) { $0 + states.forwardsInFlight(in: $1) })",
                         "took": "\(ContinuousClock.now - started)", "attempts": "\(attempts)",
                     ])
-                return
+                return replay.members
             } catch let startOver as RestoreStartsOver {
                 // Not a stall: the stores in doubt are gone, and the next attempt reads their
                 // partitions from the beginning. Each store is dropped once; more is a changelog

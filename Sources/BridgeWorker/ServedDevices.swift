@@ -31,10 +31,14 @@ struct ServedDevices: Sendable {
     /// Serves `partitions`, just restored. Those a restore rebuilt in memory have their rows held
     /// in `stores` to be replaced whole by their devices (or left as they are, holding them
     /// already); those served from their rows already have the devices their restore changed held
-    /// for their rows. Both have their counts held for the rows, and may let devices go once the
+    /// for their rows, and the members that joined or left their topics given by partition in
+    /// `members`. Both have their counts held for the rows, and may let devices go once the
     /// write that takes them ends, which a batch of their own, held after them, says
     /// (``DeviceStates/seal()``), whether or not records follow.
-    func serve(_ partitions: [Int32], states: inout DeviceStates, stores: inout StateDirectory?) {
+    func serve(
+        _ partitions: [Int32], states: inout DeviceStates, stores: inout StateDirectory?,
+        members: [Int32: [MemberRowChange]]
+    ) {
         let restored = partitions.filter { states.devices(in: $0) != nil }
         guard !restored.isEmpty else { return }
         var batch = StoreBatch()
@@ -42,6 +46,7 @@ struct ServedDevices: Sendable {
             // Rebuilt, or served from its rows already; either way its rows get its counts.
             if !states.isServed(partition) { states.serve(partition, written: false) }
             batch.rows.touch(partition, counts: states.counts(in: partition))
+            if let members = members[partition] { batch.rows.add(members, to: partition) }
             let changed = states.unwrittenDevices(in: partition)
             guard !changed.isEmpty else { continue }
             batch.rows.add(changed.mapValues { DeviceRowChanges.Change(device: $0, messages: .all) }, to: partition)

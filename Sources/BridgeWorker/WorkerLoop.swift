@@ -303,7 +303,7 @@ struct WorkerLoop: ~Copyable {
             let (committed, forwards) = try await committedInputs(feeding: owned)
             var rebalances: [ConsumerEvent] = []
             do {
-                try await restorer.restore(
+                let members = try await restorer.restore(
                     owned, committed: committed, forwards: forwards, into: &states, stores: &stores
                 ) {
                     [consumer] in
@@ -316,9 +316,10 @@ struct WorkerLoop: ~Copyable {
                 let rebuilt = owned.filter { !states.isServed($0) }
                 for partition in rebuilt {
                     guard let devices = states.devices(in: partition) else { continue }
-                    stores?.holdRows(replacing: partition, with: devices)
+                    stores?.holdRows(
+                        replacing: partition, with: devices, members: states.topics.members(in: partition))
                 }
-                served?.serve(owned, states: &states, stores: &stores)
+                served?.serve(owned, states: &states, stores: &stores, members: members)
             } catch is RestoreInterrupted {
                 logger.notice("a rebalance stopped the restore; it starts again", metadata: ["partitions": "\(owned)"])
             }

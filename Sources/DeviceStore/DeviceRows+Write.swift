@@ -9,13 +9,14 @@ extension DeviceRows {
         try write(Self.whole(devices), checkpoint: checkpoint)
     }
 
-    /// Writes each update, `checkpoint` and `counts` (nil: unknown, removed) as one batch: all of
-    /// them or none.
-    public func write(_ updates: [DeviceRowUpdate], checkpoint: Int64, counts: DeviceCounts? = nil)
-        throws(DeviceStoreError)
-    {
+    /// Writes each update, the member rows `members` make, `checkpoint` and `counts` (nil:
+    /// unknown, removed) as one batch: all of them or none.
+    public func write(
+        _ updates: [DeviceRowUpdate], members: [MemberRowChange] = [], checkpoint: Int64, counts: DeviceCounts? = nil
+    ) throws(DeviceStoreError) {
         let rows = try rows(of: updates)
         let batch = RocksBatch()
+        Self.add(members, to: batch)
         var value = ByteWriter(capacity: 1_024)
         for (key, row) in rows {
             if row.write(to: &value) {
@@ -129,21 +130,27 @@ extension DeviceRows {
         }
     }
 
-    /// Replaces the rows with `devices`, each token once, and moves the checkpoint to
-    /// `checkpoint`, in one load: all or nothing, each row that is not one of `devices`' removed
-    /// with it, and the counts those devices make kept. For rows rebuilt whole from the state in
-    /// memory.
-    public func replaceAll(with devices: [(token: String, device: DeviceQueue)], checkpoint: Int64)
-        throws(DeviceStoreError)
-    {
+    /// Replaces the rows with `devices`, each token once, and the member rows with `members`, each
+    /// topic once, and moves the checkpoint to `checkpoint`, in one load: all or nothing, each
+    /// row that is not one of theirs removed with it, and the counts those devices make kept. For
+    /// rows rebuilt whole from the state in memory.
+    public func replaceAll(
+        with devices: [(token: String, device: DeviceQueue)], members: [(topic: String, tokens: [String])] = [],
+        checkpoint: Int64
+    ) throws(DeviceStoreError) {
         var rows: [(key: [UInt8], row: Row)] = []
         for (token, device) in devices { try self.rows(of: device, token: token, .everyWaiting, into: &rows) }
+        for (topic, tokens) in members {
+            for token in tokens { rows.append((Self.memberKey(topic: topic, token: token), .member)) }
+        }
         let given = Set(rows.lazy.map(\.key))
-        _ = try database.scan(from: [Self.devicePrefix]) { key, _ in
-            guard key.first == Self.devicePrefix else { return false }
-            let key = Array(key)
-            if !given.contains(key) { rows.append((key, .removed)) }
-            return true
+        for prefix in [Self.devicePrefix, Self.memberPrefix] {
+            _ = try database.scan(from: [prefix]) { key, _ in
+                guard key.first == prefix else { return false }
+                let key = Array(key)
+                if !given.contains(key) { rows.append((key, .removed)) }
+                return true
+            }
         }
         let counts = DeviceCounts(of: devices.lazy.map(\.device))
         try load(rows, checkpoint: checkpoint, counts: counts)
@@ -179,10 +186,11 @@ extension DeviceRows {
     }
 }
 
-/// What one row of a device becomes.
+/// What one row of a device or a topic's member becomes.
 private enum Row {
     case head(DeviceQueue)
     case message(QueuedMessage)
+    case member
     case removed
 
     /// Writes the row's value into `value`, emptied first; false for a removed row.
@@ -191,6 +199,7 @@ private enum Row {
         switch self {
         case .head(let device): DeviceRow.writeHead(device, to: &value)
         case .message(let message): DeviceRow.writeMessage(message, to: &value)
+        case .member: break
         case .removed: return false
         }
         return true

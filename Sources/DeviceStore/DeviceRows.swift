@@ -12,6 +12,7 @@ import Foundation
 ///     message  := head "m" message id
 ///
 /// A token may hold any byte; its length first keeps one token's rows from mixing with another's.
+/// Beside them, a row per member of each topic whose partition this is (``memberPrefix``).
 /// Reads go through RocksDB's block cache, whose size the caller gives, and its bloom filters,
 /// so asking for a device the partition does not hold costs mostly no disk read. The database
 /// is closed when the last copy of the value goes; until then no other can open its directory.
@@ -26,7 +27,7 @@ public struct DeviceRows: Sendable {
     static let checkpointKey = Array("checkpoint".utf8)
     /// The key of the rows' layout, written when they are created: rows of another are refused.
     private static let layoutKey = Array("layout".utf8)
-    private static let layout: [UInt8] = [2]
+    private static let layout: [UInt8] = [3]
     static let devicePrefix = UInt8(ascii: "d")
     static let messageMark = UInt8(ascii: "m")
 

@@ -11,7 +11,8 @@ import Testing
 extension BridgeFixture {
     /// For each of the two state partitions whose device rows, in a copy of the state directory
     /// `path`, are at their store's checkpoint: expects the rows to hold exactly the devices a
-    /// replay of the store alone gives, and counts (when they keep them) that count those devices.
+    /// replay of the store alone gives, the members of its topics it gives, and counts (when they
+    /// keep them) that count those devices.
     /// Returns how many partitions and devices were compared, and how many counts; and the
     /// partitions a restart serves from their rows (rows at a checkpoint past 0, with counts).
     func expectRowsHoldTheStores(in path: String) async throws -> (
@@ -43,6 +44,9 @@ extension BridgeFixture {
             var held: [DeviceKey: DeviceQueue] = [:]
             try rows.forEachDevice { held[DeviceKey(token: $0)] = $1 }
             #expect(held == replayed.devices(in: partition), "partition \(partition) at \(checkpoint)")
+            #expect(
+                try rows.members() == replayed.topics.membersByTopic(in: partition),
+                "partition \(partition) at \(checkpoint)")
             compared.partitions += 1
             compared.devices += held.count
             guard let counts = try rows.counts() else { continue }

@@ -40,10 +40,14 @@ struct ServedFromRowsTests {
         // Every round but the first read back all the devices but the two held.
         let least = Double((Self.rounds - 1) * (Self.devices - 2))
         try await Self.expectFewHeld(at: address, reads: least)
+        try await Self.subscribe(tokens, fixture: fixture)
 
-        // The rows are at their stores' checkpoints after a graceful stop: the restart serves from
-        // them, reading no device until a record names it, and counts every device.
+        // The rows are at their stores' checkpoints after a graceful stop, holding the devices and
+        // the topics' members: the restart serves from them, reading no device until a record
+        // names it, and counts every device.
         worker.terminate()
+        let compared = try await fixture.expectRowsHoldTheStores(in: directory.path)
+        #expect(compared.partitions == 2 && compared.devices == Self.devices, "\(compared)")
         worker = try WorkerProcess(fixture.configuration, extraEnvironment: environment)
         defer { worker.kill() }
         let restarted = try #require(try await worker.httpAddress(), "no endpoints: \(worker.output)")
@@ -105,6 +109,26 @@ struct ServedFromRowsTests {
         defer { successor.kill() }
         #expect(try await successor.waitForOutput(containing: "restored device state", timeout: .seconds(60)))
         try await faults.expectEverythingDelivered(expected, fixture: fixture, exactlyOnce: true)
+    }
+
+    /// Subscribes `tokens` to two topics, takes the last five out of the first, and waits for
+    /// their statuses.
+    static func subscribe(_ tokens: [String], fixture: BridgeFixture) async throws {
+        try await fixture.subscription("subscribe", topic: "served-news", tokens: tokens, at: testEpoch)
+        try await fixture.subscription(
+            "subscribe", topic: "served-sport", tokens: Array(tokens.prefix(5)), at: testEpoch)
+        try await fixture.subscription(
+            "unsubscribe", topic: "served-news", tokens: Array(tokens.suffix(5)), at: testEpoch)
+        let reader = try await fixture.outputs()
+        for (index, token) in tokens.enumerated() {
+            let expected = 1 + (index < 5 ? 1 : 0) + (index >= tokens.count - 5 ? 1 : 0)
+            try await reader.waitUntil("\(token)'s subscriptions") { outputs in
+                outputs.statuses(of: token).count {
+                    $0["type"] == .string("subscribed") || $0["type"] == .string("unsubscribed")
+                }
+                    == expected
+            }
+        }
     }
 
     /// Expects the worker at `address` to count every device, hold no more than `atMost` in

@@ -25,10 +25,11 @@ struct StoreRestartTests {
         for round in 0..<5 { _ = try await faults.sendRound(round, tokens: tokens, fixture: fixture) }
         let reader = try await fixture.outputs()
         for token in tokens { _ = try await reader.statuses(of: token, count: 5) }
+        try await ServedFromRowsTests.subscribe(tokens, fixture: fixture)
         worker.terminate()
 
         // The successor keeps device rows, which the directory does not have yet: its restore
-        // writes every device's row, though no input changes a device after it.
+        // writes every device's row and every topic's members, though no input changes them after it.
         let successor = try WorkerProcess(
             fixture.configuration,
             extraEnvironment: environment.merging(["FCM_BRIDGE_STATE_DEVICE_ROWS": "true"]) { $1 }

@@ -11,11 +11,11 @@ import Testing
 /// A partition served from its device rows takes its restore's changelog tail onto them: a
 /// restart whose rows are at their store's checkpoint replays the store's topic state and reads
 /// only the devices the tail names; a partition set aside and given back does the same. The rows
-/// then hold what the whole changelog makes.
+/// then hold the devices and topics' members the whole changelog makes.
 @Suite("Restarts served from the device rows", .needsBroker, .timeLimit(.minutes(2)))
 struct RestartFromRowsTests {
     @Test(
-        "rows at their store's checkpoint: the tail's devices are read and changed, and rows, counts and topics end as the whole changelog makes them"
+        "rows at their store's checkpoint: the tail's devices are read and changed, and rows, members, counts and topics end as the whole changelog makes them"
     )
     func tailOntoRows() async throws {
         let files = TemporaryDirectory()
@@ -24,19 +24,22 @@ struct RestartFromRowsTests {
         try await RestoreStoreTests.produce(records[..<cut], to: changelog)
         // A first run restores the first half and writes every device to the rows.
         var rowsHold: [Int32: [DeviceKey: DeviceQueue]] = [:]
+        var members: [Int32: [(topic: String, tokens: [String])]] = [:]
         do {
             var stores: StateDirectory? = try StateDirectory(testingAt: files.path, topic: changelog, deviceRows: true)
             var states = DeviceStates()
             _ = try await RestoreSuspendedTests.restore(partitions, of: changelog, into: &states, stores: &stores)
             for partition in partitions {
                 rowsHold[partition] = try #require(states.devices(in: partition))
-                stores?.holdRows(replacing: partition, with: try #require(rowsHold[partition]))
+                members[partition] = states.topics.members(in: partition)
+                stores?.holdRows(
+                    replacing: partition, with: try #require(rowsHold[partition]), members: members[partition] ?? [])
             }
             try stores?.takeUnwritten()?.run()
         }
         // Another worker held the partitions meanwhile and wrote the rest.
         try await RestoreStoreTests.produce(records[cut...], to: changelog)
-        try await Self.changeDevices(of: rowsHold, in: changelog)
+        try await Self.changeDevices(of: rowsHold, members: members, in: changelog)
 
         var stores: StateDirectory? = try StateDirectory(testingAt: files.path, topic: changelog, deviceRows: true)
         var states = DeviceStates()
@@ -59,9 +62,12 @@ struct RestartFromRowsTests {
         var states = DeviceStates()
         _ = try await RestoreSuspendedTests.restore(partitions, of: changelog, into: &states, stores: &stores)
         var rowsHold: [Int32: [DeviceKey: DeviceQueue]] = [:]
+        var members: [Int32: [(topic: String, tokens: [String])]] = [:]
         for partition in partitions {
             rowsHold[partition] = try #require(states.devices(in: partition))
-            stores?.holdRows(replacing: partition, with: try #require(rowsHold[partition]))
+            members[partition] = states.topics.members(in: partition)
+            stores?.holdRows(
+                replacing: partition, with: try #require(rowsHold[partition]), members: members[partition] ?? [])
             states.serve(partition)
         }
         try stores?.takeUnwritten()?.run()
@@ -70,7 +76,7 @@ struct RestartFromRowsTests {
         #expect(states.devicesInMemory == 0)
         try RestoreSuspendedTests.revoke(partitions, of: &states, stores: &stores)
         // Another worker held the partitions meanwhile and changed devices the rows hold.
-        try await Self.changeDevices(of: rowsHold, in: changelog)
+        try await Self.changeDevices(of: rowsHold, members: members, in: changelog)
 
         let summary = try await Self.restoreServed(partitions, of: changelog, into: &states, stores: &stores)
         #expect(summary.contains("resumed_in_memory=\(partitions)"), "\(summary)")
@@ -89,7 +95,9 @@ struct RestartFromRowsTests {
             var states = DeviceStates()
             _ = try await RestoreSuspendedTests.restore(partitions, of: changelog, into: &states, stores: &stores)
             for partition in partitions {
-                stores?.holdRows(replacing: partition, with: try #require(states.devices(in: partition)))
+                stores?.holdRows(
+                    replacing: partition, with: try #require(states.devices(in: partition)),
+                    members: states.topics.members(in: partition))
             }
             try stores?.takeUnwritten()?.run()
             // A worker not serving its rows writes them without counts.
@@ -118,10 +126,28 @@ struct RestartFromRowsTests {
     }
 
     /// Writes to `changelog` changes to three devices of each partition of `devices`: a message
-    /// joins one, another is forgotten, a third changes its status.
-    static func changeDevices(of devices: [Int32: [DeviceKey: DeviceQueue]], in changelog: String) async throws {
+    /// joins one, another is forgotten, a third changes its status; and to the first topic of
+    /// each partition of `members`: its first member leaves, and a new one joins.
+    static func changeDevices(
+        of devices: [Int32: [DeviceKey: DeviceQueue]], members: [Int32: [(topic: String, tokens: [String])]],
+        in changelog: String
+    ) async throws {
         let codec = ChangelogCodec(topic: changelog)
         var outputs = OutputRecords()
+        var changedMembers = 0
+        for (partition, topics) in members {
+            guard let (topic, tokens) = topics.min(by: { $0.topic < $1.topic }), let first = tokens.first else {
+                continue
+            }
+            for change in [
+                TopicChange.member(topic: topic, token: first, isMember: false),
+                .member(topic: topic, token: "tail-member", isMember: true),
+            ] {
+                codec.record(change, partition: partition, to: &outputs)
+            }
+            changedMembers += 1
+        }
+        #expect(changedMembers > 0, "the fixture has members")
         for (partition, held) in devices.sorted(by: { $0.key < $1.key }) {
             for (index, token) in held.keys.map(\.token).sorted().prefix(3).enumerated() {
                 let changes: [StateChange] = [
@@ -147,8 +173,9 @@ struct RestartFromRowsTests {
             limit: 0, rules: QueueRules(), directory: stores?.path ?? "", reads: WorkerMetrics.none.deviceReads,
             scanThread: .singleton)
         restorer.served = served
-        try await restorer.restore(partitions, committed: CommittedInputs([:]), into: &states, stores: &stores)
-        served.serve(partitions, states: &states, stores: &stores)
+        let members = try await restorer.restore(
+            partitions, committed: CommittedInputs([:]), into: &states, stores: &stores)
+        served.serve(partitions, states: &states, stores: &stores, members: members)
         try stores?.takeUnwritten()?.run()
         return try #require(lines.containing("restored device state").first)
     }
@@ -173,6 +200,7 @@ struct RestartFromRowsTests {
             #expect(try rows.checkpoint() == stores?[partition]?.checkpoint())
             let counted = DeviceCounts(of: held.values)
             #expect(try rows.counts() == counted && states.counts(in: partition) == counted)
+            #expect(try rows.members() == whole.topics.membersByTopic(in: partition), "partition \(partition)")
         }
         return whole
     }

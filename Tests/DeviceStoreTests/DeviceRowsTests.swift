@@ -226,14 +226,34 @@ struct DeviceRowsTests {
             "\(error)".contains(directory.path) && "\(error)".contains("an earlier layout")
         }
         let empty = TemporaryDirectory()
-        try Self.put(Array("layout".utf8), [2], checkpoint: nil, in: empty.path)
-        _ = try DeviceRows(at: empty.path, cacheBytes: 0)
         try Self.put(Array("layout".utf8), [3], checkpoint: nil, in: empty.path)
-        #expect {
-            _ = try DeviceRows(at: empty.path, cacheBytes: 0)
-        } throws: { error in
-            "\(error)".contains("layout [3]")
+        _ = try DeviceRows(at: empty.path, cacheBytes: 0)
+        // The second layout held no member rows; the fourth is a later version's.
+        for layout: UInt8 in [2, 4] {
+            try Self.put(Array("layout".utf8), [layout], checkpoint: nil, in: empty.path)
+            #expect {
+                _ = try DeviceRows(at: empty.path, cacheBytes: 0)
+            } throws: { error in
+                "\(error)".contains("layout [\(layout)]")
+            }
         }
+    }
+
+    @Test("rows closed leave no log to replay at the next open: their memtables are on disk")
+    func closedWithoutLog() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+            let members = (0..<10_000).map { MemberRowChange(topic: "news", token: "token-\($0)", isMember: true) }
+            try rows.write([], members: members, checkpoint: 1)
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        let logBytes = try files.filter { $0.hasSuffix(".log") }.reduce(0) { sum, file in
+            let size = try FileManager.default.attributesOfItem(atPath: "\(directory.path)/\(file)")[.size] as? Int
+            return sum + (size ?? 0)
+        }
+        #expect(logBytes < 1_024, "\(files)")
+        #expect(try DeviceRows(at: directory.path, cacheBytes: 1 << 20).members()["news"]?.count == 10_000)
     }
 
     @Test("a write that names some messages writes their rows only: the others' stay as they were")

@@ -105,6 +105,16 @@ public struct ChangelogCodec: Sendable {
         return (String(decoding: token, as: UTF8.self), messageID)
     }
 
+    /// The topic and token of a topic's member that a changelog record of key `key` adds or
+    /// removes (its value says which); nil for every other kind and for a key not of the form
+    /// `t <topic> <token>`. Reads the key only, as ``deviceRow(ofKey:)`` does.
+    public static func member(ofKey key: UnsafeRawBufferPointer) -> (topic: String, token: String)? {
+        guard let (kind, rest) = kindAndRest(ofKey: key), kind == .member,
+            let (topic, token) = idAndToken(in: rest)
+        else { return nil }
+        return (String(decoding: topic, as: UTF8.self), String(decoding: token, as: UTF8.self))
+    }
+
     /// The kind a key of the form `<kind> <rest>` names (nil for a byte that names none) and its
     /// rest; nil for a key of another form.
     private static func kindAndRest(ofKey key: UnsafeRawBufferPointer) -> (ChangelogKind?, UnsafeRawBufferPointer)? {

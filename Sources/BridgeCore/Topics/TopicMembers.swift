@@ -80,6 +80,9 @@ public struct TopicMembers: Sendable, Equatable {
         return found
     }
 
+    /// Every member's token, in walk order.
+    public var tokens: [String] { occupied.flatMap { buckets[$0]?.map(\.token) ?? [] } }
+
     /// How many buckets there are: a walk's segments split `0..<bucketCount`.
     public static let bucketCount = 1 << 16
 

@@ -1,4 +1,5 @@
 import CRocksDB
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -26,6 +27,9 @@ final class RocksDatabase: @unchecked Sendable {
     private let writeOptions: OpaquePointer
     /// The directory the database is in, for errors.
     let path: String
+    /// Whether a write or a load failed: RocksDB then refuses to flush, asserting in builds that
+    /// check, so the database is closed without one.
+    private let hasFailed = Atomic(false)
 
     /// Opens the database in directory `path`, creating it when there is none, with a block
     /// cache of at most `cacheBytes` and a bloom filter per table, so that a device the store
@@ -56,7 +60,19 @@ final class RocksDatabase: @unchecked Sendable {
         self.path = path
     }
 
+    /// Closes the database once its memtables are written to disk: RocksDB's close keeps them
+    /// in its log only, which the next open would replay record by record (seconds, for a
+    /// partition's millions of member rows). After a failed write, without room for them on
+    /// disk, or when the flush fails, the log is left to replay.
     deinit {
+        if !hasFailed.load(ordering: .acquiring), hasRoomToFlush() {
+            let flush = rocksdb_flushoptions_create()
+            rocksdb_flushoptions_set_wait(flush, 1)
+            var error: UnsafeMutablePointer<CChar>?
+            rocksdb_flush(handle, flush, &error)
+            rocksdb_free(error)
+            rocksdb_flushoptions_destroy(flush)
+        }
         rocksdb_column_family_handle_destroy(columnFamily)
         rocksdb_close(handle)
         rocksdb_readoptions_destroy(readOptions)
@@ -64,11 +80,25 @@ final class RocksDatabase: @unchecked Sendable {
         rocksdb_writeoptions_destroy(writeOptions)
     }
 
+    /// Whether the file system has twice what the memtables hold free: RocksDB's flush fails on
+    /// a full disk, and asserts in builds that check (Debian's).
+    private func hasRoomToFlush() -> Bool {
+        var memtables: UInt64 = 0
+        guard rocksdb_property_int(handle, "rocksdb.cur-size-all-mem-tables", &memtables) == 0 else { return false }
+        var fileSystem = statvfs()
+        guard statvfs(path, &fileSystem) == 0 else { return false }
+        let (free, overflow) = UInt64(fileSystem.f_bavail).multipliedReportingOverflow(by: UInt64(fileSystem.f_frsize))
+        return overflow || free / 2 > memtables
+    }
+
     /// Writes `batch` whole or not at all.
     func write(_ batch: borrowing RocksBatch) throws(DeviceStoreError) {
         var error: UnsafeMutablePointer<CChar>?
         rocksdb_write(handle, writeOptions, batch.handle, &error)
-        if let error { throw DeviceStoreError(path: path, operation: "write", taking: error) }
+        if let error {
+            hasFailed.store(true, ordering: .releasing)
+            throw DeviceStoreError(path: path, operation: "write", taking: error)
+        }
     }
 
     /// Writes what `body` puts (a nil value: a deletion), keys in strictly increasing byte order,
@@ -87,7 +117,8 @@ final class RocksDatabase: @unchecked Sendable {
         defer { rocksdb_sstfilewriter_destroy(writer) }
         // Each call gets an error pointer of its own: RocksDB frees one it is given set.
         let loadFailed = { (error: UnsafeMutablePointer<CChar>?) in
-            DeviceStoreError(path: self.path, operation: "load", taking: error)
+            self.hasFailed.store(true, ordering: .releasing)
+            return DeviceStoreError(path: self.path, operation: "load", taking: error)
         }
         var opened: UnsafeMutablePointer<CChar>?
         rocksdb_sstfilewriter_open(writer, file, &opened)

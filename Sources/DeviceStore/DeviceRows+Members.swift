@@ -1,0 +1,53 @@
+import BridgeCore
+
+extension DeviceRows {
+    /// Member rows start with this: a row per member of each topic whose partition the rows'
+    /// is, keyed so that a topic's members sort in the order a fan-out walks them
+    /// (``TopicMembers``: by bucket, then by the token's bytes), with an empty value:
+    ///
+    ///     member := "t" u32 topic length (big-endian), topic, u16 bucket (big-endian), token
+    static let memberPrefix = UInt8(ascii: "t")
+
+    /// The key of `token`'s row as a member of `topic`.
+    static func memberKey(topic: String, token: String) -> [UInt8] {
+        var key = memberTopicPrefix(topic)
+        key.reserveCapacity(key.count + 2 + token.utf8.count)
+        withUnsafeBytes(of: TopicMembers.bucket(of: token).bigEndian) { key.append(contentsOf: $0) }
+        key.append(contentsOf: token.utf8)
+        return key
+    }
+
+    /// What the keys of `topic`'s member rows start with.
+    static func memberTopicPrefix(_ topic: String) -> [UInt8] {
+        var key = [memberPrefix]
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: topic.utf8.count).bigEndian) { key.append(contentsOf: $0) }
+        key.append(contentsOf: topic.utf8)
+        return key
+    }
+
+    /// Adds to `batch` the rows `changes` make, in order: a later change of a member wins.
+    static func add(_ changes: [MemberRowChange], to batch: borrowing RocksBatch) {
+        for change in changes {
+            let key = memberKey(topic: change.topic, token: change.token)
+            if change.isMember {
+                batch.put(key, UnsafeRawBufferPointer(start: nil, count: 0))
+            } else {
+                batch.delete(key)
+            }
+        }
+    }
+
+    /// Calls `body` with every member row, in key order: each topic's members in the order a
+    /// fan-out walks them. Throws for a key that names no topic or member.
+    public func forEachMember(_ body: (_ topic: String, _ token: String) -> Void) throws(DeviceStoreError) {
+        let scanned = try database.scan(from: [Self.memberPrefix]) { key, _ throws(MalformedRecord) in
+            guard key.first == Self.memberPrefix else { return false }
+            guard let (topic, rest) = Self.tokenAndRest(ofKey: key), rest.count >= 2 else {
+                throw MalformedRecord(description: "member row has a key that names no topic and member")
+            }
+            body(String(decoding: topic, as: UTF8.self), String(decoding: rest.dropFirst(2), as: UTF8.self))
+            return true
+        }
+        try inDoubt(scanned, operation: "scan")
+    }
+}

@@ -1,0 +1,59 @@
+import BridgeCore
+import DeviceStore
+import PropertyBased
+import TestSupport
+import Testing
+
+@Suite("Topics' members in the device rows")
+struct MemberRowsTests {
+    /// Topics whose names prefix one another, and tokens that do too.
+    static let topics = ["a", "ab", "news"]
+    static let tokens = (0..<12).map { $0 % 3 == 0 ? "x\(String(repeating: "y", count: $0))" : "token-\($0)" }
+
+    /// The change `choice` picks: a topic, a token, and whether it joins.
+    static func change(_ choice: Int) -> MemberRowChange {
+        MemberRowChange(
+            topic: topics[choice % topics.count], token: tokens[choice / topics.count % tokens.count],
+            isMember: choice / (topics.count * tokens.count) % 3 != 0)
+    }
+
+    @Test("joins and leaves written in batches of any size leave each topic's members, in walk order")
+    func writtenInBatches() async {
+        await propertyCheck(count: 50, input: Gen.int(in: 0...999).array(of: 0...60), Gen.int(in: 1...8)) {
+            choices, batchSize in
+            let directory = TemporaryDirectory()
+            do {
+                let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+                var expected: [String: TopicMembers] = [:]
+                let changes = choices.map(Self.change)
+                for (number, start) in stride(from: 0, to: changes.count, by: batchSize).enumerated() {
+                    let batch = Array(changes[start..<min(start + batchSize, changes.count)])
+                    try rows.write([], members: batch, checkpoint: Int64(number))
+                    for change in batch {
+                        if change.isMember {
+                            expected[change.topic, default: TopicMembers()].insert(change.token)
+                        } else {
+                            expected[change.topic]?.remove(change.token)
+                        }
+                    }
+                }
+                #expect(try rows.members() == expected.mapValues(\.tokens).filter { !$0.value.isEmpty })
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
+
+    @Test("a replacement leaves exactly the members it gives, beside the devices it gives")
+    func replaced() throws {
+        let directory = TemporaryDirectory()
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        try rows.write(
+            [], members: Self.topics.map { MemberRowChange(topic: $0, token: "old", isMember: true) }, checkpoint: 1)
+        try rows.replaceAll(with: [], members: [("ab", ["new", "old"]), ("news", [])], checkpoint: 2)
+        var walked = TopicMembers()
+        for token in ["new", "old"] { walked.insert(token) }
+        #expect(try rows.members() == ["ab": walked.tokens])
+        #expect(try rows.checkpoint() == 2)
+    }
+}
