@@ -133,8 +133,10 @@ extension ChangelogRestorer {
             try store.forEachRecord(after: &cursor, limit: storePart, excludingKeysStartingWith: excluded) {
                 record, headers in
                 number += 1
-                let name = excluded.isEmpty ? "record \(number)" : "record \(number) of topic state"
-                switch try change(of: record, headers, in: store, named: name) {
+                let decoded = try change(
+                    of: record, headers, in: store,
+                    named: excluded.isEmpty ? "record \(number)" : "record \(number) of topic state")
+                switch decoded {
                 case .device(let token, let change):
                     part.changes.append((DeviceKey(token: token), change, record.partition))
                 case .topic(let change):
@@ -158,14 +160,15 @@ extension ChangelogRestorer {
     }
 
     /// The change `record` of `store` makes, decoded; a ``StoreDoubt`` naming it as `name` when
-    /// it does not decode.
+    /// it does not decode (named only then: a name per record costs a replay its formatting).
     private func change(
-        of record: ChangelogRecordView, _ headers: StoredHeaders, in store: PartitionStore, named name: String
+        of record: ChangelogRecordView, _ headers: StoredHeaders, in store: PartitionStore,
+        named name: @autoclosure () -> String
     ) throws(StoreDoubt) -> ChangelogChange {
         do {
             return try codec.decode(record, header: headers.value(named:))
         } catch {
-            throw StoreDoubt(path: store.path, reason: "\(name) cannot be read (\(error))")
+            throw StoreDoubt(path: store.path, reason: "\(name()) cannot be read (\(error))")
         }
     }
 
