@@ -67,8 +67,9 @@ public struct DeviceRowChanges: Sendable {
         counts[partition] = nil
     }
 
-    /// Adds `later`'s devices over these: the latest value of each device wins, as do its
-    /// counts, and a partition `later` replaces drops what was noted of it here.
+    /// Adds `later`'s devices and members over these: the latest value of each device wins, as
+    /// do its counts, members' joins and leaves follow these, and a partition `later` replaces
+    /// drops what was noted of it here.
     public mutating func append(contentsOf later: DeviceRowChanges) {
         for (partition, added) in later.layers {
             counts[partition] = later.counts[partition]
@@ -83,7 +84,7 @@ public struct DeviceRowChanges: Sendable {
         }
     }
 
-    /// Drops the devices of the partitions `isDropped` names.
+    /// Drops the devices and members of the partitions `isDropped` names.
     public mutating func removeAll(ofPartitions isDropped: (Int32) -> Bool) {
         layers = layers.filter { !isDropped($0.key) }
         replaced = replaced.filter { !isDropped($0) }
@@ -91,8 +92,8 @@ public struct DeviceRowChanges: Sendable {
         members = members.filter { !isDropped($0.key) }
     }
 
-    /// Writes the devices of `partition` to `rows` with `checkpoint`, all or nothing: in one
-    /// batch, or in one load that replaces every row when the partition is replaced whole.
+    /// Writes the devices and members of `partition` to `rows` with `checkpoint`, all or nothing:
+    /// in one batch, or in one load that replaces every row when the partition is replaced whole.
     func write(_ partition: Int32, to rows: DeviceRows, checkpoint: Int64) throws(DeviceStoreError) {
         var changed: [DeviceKey: Change] = [:]
         for layer in layers[partition] ?? [] {

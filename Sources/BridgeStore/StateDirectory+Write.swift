@@ -33,6 +33,21 @@ extension StateDirectory {
         hold(batch)
     }
 
+    /// Writes the memtables of each open partition's rows to disk (``DeviceRows/flush()``), for a
+    /// graceful stop: the next start opens them with no log to replay. Returns, by partition,
+    /// why the rows that did not flush did not.
+    public func flushRows() -> [Int32: String] {
+        var unflushed: [Int32: String] = [:]
+        for (partition, partitionRows) in rows {
+            do {
+                if try !partitionRows.flush() { unflushed[partition] = "a write failed, or the disk lacks room" }
+            } catch {
+                unflushed[partition] = "\(error)"
+            }
+        }
+        return unflushed
+    }
+
     /// Takes the records held, for a write to their stores away from the caller (a blocking
     /// one); nil when none are.
     public mutating func takeUnwritten() -> StoreWrite? {

@@ -24,7 +24,7 @@ struct BatchCommitter: Sendable {
     /// their delivery reports give (``StoreWrites``).
     var keepsStores = false
     /// Whether the stores have device rows beside them, which take the devices each batch
-    /// changed as they were at its seal (``ChangedDevices``).
+    /// changed as they were at its seal (``ChangedRows``).
     var keepsDeviceRows = false
     /// Counts what each commit covers.
     let metrics: WorkerMetrics
@@ -52,7 +52,7 @@ struct BatchCommitter: Sendable {
     func send(_ records: inout OutputRecords, in batch: inout OpenBatch) async throws {
         guard records.count > 0 else { return }
         batch.bytes += records.byteCount
-        if keepsDeviceRows { batch.changedDevices.add(changelogOf: records) }
+        if keepsDeviceRows { batch.changedRows.add(changelogOf: records) }
         if delivery == .atLeastOnce { records.move(.changelog, to: &batch.changelog) }
         do {
             switch delivery {
@@ -106,7 +106,7 @@ struct BatchCommitter: Sendable {
         guard !batch.isEmpty else { return nil }
         let number = states.seal()
         if keepsDeviceRows {
-            batch.storeWrites.rows = batch.changedDevices.rows(in: states)
+            batch.storeWrites.rows = batch.changedRows.rows(in: states)
             batch.storeWrites.rowsThrough = number
         }
         do {

@@ -9,7 +9,7 @@ import DeviceStore
 /// as the records say, in order. A partition whose records change other topic state only is
 /// noted too: its rows' checkpoint moves with its store's, so that rows stay in step with a store
 /// that devices did not change.
-struct ChangedDevices: Sendable {
+struct ChangedRows: Sendable {
     private var keys: [Int32: [DeviceKey: Set<String>]] = [:]
     private var members: [Int32: [MemberRowChange]] = [:]
 

@@ -38,7 +38,7 @@ struct OpenBatch: ~Copyable {
     /// Its changelog records, for the local stores once it commits.
     var storeWrites = StoreWrites()
     /// The devices its changelog records change, for the device rows.
-    var changedDevices = ChangedDevices()
+    var changedRows = ChangedRows()
     /// What its outputs are, for the metrics.
     var tally = OutputTally()
     /// The CreateTime of each input that has one, for the latency metric.

@@ -93,6 +93,7 @@ struct WorkerLoop: ~Copyable {
             try await commit()
             try await settleIdleScan()
             try await writeHeldRecords()
+            flushRows()
         } catch {
             await committer.abandon(&batch)
             do {
@@ -303,7 +304,7 @@ struct WorkerLoop: ~Copyable {
             let (committed, forwards) = try await committedInputs(feeding: owned)
             var rebalances: [ConsumerEvent] = []
             do {
-                let members = try await restorer.restore(
+                let tailMembers = try await restorer.restore(
                     owned, committed: committed, forwards: forwards, into: &states, stores: &stores
                 ) {
                     [consumer] in
@@ -319,7 +320,7 @@ struct WorkerLoop: ~Copyable {
                     stores?.holdRows(
                         replacing: partition, with: devices, members: states.topics.members(in: partition))
                 }
-                served?.serve(owned, states: &states, stores: &stores, members: members)
+                served?.serve(owned, states: &states, stores: &stores, members: tailMembers)
             } catch is RestoreInterrupted {
                 logger.notice("a rebalance stopped the restore; it starts again", metadata: ["partitions": "\(owned)"])
             }
@@ -436,6 +437,16 @@ struct WorkerLoop: ~Copyable {
         guard let write = stores?.takeUnwritten() else { return }
         try write.run()
         if let batch = write.records.rowsThrough { states.written(through: batch) }
+    }
+
+    /// Writes the device rows' memtables to disk once every change is written, so that the next
+    /// start opens them with no log to replay.
+    private func flushRows() {
+        for (partition, reason) in stores?.flushRows() ?? [:] {
+            logger.notice(
+                "device rows not flushed: the next start replays their log",
+                metadata: ["partition": "\(partition)", "reason": "\(reason)"])
+        }
     }
 
     /// Lets a revoked state partition go, its batch committed. With a local store, its state is

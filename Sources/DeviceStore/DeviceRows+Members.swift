@@ -42,7 +42,7 @@ extension DeviceRows {
     public func forEachMember(_ body: (_ topic: String, _ token: String) -> Void) throws(DeviceStoreError) {
         let scanned = try database.scan(from: [Self.memberPrefix]) { key, _ throws(MalformedRecord) in
             guard key.first == Self.memberPrefix else { return false }
-            guard let (topic, rest) = Self.tokenAndRest(ofKey: key), rest.count >= 2 else {
+            guard let (topic, rest) = Self.nameAndRest(ofKey: key), rest.count >= 2 else {
                 throw MalformedRecord(description: "member row has a key that names no topic and member")
             }
             body(String(decoding: topic, as: UTF8.self), String(decoding: rest.dropFirst(2), as: UTF8.self))

@@ -111,7 +111,7 @@ extension DeviceRows {
     ) throws(DeviceStoreError) {
         let scanned = try database.scan(from: [Self.devicePrefix]) { key, value throws(MalformedRecord) in
             guard key.first == Self.devicePrefix else { return false }
-            guard let (token, rest) = Self.tokenAndRest(ofKey: key) else {
+            guard let (token, rest) = Self.nameAndRest(ofKey: key) else {
                 throw MalformedRecord(description: "device row has a key that names no token")
             }
             try body(token, rest, value)

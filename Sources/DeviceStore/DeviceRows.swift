@@ -94,15 +94,21 @@ public struct DeviceRows: Sendable {
         return key
     }
 
-    /// The token a device key names, and what follows it; nil for a key too short for its length.
-    static func tokenAndRest(ofKey key: UnsafeRawBufferPointer) -> (
-        token: UnsafeRawBufferPointer.SubSequence, rest: UnsafeRawBufferPointer.SubSequence
+    /// The name a key holds after its first byte and the name's length (a device's token, a
+    /// member row's topic), and what follows it; nil for a key too short for its length.
+    static func nameAndRest(ofKey key: UnsafeRawBufferPointer) -> (
+        name: UnsafeRawBufferPointer.SubSequence, rest: UnsafeRawBufferPointer.SubSequence
     )? {
         guard key.count >= 5 else { return nil }
         let length = key[1..<5].reduce(0) { $0 << 8 | Int($1) }
         guard length <= key.count - 5 else { return nil }
         return (key[5..<(5 + length)], key[(5 + length)...])
     }
+
+    /// Writes what the memtables hold to disk, so that the next open has no log to replay
+    /// (seconds, for millions of rows written since the last flush): for a graceful stop. False,
+    /// writing nothing, after a failed write or without room on disk for it.
+    @discardableResult public func flush() throws(DeviceStoreError) -> Bool { try database.flush() }
 
     /// Waits until RocksDB has written everything to disk and no compaction runs or is due.
     @_spi(Benchmarks) public func settle() throws(DeviceStoreError) { try database.settle() }

@@ -97,23 +97,48 @@ struct ServedFromStoreTests {
 
     @Test("a device let go that leaves its last topic and subscribes to another in one batch is read, not made anew")
     func leavesLastTopicThenSubscribes() {
+        let subscribe = { (action: String, topic: String) in
+            { (network: inout Network) in
+                network.subscription(
+                    SubscriptionFlowTests.subscribe(topic, ["a"], action: action), at: FanOutFlowTests.time)
+            }
+        }
+        // Two requests, then their two devices' hops, each pair in one batch.
+        Self.expectServedLikeHeld(
+            rounds: [
+                [subscribe("subscribe", "news")], [subscribe("unsubscribe", "news"), subscribe("subscribe", "sport")],
+            ],
+            device: "a")
+    }
+
+    @Test(
+        "a device let go that is in a topic and subscribes to another keeps what it held: it is not read, nor made anew"
+    )
+    func inTopicSubscribes() {
+        let subscribe = { (topic: String) in
+            { (network: inout Network) in
+                network.subscription(SubscriptionFlowTests.subscribe(topic, ["a"]), at: FanOutFlowTests.time)
+            }
+        }
+        let send = { (network: inout Network) in
+            network.send(#"{"message":{"token":"a","notification":{"title":"waiting"}}}"#)
+        }
+        Self.expectServedLikeHeld(rounds: [[subscribe("news"), send], [subscribe("sport")]], device: "a")
+    }
+
+    /// Feeds each of `rounds`' inputs to a worker holding every device and to one served from a
+    /// store that holds none (batches of two, written at once), round by round, each run to its
+    /// end; expects the same records of each input, and the store to hold `device` as the first
+    /// worker does.
+    static func expectServedLikeHeld(rounds: [[(inout Network) -> Void]], device: String) {
         var held = Network(subscriptions: [], colocated: false)
         var served = Network(subscriptions: [], colocated: false)
         for partition in 0..<SubscriptionFlowTests.partitions { served.worker.states.serve(partition) }
         var store = Store()
-        let requests = [
-            [SubscriptionFlowTests.subscribe("news", ["a"])],
-            // Two requests, then their two devices' hops, each pair in one batch.
-            [
-                SubscriptionFlowTests.subscribe("news", ["a"], action: "unsubscribe"),
-                SubscriptionFlowTests.subscribe("sport", ["a"]),
-            ],
-        ]
-        for (index, round) in requests.enumerated() {
-            let time = FanOutFlowTests.time + Int64(index)
-            for request in round {
-                held.subscription(request, at: time)
-                served.subscription(request, at: time)
+        for round in rounds {
+            for input in round {
+                input(&held)
+                input(&served)
             }
             while !served.pending.isEmpty {
                 for (input, outputs) in Self.step(&served, records: 2, store: &store, lag: 0, limit: 0) {
@@ -126,7 +151,7 @@ struct ServedFromStoreTests {
                 }
             }
         }
-        let partition = served.worker.processor.statePartition(of: "a")
+        let partition = served.worker.processor.statePartition(of: device)
         #expect(store.devices[partition] == held.worker.states.devices(in: partition))
     }
 

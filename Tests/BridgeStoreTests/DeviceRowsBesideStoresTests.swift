@@ -100,13 +100,25 @@ struct DeviceRowsBesideStoresTests {
         #expect(try directory.rows[0]?.checkpoint() == 6)
         #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
 
-        // Behind their store: replaced at the store's checkpoint, every other row gone.
+        // Behind their store: replaced at the store's checkpoint, every other row gone; a batch
+        // held after the replacement goes on from it: a member it holds leaves, another joins.
         directory.hold(StoreBatch([("d c", "1")], checkpoint: 8))
         try directory.takeUnwritten()?.run()
-        directory.holdRows(replacing: 0, with: [DeviceKey(token: "f"): Self.device(5)], members: [])
+        directory.holdRows(
+            replacing: 0, with: [DeviceKey(token: "f"): Self.device(5)], members: [("news", ["a", "b"])])
+        var joins = StoreBatch()
+        joins.rows.add(
+            [
+                MemberRowChange(topic: "news", token: "a", isMember: false),
+                MemberRowChange(topic: "news", token: "c", isMember: true),
+            ], to: 0)
+        directory.hold(joins)
         try directory.takeUnwritten()?.run()
         #expect(try directory.rows[0]?.checkpoint() == 8)
         #expect(try Self.held(directory.rows[0]) == ["f": Self.device(5)])
+        var news = TopicMembers()
+        for token in ["b", "c"] { news.insert(token) }
+        #expect(try directory.rows[0]?.members() == ["news": news.tokens])
 
         // A replacement dropped at a release replaces nothing once the partition is back.
         directory.hold(StoreBatch([("d g", "1")], checkpoint: 9))
@@ -213,5 +225,7 @@ struct DeviceRowsBesideStoresTests {
             error?.reason.hasPrefix("cannot write the store of partition 0") == true, "\(String(describing: error))")
         #expect(try directory.rows[0]?.checkpoint() == 5)
         #expect(try directory.rows[0]?.device("b") == nil)
+        // No room to flush the rows: they are left to replay their log, not flushed into a full disk.
+        #expect(directory.flushRows().keys.sorted() == [0])
     }
 }

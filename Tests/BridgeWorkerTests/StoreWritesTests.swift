@@ -53,7 +53,7 @@ struct StoreWritesTests {
             }
         }
         codec.record(.member(topic: "news", token: "a", isMember: true), partition: 0, to: &outputs)
-        var changed = ChangedDevices()
+        var changed = ChangedRows()
         changed.add(changelogOf: outputs)
         var writes = StoreWrites()
         writes.rows = changed.rows(in: states)
@@ -102,7 +102,7 @@ struct StoreWritesTests {
         var outputs = OutputRecords()
         ChangelogCodec(topic: "changelog").record(
             .member(topic: "news", token: "a", isMember: true), partition: 0, to: &outputs)
-        var changed = ChangedDevices()
+        var changed = ChangedRows()
         changed.add(changelogOf: outputs)
         var writes = StoreWrites()
         writes.rows = changed.rows(in: states)

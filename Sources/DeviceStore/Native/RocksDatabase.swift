@@ -27,8 +27,7 @@ final class RocksDatabase: @unchecked Sendable {
     private let writeOptions: OpaquePointer
     /// The directory the database is in, for errors.
     let path: String
-    /// Whether a write or a load failed: RocksDB then refuses to flush, asserting in builds that
-    /// check, so the database is closed without one.
+    /// Whether a write or a load failed: the database is then not flushed (``flush()``).
     private let hasFailed = Atomic(false)
 
     /// Opens the database in directory `path`, creating it when there is none, with a block
@@ -60,19 +59,7 @@ final class RocksDatabase: @unchecked Sendable {
         self.path = path
     }
 
-    /// Closes the database once its memtables are written to disk: RocksDB's close keeps them
-    /// in its log only, which the next open would replay record by record (seconds, for a
-    /// partition's millions of member rows). After a failed write, without room for them on
-    /// disk, or when the flush fails, the log is left to replay.
     deinit {
-        if !hasFailed.load(ordering: .acquiring), hasRoomToFlush() {
-            let flush = rocksdb_flushoptions_create()
-            rocksdb_flushoptions_set_wait(flush, 1)
-            var error: UnsafeMutablePointer<CChar>?
-            rocksdb_flush(handle, flush, &error)
-            rocksdb_free(error)
-            rocksdb_flushoptions_destroy(flush)
-        }
         rocksdb_column_family_handle_destroy(columnFamily)
         rocksdb_close(handle)
         rocksdb_readoptions_destroy(readOptions)
@@ -80,15 +67,28 @@ final class RocksDatabase: @unchecked Sendable {
         rocksdb_writeoptions_destroy(writeOptions)
     }
 
-    /// Whether the file system has twice what the memtables hold free: RocksDB's flush fails on
-    /// a full disk, and asserts in builds that check (Debian's).
-    private func hasRoomToFlush() -> Bool {
+    /// Writes the memtables to disk, so that the next open has no log to replay (RocksDB's close
+    /// keeps them in its log only); false, writing nothing, after a failed write or a background
+    /// error, or when the file system lacks twice what they hold: RocksDB's flush fails on a full
+    /// disk, and asserts in builds that check (Debian's). Throws the flush's error.
+    func flush() throws(DeviceStoreError) -> Bool {
         var memtables: UInt64 = 0
-        guard rocksdb_property_int(handle, "rocksdb.cur-size-all-mem-tables", &memtables) == 0 else { return false }
+        var backgroundErrors: UInt64 = 0
+        guard !hasFailed.load(ordering: .acquiring),
+            rocksdb_property_int(handle, "rocksdb.background-errors", &backgroundErrors) == 0, backgroundErrors == 0,
+            rocksdb_property_int(handle, "rocksdb.cur-size-all-mem-tables", &memtables) == 0
+        else { return false }
         var fileSystem = statvfs()
         guard statvfs(path, &fileSystem) == 0 else { return false }
         let (free, overflow) = UInt64(fileSystem.f_bavail).multipliedReportingOverflow(by: UInt64(fileSystem.f_frsize))
-        return overflow || free / 2 > memtables
+        guard overflow || free / 2 > memtables else { return false }
+        let options = rocksdb_flushoptions_create()
+        defer { rocksdb_flushoptions_destroy(options) }
+        rocksdb_flushoptions_set_wait(options, 1)
+        var error: UnsafeMutablePointer<CChar>?
+        rocksdb_flush(handle, options, &error)
+        if let error { throw DeviceStoreError(path: path, operation: "flush", taking: error) }
+        return true
     }
 
     /// Writes `batch` whole or not at all.
