@@ -18,9 +18,11 @@ public struct DeviceRowChanges: Sendable {
     private var replaced: Set<Int32> = []
     /// By partition, its devices and waiting messages after its last batch here, when known.
     private var counts: [Int32: DeviceCounts] = [:]
-    /// By partition, the members that joined or left its topics, in order; or, replaced whole,
-    /// every member of each topic.
+    /// By partition, the members that joined or left its topics, in order (after its
+    /// replacement's, when it is replaced).
     private var members: [Int32: [MemberRowChange]] = [:]
+    /// By partition replaced whole, the members of each of its topics.
+    private var replacedMembers: [Int32: [String: TopicMembers]] = [:]
 
     /// No devices.
     public init() {}
@@ -57,12 +59,11 @@ public struct DeviceRowChanges: Sendable {
     /// exactly `members`, whatever was noted of it before (the rows count the devices as they
     /// write them).
     public mutating func replace(
-        _ partition: Int32, with held: [DeviceKey: DeviceQueue], members: [(topic: String, tokens: [String])]
+        _ partition: Int32, with held: [DeviceKey: DeviceQueue], members: [String: TopicMembers]
     ) {
         layers[partition] = [held.mapValues { Change(device: $0, messages: .all) }]
-        self.members[partition] = members.flatMap { topic, tokens in
-            tokens.map { MemberRowChange(topic: topic, token: $0, isMember: true) }
-        }
+        replacedMembers[partition] = members
+        self.members[partition] = []
         replaced.insert(partition)
         counts[partition] = nil
     }
@@ -76,6 +77,7 @@ public struct DeviceRowChanges: Sendable {
             if later.replaced.contains(partition) {
                 layers[partition] = added
                 members[partition] = later.members[partition]
+                replacedMembers[partition] = later.replacedMembers[partition]
                 replaced.insert(partition)
             } else {
                 layers[partition, default: []].append(contentsOf: added)
@@ -90,6 +92,7 @@ public struct DeviceRowChanges: Sendable {
         replaced = replaced.filter { !isDropped($0) }
         counts = counts.filter { !isDropped($0.key) }
         members = members.filter { !isDropped($0.key) }
+        replacedMembers = replacedMembers.filter { !isDropped($0.key) }
     }
 
     /// Writes the devices and members of `partition` to `rows` with `checkpoint`, all or nothing:
@@ -106,12 +109,9 @@ public struct DeviceRowChanges: Sendable {
         let members = members[partition] ?? []
         if replaced.contains(partition) {
             // The replacement's members, then the joins and leaves of the batches after it.
-            var byTopic: [String: [String: Bool]] = [:]
-            for member in members { byTopic[member.topic, default: [:]][member.token] = member.isMember }
             try rows.replaceAll(
                 with: changed.compactMap { key, change in change.device.map { (key.token, $0) } },
-                members: byTopic.map { topic, tokens in (topic, tokens.filter(\.value).map(\.key)) },
-                checkpoint: checkpoint)
+                members: replacedMembers[partition] ?? [:], then: members, checkpoint: checkpoint)
         } else {
             try rows.write(
                 changed.map {

@@ -19,7 +19,7 @@ extension StateDirectory {
     /// restore rebuilt. Rows at their store's checkpoint, with nothing of theirs held, hold them
     /// already (a restart after a graceful stop): they are left as they are.
     public mutating func holdRows(
-        replacing partition: Int32, with devices: [DeviceKey: DeviceQueue], members: [(topic: String, tokens: [String])]
+        replacing partition: Int32, with devices: [DeviceKey: DeviceQueue], members: [String: TopicMembers]
     ) {
         guard let partitionRows = rows[partition] else { return }
         if unwritten.checkpoints[partition] == nil, !unwritten.rows.holds(partition),
@@ -40,7 +40,9 @@ extension StateDirectory {
         var unflushed: [Int32: String] = [:]
         for (partition, partitionRows) in rows {
             do {
-                if try !partitionRows.flush() { unflushed[partition] = "a write failed, or the disk lacks room" }
+                if try !partitionRows.flush() {
+                    unflushed[partition] = "a write failed, RocksDB holds an error, or the disk lacks room"
+                }
             } catch {
                 unflushed[partition] = "\(error)"
             }

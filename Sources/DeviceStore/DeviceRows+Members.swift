@@ -10,7 +10,13 @@ extension DeviceRows {
 
     /// The key of `token`'s row as a member of `topic`.
     static func memberKey(topic: String, token: String) -> [UInt8] {
-        var key = memberTopicPrefix(topic)
+        memberKey(prefix: memberTopicPrefix(topic), token: token)
+    }
+
+    /// The key of `token`'s row as a member of the topic whose keys start with `prefix`
+    /// (``memberTopicPrefix(_:)``).
+    static func memberKey(prefix: [UInt8], token: String) -> [UInt8] {
+        var key = prefix
         key.reserveCapacity(key.count + 2 + token.utf8.count)
         withUnsafeBytes(of: TopicMembers.bucket(of: token).bigEndian) { key.append(contentsOf: $0) }
         key.append(contentsOf: token.utf8)

@@ -81,7 +81,7 @@ extension DeviceRows {
     /// Loads each update, each token once, and `checkpoint` in one table file, as
     /// ``load(_:checkpoint:)-([(String,DeviceQueue?)],_)`` does.
     public func load(_ updates: [DeviceRowUpdate], checkpoint: Int64) throws(DeviceStoreError) {
-        try load(rows(of: updates), checkpoint: checkpoint)
+        try load(rows(of: updates), checkpoint: (checkpoint, nil))
     }
 
     /// Updates that write each of `devices` whole.
@@ -98,26 +98,34 @@ extension DeviceRows {
         return rows
     }
 
-    /// Writes `rows`, `checkpoint` and `counts` (nil: removed) into one table file and adds it to
-    /// the rows whole.
-    private func load(_ rows: [(key: [UInt8], row: Row)], checkpoint: Int64, counts: DeviceCounts? = nil)
-        throws(DeviceStoreError)
-    {
+    /// Writes `rows`, then the member rows of `members` (each topic's members in walk order, which
+    /// is their keys' order), into one table file and adds it to the rows whole; with
+    /// `checkpoint`, the checkpoint and its counts (nil: removed) too. Adds nothing when there is
+    /// nothing to write.
+    private func load(
+        _ rows: [(key: [UInt8], row: Row)], members: [String: TopicMembers] = [:],
+        checkpoint: (offset: Int64, counts: DeviceCounts?)?
+    ) throws(DeviceStoreError) {
+        guard checkpoint != nil || !rows.isEmpty || members.values.contains(where: { $0.count > 0 }) else { return }
         // The places are sorted, not the rows: moving those would retain and release.
         var order = Array(rows.indices)
         rows.withUnsafeBufferPointer { rows in order.sort { rows[$0].key.lexicographicallyPrecedes(rows[$1].key) } }
+        let topics = members.keys.map { (prefix: Self.memberTopicPrefix($0), topic: $0) }
+            .sorted { $0.prefix.lexicographicallyPrecedes($1.prefix) }
         let file = "\(path)/\(Self.loadFilePrefix)\(UInt64.random(in: 0...UInt64.max)).sst"
         try database.ingest(through: file) { (put) throws(DeviceStoreError) in
             var value = ByteWriter(capacity: 1_024)
             // The checkpoint's and the counts' keys sort before every device's, as the file's keys must.
-            withUnsafeBytes(of: checkpoint.littleEndian) { value.append($0) }
-            try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.checkpointKey, bytes) }
-            if let counts = counts.flatMap(Self.encoded) {
-                value.truncate(to: 0)
-                counts.withUnsafeBytes { value.append($0) }
-                try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.countsKey, bytes) }
-            } else {
-                try put(Self.countsKey, nil)
+            if let (offset, counts) = checkpoint {
+                withUnsafeBytes(of: offset.littleEndian) { value.append($0) }
+                try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.checkpointKey, bytes) }
+                if let counts = counts.flatMap(Self.encoded) {
+                    value.truncate(to: 0)
+                    counts.withUnsafeBytes { value.append($0) }
+                    try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(Self.countsKey, bytes) }
+                } else {
+                    try put(Self.countsKey, nil)
+                }
             }
             for index in order {
                 let (key, row) = rows[index]
@@ -127,33 +135,41 @@ extension DeviceRows {
                 }
                 try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(key, bytes) }
             }
+            // Member keys start with `t`, after every device's `d`.
+            for (prefix, topic) in topics {
+                try members[topic]?.forEachToken { (token) throws(DeviceStoreError) in
+                    try put(Self.memberKey(prefix: prefix, token: token), UnsafeRawBufferPointer(start: nil, count: 0))
+                }
+            }
         }
     }
 
-    /// Replaces the rows with `devices`, each token once, and the member rows with `members`, each
-    /// topic once, and moves the checkpoint to `checkpoint`, in one load: all or nothing, each
-    /// row that is not one of theirs removed with it, and the counts those devices make kept. For
-    /// rows rebuilt whole from the state in memory.
+    /// Replaces the rows with `devices`, each token once, and the member rows with `members`'
+    /// (by topic), then applies the joins and leaves `later`, and moves the checkpoint to
+    /// `checkpoint`, with the counts those devices make: for rows rebuilt whole from the state in
+    /// memory, and the batches held after it. In three steps, each whole or not at all: every
+    /// row, the checkpoint and the counts removed; the new rows loaded in one table file, each
+    /// topic's members streamed into it as they are held; `later`, the checkpoint and the counts
+    /// written. A crash between them leaves rows without a checkpoint, which a restore rebuilds.
     public func replaceAll(
-        with devices: [(token: String, device: DeviceQueue)], members: [(topic: String, tokens: [String])] = [],
-        checkpoint: Int64
+        with devices: [(token: String, device: DeviceQueue)], members: [String: TopicMembers] = [:],
+        then later: [MemberRowChange] = [], checkpoint: Int64
     ) throws(DeviceStoreError) {
+        let removal = RocksBatch()
+        removal.delete(Self.checkpointKey)
+        removal.delete(Self.countsKey)
+        for prefix in [Self.devicePrefix, Self.memberPrefix] { removal.deleteRange(from: [prefix], to: [prefix + 1]) }
+        try database.write(removal)
         var rows: [(key: [UInt8], row: Row)] = []
         for (token, device) in devices { try self.rows(of: device, token: token, .everyWaiting, into: &rows) }
-        for (topic, tokens) in members {
-            for token in tokens { rows.append((Self.memberKey(topic: topic, token: token), .member)) }
+        try load(rows, members: members, checkpoint: nil)
+        let final = RocksBatch()
+        Self.add(later, to: final)
+        withUnsafeBytes(of: checkpoint.littleEndian) { final.put(Self.checkpointKey, $0) }
+        if let counts = Self.encoded(DeviceCounts(of: devices.lazy.map(\.device))) {
+            counts.withUnsafeBytes { final.put(Self.countsKey, $0) }
         }
-        let given = Set(rows.lazy.map(\.key))
-        for prefix in [Self.devicePrefix, Self.memberPrefix] {
-            _ = try database.scan(from: [prefix]) { key, _ in
-                guard key.first == prefix else { return false }
-                let key = Array(key)
-                if !given.contains(key) { rows.append((key, .removed)) }
-                return true
-            }
-        }
-        let counts = DeviceCounts(of: devices.lazy.map(\.device))
-        try load(rows, checkpoint: checkpoint, counts: counts)
+        try database.write(final)
     }
 
     /// The rows `device` makes under `token`, with the message rows `messages`, appended to
@@ -186,11 +202,10 @@ extension DeviceRows {
     }
 }
 
-/// What one row of a device or a topic's member becomes.
+/// What one row of a device becomes.
 private enum Row {
     case head(DeviceQueue)
     case message(QueuedMessage)
-    case member
     case removed
 
     /// Writes the row's value into `value`, emptied first; false for a removed row.
@@ -199,7 +214,6 @@ private enum Row {
         switch self {
         case .head(let device): DeviceRow.writeHead(device, to: &value)
         case .message(let message): DeviceRow.writeMessage(message, to: &value)
-        case .member: break
         case .removed: return false
         }
         return true

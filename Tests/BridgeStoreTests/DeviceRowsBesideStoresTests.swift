@@ -88,14 +88,14 @@ struct DeviceRowsBesideStoresTests {
         #expect(try Self.held(directory.rows[0]) == ["a": Self.device(1)])
 
         // A restore's replacement, the rows in step with their store: nothing to write.
-        directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)], members: [])
+        directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)], members: [:])
         #expect(directory.takeUnwritten() == nil)
 
         // In step, but with a device of theirs held: replaced, the held device gone.
         var before = StoreBatch()
         before.rows.add([DeviceKey(token: "e"): .init(device: Self.device(7), messages: .all)], to: 0)
         directory.hold(before)
-        directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)], members: [])
+        directory.holdRows(replacing: 0, with: [DeviceKey(token: "c"): Self.device(3)], members: [:])
         try directory.takeUnwritten()?.run()
         #expect(try directory.rows[0]?.checkpoint() == 6)
         #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
@@ -105,7 +105,7 @@ struct DeviceRowsBesideStoresTests {
         directory.hold(StoreBatch([("d c", "1")], checkpoint: 8))
         try directory.takeUnwritten()?.run()
         directory.holdRows(
-            replacing: 0, with: [DeviceKey(token: "f"): Self.device(5)], members: [("news", ["a", "b"])])
+            replacing: 0, with: [DeviceKey(token: "f"): Self.device(5)], members: ["news": .of(["a", "b"])])
         var joins = StoreBatch()
         joins.rows.add(
             [
@@ -116,14 +116,12 @@ struct DeviceRowsBesideStoresTests {
         try directory.takeUnwritten()?.run()
         #expect(try directory.rows[0]?.checkpoint() == 8)
         #expect(try Self.held(directory.rows[0]) == ["f": Self.device(5)])
-        var news = TopicMembers()
-        for token in ["b", "c"] { news.insert(token) }
-        #expect(try directory.rows[0]?.members() == ["news": news.tokens])
+        #expect(try directory.rows[0]?.members() == ["news": TopicMembers.of(["b", "c"]).tokens])
 
         // A replacement dropped at a release replaces nothing once the partition is back.
         directory.hold(StoreBatch([("d g", "1")], checkpoint: 9))
         try directory.takeUnwritten()?.run()
-        directory.holdRows(replacing: 0, with: [:], members: [])
+        directory.holdRows(replacing: 0, with: [:], members: [:])
         directory.release(0)
         _ = try directory.open(0, logger: Self.logger)
         var after = StoreBatch([("d c", nil)], checkpoint: 10)
@@ -151,7 +149,7 @@ struct DeviceRowsBesideStoresTests {
             var directory = try files.directory(deviceRows: true)
             for partition: Int32 in [0, 1, 2, 3] {
                 _ = try directory.open(partition, logger: Self.logger)
-                directory.holdRows(replacing: partition, with: [DeviceKey(token: "a"): Self.device(1)], members: [])
+                directory.holdRows(replacing: partition, with: [DeviceKey(token: "a"): Self.device(1)], members: [:])
             }
             try directory.takeUnwritten()?.run()
             try directory.discard(0)
@@ -173,7 +171,7 @@ struct DeviceRowsBesideStoresTests {
         let files = StoreFiles()
         var directory = try files.directory(deviceRows: true)
         _ = try directory.open(0, logger: Self.logger)
-        directory.holdRows(replacing: 0, with: [DeviceKey(token: "a"): Self.device(1)], members: [])
+        directory.holdRows(replacing: 0, with: [DeviceKey(token: "a"): Self.device(1)], members: [:])
         try directory.takeUnwritten()?.run()
         directory.release(0)
         let rowsDirectory = directory.rowsDirectory(of: 0)

@@ -24,7 +24,7 @@ struct RestartFromRowsTests {
         try await RestoreStoreTests.produce(records[..<cut], to: changelog)
         // A first run restores the first half and writes every device to the rows.
         var rowsHold: [Int32: [DeviceKey: DeviceQueue]] = [:]
-        var members: [Int32: [(topic: String, tokens: [String])]] = [:]
+        var members: [Int32: [String: TopicMembers]] = [:]
         do {
             var stores: StateDirectory? = try StateDirectory(testingAt: files.path, topic: changelog, deviceRows: true)
             var states = DeviceStates()
@@ -33,7 +33,7 @@ struct RestartFromRowsTests {
                 rowsHold[partition] = try #require(states.devices(in: partition))
                 members[partition] = states.topics.members(in: partition)
                 stores?.holdRows(
-                    replacing: partition, with: try #require(rowsHold[partition]), members: members[partition] ?? [])
+                    replacing: partition, with: try #require(rowsHold[partition]), members: members[partition] ?? [:])
             }
             try stores?.takeUnwritten()?.run()
         }
@@ -62,12 +62,12 @@ struct RestartFromRowsTests {
         var states = DeviceStates()
         _ = try await RestoreSuspendedTests.restore(partitions, of: changelog, into: &states, stores: &stores)
         var rowsHold: [Int32: [DeviceKey: DeviceQueue]] = [:]
-        var members: [Int32: [(topic: String, tokens: [String])]] = [:]
+        var members: [Int32: [String: TopicMembers]] = [:]
         for partition in partitions {
             rowsHold[partition] = try #require(states.devices(in: partition))
             members[partition] = states.topics.members(in: partition)
             stores?.holdRows(
-                replacing: partition, with: try #require(rowsHold[partition]), members: members[partition] ?? [])
+                replacing: partition, with: try #require(rowsHold[partition]), members: members[partition] ?? [:])
             states.serve(partition)
         }
         try stores?.takeUnwritten()?.run()
@@ -129,14 +129,14 @@ struct RestartFromRowsTests {
     /// joins one, another is forgotten, a third changes its status; and to the first topic of
     /// each partition of `members`: its first member leaves, and a new one joins.
     static func changeDevices(
-        of devices: [Int32: [DeviceKey: DeviceQueue]], members: [Int32: [(topic: String, tokens: [String])]],
+        of devices: [Int32: [DeviceKey: DeviceQueue]], members: [Int32: [String: TopicMembers]],
         in changelog: String
     ) async throws {
         let codec = ChangelogCodec(topic: changelog)
         var outputs = OutputRecords()
         var changedMembers = 0
         for (partition, topics) in members {
-            guard let (topic, tokens) = topics.min(by: { $0.topic < $1.topic }), let first = tokens.first else {
+            guard let (topic, held) = topics.min(by: { $0.key < $1.key }), let first = held.tokens.first else {
                 continue
             }
             for change in [

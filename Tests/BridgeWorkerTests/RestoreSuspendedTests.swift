@@ -84,7 +84,7 @@ struct RestoreSuspendedTests {
         var states = DeviceStates()
         _ = try await Self.restore(partitions, of: changelog, into: &states, stores: &stores)
         for partition in partitions {
-            stores?.holdRows(replacing: partition, with: try #require(states.devices(in: partition)), members: [])
+            stores?.holdRows(replacing: partition, with: try #require(states.devices(in: partition)), members: [:])
             states.serve(partition)
         }
         try stores?.takeUnwritten()?.run()

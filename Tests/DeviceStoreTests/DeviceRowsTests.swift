@@ -110,6 +110,20 @@ struct DeviceRowsTests {
         #expect(try scanned.isEmpty && rows.checkpoint() == 10)
     }
 
+    @Test("a replacement that fails once the old rows are gone leaves no checkpoint: the rows are rebuilt, not trusted")
+    func replacementCutShort() throws {
+        let directory = TemporaryDirectory()
+        let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+        try rows.replaceAll(with: [("a", Self.device(1, waiting: 1))], checkpoint: 5)
+        #expect(try rows.checkpoint() == 5)
+        // A token given twice fails the load, after the old rows were removed.
+        #expect(throws: DeviceStoreError.self) {
+            try rows.replaceAll(
+                with: [("b", Self.device(2, waiting: 0)), ("b", Self.device(2, waiting: 0))], checkpoint: 6)
+        }
+        #expect(try rows.checkpoint() == nil && rows.counts() == nil)
+    }
+
     @Test("rows opened with a memtable size keep it in the options RocksDB records")
     func writeBufferSize() throws {
         let directory = TemporaryDirectory()

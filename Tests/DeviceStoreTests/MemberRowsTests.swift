@@ -44,16 +44,19 @@ struct MemberRowsTests {
         }
     }
 
-    @Test("a replacement leaves exactly the members it gives, beside the devices it gives")
+    @Test("a replacement leaves exactly the members it gives, and the joins and leaves after it")
     func replaced() throws {
         let directory = TemporaryDirectory()
         let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
         try rows.write(
             [], members: Self.topics.map { MemberRowChange(topic: $0, token: "old", isMember: true) }, checkpoint: 1)
-        try rows.replaceAll(with: [], members: [("ab", ["new", "old"]), ("news", [])], checkpoint: 2)
-        var walked = TopicMembers()
-        for token in ["new", "old"] { walked.insert(token) }
-        #expect(try rows.members() == ["ab": walked.tokens])
+        try rows.replaceAll(
+            with: [], members: ["ab": .of(["new", "old"]), "news": TopicMembers()],
+            then: [
+                MemberRowChange(topic: "ab", token: "old", isMember: false),
+                MemberRowChange(topic: "news", token: "later", isMember: true),
+            ], checkpoint: 2)
+        #expect(try rows.members() == ["ab": ["new"], "news": ["later"]])
         #expect(try rows.checkpoint() == 2)
     }
 }

@@ -13,6 +13,15 @@ extension DeviceRows {
 extension TopicStates {
     /// The members of each topic of `partition`, in walk order.
     public func membersByTopic(in partition: Int32) -> [String: [String]] {
-        Dictionary(members(in: partition).map { ($0.topic, $0.tokens) }, uniquingKeysWith: { $1 })
+        members(in: partition).mapValues(\.tokens).filter { !$0.value.isEmpty }
+    }
+}
+
+extension TopicMembers {
+    /// A topic whose members are `tokens`.
+    public static func of(_ tokens: [String]) -> TopicMembers {
+        var members = TopicMembers()
+        for token in tokens { members.insert(token) }
+        return members
     }
 }

@@ -83,6 +83,13 @@ public struct TopicMembers: Sendable, Equatable {
     /// Every member's token, in walk order.
     public var tokens: [String] { occupied.flatMap { buckets[$0]?.map(\.token) ?? [] } }
 
+    /// Calls `body` with every member's token, in walk order.
+    public func forEachToken<E: Error>(_ body: (String) throws(E) -> Void) throws(E) {
+        for bucket in occupied {
+            for key in buckets[bucket] ?? [] { try body(key.token) }
+        }
+    }
+
     /// How many buckets there are: a walk's segments split `0..<bucketCount`.
     public static let bucketCount = 1 << 16
 

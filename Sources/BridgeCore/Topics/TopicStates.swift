@@ -102,10 +102,8 @@ public struct TopicStates: Sendable, Equatable {
         partitions[partition]?.members[topic]
     }
 
-    /// Every member of each topic of `partition`, in walk order.
-    public func members(in partition: Int32) -> [(topic: String, tokens: [String])] {
-        (partitions[partition]?.members ?? [:]).map { ($0.key, $0.value.tokens) }
-    }
+    /// The members of each topic of `partition`.
+    public func members(in partition: Int32) -> [String: TopicMembers] { partitions[partition]?.members ?? [:] }
 
     /// Applies `change` to `partition`'s topic state: the one way topic state changes, live
     /// (``RecordProcessor`` records each change it applies) and when restoring the changelog.

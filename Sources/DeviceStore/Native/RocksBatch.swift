@@ -19,4 +19,13 @@ struct RocksBatch: ~Copyable {
     func delete(_ key: [UInt8]) {
         key.withUnsafeBytes { rocksdb_writebatch_delete(handle, $0.baseAddress, $0.count) }
     }
+
+    /// Removes every key from `start` up to, not including, `end`.
+    func deleteRange(from start: [UInt8], to end: [UInt8]) {
+        start.withUnsafeBytes { start in
+            end.withUnsafeBytes { end in
+                rocksdb_writebatch_delete_range(handle, start.baseAddress, start.count, end.baseAddress, end.count)
+            }
+        }
+    }
 }
