@@ -17,12 +17,15 @@ that line logs) and to the first inbox record of a device new to it (connected, 
 message, while the worker was down: back in service; also counted from the assignment, the part
 that is the worker's), its RSS when restored and 15 seconds later (when the served one holds
 about LIMIT devices again), and its peak. `--served-only` leaves the baseline out, for
-sizes whose held worker would not fit the machine.
+sizes whose held worker would not fit the machine. `--rows-lost` deletes the device rows before
+the restart, as a lost volume would: the restart reads every device into memory and writes the
+rows whole again.
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -153,6 +156,10 @@ def measure(name, arguments, inputs, run_dir, extra):
         result["read_seconds"] = time.monotonic() - started
         result["rss"], result["peak"] = memory(fleet.workers[name].pid)
         fleet.stop(name)
+        if arguments.rows_lost:
+            state = environment["FCM_BRIDGE_STATE_DIRECTORY"]
+            for rows in (entry for entry in os.listdir(state) if entry.endswith(".rows")):
+                shutil.rmtree(os.path.join(state, rows))
         fresh = f"fresh-{group}"
         connect_and_send(arguments.bootstrap, topics, fresh)
         inbox = FirstInboxRecord(arguments.bootstrap, topics["inbox"], arguments.partitions, fresh, arguments.timeout)
@@ -194,6 +201,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument(
         "--served-only", action="store_true", help="no baseline: for sizes whose held worker would not fit memory")
+    parser.add_argument(
+        "--rows-lost", action="store_true", help="delete the device rows before the restart, which then rebuilds them")
     arguments = parser.parse_args()
 
     run = f"served-{uuid.uuid4().hex[:8]}"
