@@ -21,7 +21,8 @@ public struct DeviceRowChanges: Sendable {
     /// By partition, the members that joined or left its topics, in order (after its
     /// replacement's, when it is replaced).
     private var members: [Int32: [MemberRowChange]] = [:]
-    /// By partition replaced whole, the members of each of its topics.
+    /// By partition replaced whole, the members of each of its topics: the state's own, shared
+    /// until a topic changes, which then copies that topic's members once.
     private var replacedMembers: [Int32: [String: TopicMembers]] = [:]
 
     /// No devices.
@@ -95,8 +96,9 @@ public struct DeviceRowChanges: Sendable {
         replacedMembers = replacedMembers.filter { !isDropped($0.key) }
     }
 
-    /// Writes the devices and members of `partition` to `rows` with `checkpoint`, all or nothing:
-    /// in one batch, or in one load that replaces every row when the partition is replaced whole.
+    /// Writes the devices and members of `partition` to `rows` with `checkpoint`: all or nothing,
+    /// in one batch; or, replaced whole, in ``DeviceRows/replaceAll(with:members:then:checkpoint:)``'s
+    /// three steps, which leave the rows without a checkpoint when cut short.
     func write(_ partition: Int32, to rows: DeviceRows, checkpoint: Int64) throws(DeviceStoreError) {
         var changed: [DeviceKey: Change] = [:]
         for layer in layers[partition] ?? [] {
