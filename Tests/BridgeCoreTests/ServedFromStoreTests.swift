@@ -49,18 +49,7 @@ struct ServedFromStoreTests {
                     CommittedRestoreTests.input(choice, index: index, to: &served)
                     index += 1
                 }
-                while !served.pending.isEmpty {
-                    let batch = Self.step(&served, records: batchSize, store: &store, lag: lag, limit: limit)
-                    for (input, outputs) in batch {
-                        let expected = held.written.count
-                        _ = held.step()
-                        // In any order: two holders of equal state iterate their dictionaries apart.
-                        #expect(
-                            outputs.map(NamedDevicesTests.fields).sorted()
-                                == held.written[expected...].map(NamedDevicesTests.fields).sorted(),
-                            "\(input.position)")
-                    }
-                }
+                Self.run(&served, like: &held, store: &store, records: batchSize, lag: lag, limit: limit)
             }
             #expect(served.worker.states.deviceCount == held.worker.states.deviceCount)
             #expect(served.worker.states.waitingMessageCount == held.worker.states.waitingMessageCount)
@@ -140,19 +129,28 @@ struct ServedFromStoreTests {
                 input(&held)
                 input(&served)
             }
-            while !served.pending.isEmpty {
-                for (input, outputs) in Self.step(&served, records: 2, store: &store, lag: 0, limit: 0) {
-                    let expected = held.written.count
-                    _ = held.step()
-                    #expect(
-                        outputs.map(NamedDevicesTests.fields).sorted()
-                            == held.written[expected...].map(NamedDevicesTests.fields).sorted(),
-                        "\(input.position)")
-                }
-            }
+            Self.run(&served, like: &held, store: &store, records: 2, lag: 0, limit: 0)
         }
         let partition = served.worker.processor.statePartition(of: device)
         #expect(store.devices[partition] == held.worker.states.devices(in: partition))
+    }
+
+    /// Processes `served`'s records to their end in batches of `records` (``step(_:records:store:lag:limit:)``),
+    /// and `held`'s one by one beside them; expects each input to write the same records in both.
+    static func run(
+        _ served: inout Network, like held: inout Network, store: inout Store, records: Int, lag: Int, limit: Int
+    ) {
+        while !served.pending.isEmpty {
+            for (input, outputs) in Self.step(&served, records: records, store: &store, lag: lag, limit: limit) {
+                let expected = held.written.count
+                _ = held.step()
+                // In any order: two holders of equal state iterate their dictionaries apart.
+                #expect(
+                    outputs.map(NamedDevicesTests.fields).sorted()
+                        == held.written[expected...].map(NamedDevicesTests.fields).sorted(),
+                    "\(input.position)")
+            }
+        }
     }
 
     /// A record's topic, partition, key and value, as text: not the input its headers name.

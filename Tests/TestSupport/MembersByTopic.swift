@@ -18,6 +18,13 @@ extension TopicStates {
 }
 
 extension TopicMembers {
+    /// Every member's token, in walk order.
+    public var tokens: [String] {
+        var tokens: [String] = []
+        forEachToken { tokens.append($0) }
+        return tokens
+    }
+
     /// A topic whose members are `tokens`.
     public static func of(_ tokens: [String]) -> TopicMembers {
         var members = TopicMembers()

@@ -80,9 +80,6 @@ public struct TopicMembers: Sendable, Equatable {
         return found
     }
 
-    /// Every member's token, in walk order.
-    public var tokens: [String] { occupied.flatMap { buckets[$0]?.map(\.token) ?? [] } }
-
     /// Calls `body` with every member's token, in walk order.
     public func forEachToken<E: Error>(_ body: (String) throws(E) -> Void) throws(E) {
         for bucket in occupied {
