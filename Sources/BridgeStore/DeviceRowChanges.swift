@@ -21,6 +21,8 @@ public struct DeviceRowChanges: Sendable {
     /// By partition, the members that joined or left its topics, in order (after its
     /// replacement's, when it is replaced).
     private var members: [Int32: [MemberRowChange]] = [:]
+    /// By partition, the member count of each topic those joins and leaves changed, after them.
+    private var memberCounts: [Int32: [String: Int]] = [:]
     /// By partition replaced whole, the members of each of its topics: the state's own, shared
     /// until a topic changes, which then copies that topic's members once.
     private var replacedMembers: [Int32: [String: TopicMembers]] = [:]
@@ -50,10 +52,11 @@ public struct DeviceRowChanges: Sendable {
     }
 
     /// Notes the members that joined or left `partition`'s topics in one batch, in order, after
-    /// those noted before.
-    public mutating func add(_ changes: [MemberRowChange], to partition: Int32) {
+    /// those noted before, and the member count of each topic they changed after them.
+    public mutating func add(_ changes: [MemberRowChange], counts: [String: Int], to partition: Int32) {
         if layers[partition] == nil { layers[partition] = [] }
         members[partition, default: []].append(contentsOf: changes)
+        memberCounts[partition, default: [:]].merge(counts) { $1 }
     }
 
     /// Notes that `partition`'s rows are to hold exactly `held`, and the members of its topics
@@ -65,6 +68,7 @@ public struct DeviceRowChanges: Sendable {
         layers[partition] = [held.mapValues { Change(device: $0, messages: .all) }]
         replacedMembers[partition] = members
         self.members[partition] = []
+        memberCounts[partition] = [:]
         replaced.insert(partition)
         counts[partition] = nil
     }
@@ -78,11 +82,13 @@ public struct DeviceRowChanges: Sendable {
             if later.replaced.contains(partition) {
                 layers[partition] = added
                 members[partition] = later.members[partition]
+                memberCounts[partition] = later.memberCounts[partition]
                 replacedMembers[partition] = later.replacedMembers[partition]
                 replaced.insert(partition)
             } else {
                 layers[partition, default: []].append(contentsOf: added)
                 members[partition, default: []].append(contentsOf: later.members[partition] ?? [])
+                memberCounts[partition, default: [:]].merge(later.memberCounts[partition] ?? [:]) { $1 }
             }
         }
     }
@@ -93,6 +99,7 @@ public struct DeviceRowChanges: Sendable {
         replaced = replaced.filter { !isDropped($0) }
         counts = counts.filter { !isDropped($0.key) }
         members = members.filter { !isDropped($0.key) }
+        memberCounts = memberCounts.filter { !isDropped($0.key) }
         replacedMembers = replacedMembers.filter { !isDropped($0.key) }
     }
 
@@ -113,13 +120,15 @@ public struct DeviceRowChanges: Sendable {
             // The replacement's members, then the joins and leaves of the batches after it.
             try rows.replaceAll(
                 with: changed.compactMap { key, change in change.device.map { (key.token, $0) } },
-                members: replacedMembers[partition] ?? [:], then: members, checkpoint: checkpoint)
+                members: replacedMembers[partition] ?? [:], then: members,
+                laterCounts: memberCounts[partition] ?? [:], checkpoint: checkpoint)
         } else {
             try rows.write(
                 changed.map {
                     DeviceRowUpdate(token: $0.key.token, device: $0.value.device, messages: $0.value.messages)
                 },
-                members: members, checkpoint: checkpoint, counts: counts[partition])
+                members: members, memberCounts: memberCounts[partition] ?? [:], checkpoint: checkpoint,
+                counts: counts[partition])
         }
     }
 

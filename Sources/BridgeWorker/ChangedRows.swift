@@ -41,7 +41,11 @@ struct ChangedRows: Sendable {
         for (partition, keys) in keys {
             guard let devices = states.devices(in: partition) else { continue }
             rows.touch(partition, counts: states.counts(in: partition))
-            if let members = members[partition] { rows.add(members, to: partition) }
+            if let members = members[partition] {
+                rows.add(
+                    members, counts: states.topics.memberCounts(of: members.lazy.map(\.topic), in: partition),
+                    to: partition)
+            }
             guard !keys.isEmpty else { continue }
             var changes: [DeviceKey: DeviceRowChanges.Change] = [:]
             changes.reserveCapacity(keys.count)

@@ -8,9 +8,9 @@ extension ChangelogRestorer {
     /// and empty), or resumes the state set aside for it when that covers the store's checkpoint
     /// (``DeviceStates/resume(_:coveredTo:servedStoreCoveredTo:)``), and returns where each
     /// partition's changelog is to be read from. With ``served``, a partition whose device rows
-    /// are at the store's checkpoint and keep their counts replays the store's topic state only,
-    /// and is served from its rows (``DeviceStates/serve(_:storeHolding:)``): no device is read
-    /// until the changelog names it. A store in doubt (unreadable, damaged, foreign, of another
+    /// are at the store's checkpoint and keep their counts replays the store's topic state but its
+    /// members only, and is served from its rows (``DeviceStates/serve(_:storeHolding:memberCounts:)``):
+    /// no device or member is read until the changelog names it. A store in doubt (unreadable, damaged, foreign, of another
     /// format or another incarnation of the changelog) is deleted, its doubt logged in one line,
     /// and its partition read from the beginning into a new one. Without stores, every partition
     /// is read from the beginning.
@@ -31,8 +31,8 @@ extension ChangelogRestorer {
                 } else if served != nil, checkpoint > 0, rowsCheckpoint == checkpoint,
                     let counts = counts(of: rows, partition: partition)
                 {
-                    starts.records += try await replayTopics(of: store, besideDevices: counts, into: &states)
-                    states.serve(partition, storeHolding: counts)
+                    starts.records += try await replayTopics(of: store, besideRows: counts, into: &states)
+                    states.serve(partition, storeHolding: counts.devices, memberCounts: counts.members)
                     starts.fromRows.append(partition)
                 } else if checkpoint > 0 {
                     starts.records += try await replay(store, into: &states)
@@ -72,11 +72,13 @@ extension ChangelogRestorer {
         return cursor.count
     }
 
-    /// The counts `rows` keep of `partition`; nil when they keep none or they do not read, which
-    /// is logged: the partition's devices are then read whole into memory.
-    private func counts(of rows: DeviceRows?, partition: Int32) -> DeviceCounts? {
+    /// The counts `rows` keep of `partition`: its devices and waiting messages, and its topics'
+    /// members; nil when they keep none or they do not read, which is logged: the partition's
+    /// devices and members are then read whole into memory.
+    private func counts(of rows: DeviceRows?, partition: Int32) -> RowCounts? {
         do {
-            return try rows?.counts()
+            guard let rows, let devices = try rows.counts() else { return nil }
+            return RowCounts(devices: devices, members: try rows.memberCounts())
         } catch {
             logger.warning("\(error); partition \(partition) is restored into memory, and its rows written whole")
             return nil
@@ -84,18 +86,19 @@ extension ChangelogRestorer {
     }
 
     /// Replays the topic state of `store` into `states`, which holds its partition, adopted: the
-    /// records of devices are passed over unread (the device rows hold them), the others read as
-    /// ``readsTopicsInParts(topicRecords:besideDevices:)`` chooses. Returns the records
-    /// replayed. Throws ``StoreDoubt`` as ``replay(_:excludingKeysStartingWith:into:)`` does.
-    func replayTopics(of store: PartitionStore, besideDevices counts: DeviceCounts, into states: inout DeviceStates)
+    /// records of devices and topics' members are passed over unread (the device rows hold
+    /// them), the others read as ``readsTopicsInParts(topicRecords:besideRows:)`` chooses.
+    /// Returns the records replayed. Throws ``StoreDoubt`` as
+    /// ``replay(_:excludingKeysStartingWith:into:)`` does.
+    func replayTopics(of store: PartitionStore, besideRows counts: RowCounts, into states: inout DeviceStates)
         async throws -> Int
     {
-        let excluded = ChangelogCodec.deviceKeyKinds
-        let deviceRecords = Self.deviceRecords(counts)
+        let excluded = ChangelogCodec.rowKeyKinds
+        let rowRecords = Self.rowRecords(counts)
         let topicRecords = try reading(store) {
-            try store.recordCount(excludingKeysStartingWith: excluded, upTo: deviceRecords + 1)
+            try store.recordCount(excludingKeysStartingWith: excluded, upTo: rowRecords + 1)
         }
-        if Self.readsTopicsInParts(topicRecords: topicRecords, besideDevices: counts) {
+        if Self.readsTopicsInParts(topicRecords: topicRecords, besideRows: counts) {
             return try await replay(store, excludingKeysStartingWith: excluded, into: &states)
         }
         var number = 0
@@ -110,16 +113,22 @@ extension ChangelogRestorer {
     }
 
     /// Whether a store's topic state is read in the store's order, in parts decoded beside the
-    /// apply, stepping over the devices' records: when its records outnumber the devices' (a
-    /// record per device and per waiting message). No more are found through the store's index
-    /// of keys instead, which reads none of the devices' records but has SQLite sort what it
-    /// finds into changelog order, and applied as read.
-    static func readsTopicsInParts(topicRecords: Int, besideDevices counts: DeviceCounts) -> Bool {
-        topicRecords > deviceRecords(counts)
+    /// apply, stepping over the records the rows hold: when its records outnumber those (a
+    /// record per device, per waiting message and per topic's member). No more are found through
+    /// the store's index of keys instead, which reads none of the rows' records but has SQLite
+    /// sort what it finds into changelog order, and applied as read.
+    static func readsTopicsInParts(topicRecords: Int, besideRows counts: RowCounts) -> Bool {
+        topicRecords > rowRecords(counts)
     }
 
-    /// The records of the devices `counts` counts. Counts are read as at most 2^48 each.
-    private static func deviceRecords(_ counts: DeviceCounts) -> Int { counts.devices + counts.waitingMessages }
+    /// The records of the devices and members `counts` counts. Counts are read as at most 2^48
+    /// each, and the members' sum saturates.
+    private static func rowRecords(_ counts: RowCounts) -> Int {
+        counts.members.values.reduce(counts.devices.devices + counts.devices.waitingMessages) { sum, count in
+            let (total, overflow) = sum.addingReportingOverflow(count)
+            return overflow ? .max : total
+        }
+    }
 
     /// The changes of the store's next ``storePart`` records after `cursor` whose keys do not
     /// start with a byte of `excluded`, and the cursor past them.
@@ -215,4 +224,11 @@ extension ChangelogRestorer {
         for partition in readFromStart { progress.readAgain(partition) }
         try await consumer.seek(readFromStart.map { TopicPartitionOffset($0, offset: KafkaOffset.beginning) })
     }
+}
+
+/// What a partition's device rows count: its devices and waiting messages, and each topic's
+/// members.
+struct RowCounts: Sendable {
+    var devices: DeviceCounts
+    var members: [String: Int]
 }

@@ -222,7 +222,7 @@ import NIOCore
                     }
                     if progress.isComplete {
                         try await storeWrites.finish(from: &stores, in: &writes)
-                        try await readDevices(namedBy: batch, into: &states, from: stores)
+                        try await readRows(namedBy: batch, into: &states, from: stores)
                         replayed.add(&batch, to: &states)
                         replayed.fromStores = starts.records
                         replayed.resumed = starts.resumed
@@ -251,7 +251,7 @@ import NIOCore
                     // While these changes are applied, the next poll already runs and decodes on
                     // the consumer's thread.
                     async let next = consumer.poll(reading: decode)
-                    try await readDevices(namedBy: batch, into: &states, from: stores)
+                    try await readRows(namedBy: batch, into: &states, from: stores)
                     replayed.add(&batch, to: &states)
                     batch = try await next
                 }
@@ -261,9 +261,10 @@ import NIOCore
         }
     }
 
-    /// Reads into `states` the devices that `batch`'s changes name in partitions served from their
-    /// rows, which a change needs before it applies (``ServedDevices/read(_:into:rows:)``).
-    private func readDevices(
+    /// Reads into `states` the devices and topics' members that `batch`'s changes name in
+    /// partitions served from their rows, which a change needs before it applies
+    /// (``ServedDevices/read(_:into:rows:)``).
+    private func readRows(
         namedBy batch: DecodedChanges, into states: inout DeviceStates, from stores: StateDirectory?
     )
         async throws
@@ -273,7 +274,13 @@ import NIOCore
         for (key, _, partition) in batch.changes where states.isServed(partition) {
             named[partition, default: []].append(key.token)
         }
+        var members: [Int32: MemberReads] = [:]
+        for case (.member(let topic, let token, _), let partition) in batch.topicChanges
+        where states.isServed(partition) {
+            members[partition, default: MemberReads()].memberships[topic, default: []].append(token)
+        }
         try await served.read(named, into: &states, rows: rows)
+        try await served.read(members, into: &states, rows: rows)
     }
 
     /// Notes the ends of partitions `batch` reached in `progress`; after a poll that took

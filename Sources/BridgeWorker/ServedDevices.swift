@@ -46,7 +46,11 @@ struct ServedDevices: Sendable {
             // Rebuilt, or served from its rows already; either way its rows get its counts.
             if !states.isServed(partition) { states.serve(partition, written: false) }
             batch.rows.touch(partition, counts: states.counts(in: partition))
-            if let members = members[partition] { batch.rows.add(members, to: partition) }
+            if let members = members[partition] {
+                batch.rows.add(
+                    members, counts: states.topics.memberCounts(of: members.lazy.map(\.topic), in: partition),
+                    to: partition)
+            }
             let changed = states.unwrittenDevices(in: partition)
             guard !changed.isEmpty else { continue }
             batch.rows.add(changed.mapValues { DeviceRowChanges.Change(device: $0, messages: .all) }, to: partition)
@@ -73,16 +77,43 @@ struct ServedDevices: Sendable {
         evict(states: &states, rows: rows)
         let decoded = records.map { processor.decode($0) }
         var named: [Int32: [String]] = [:]
+        var members: [Int32: MemberReads] = [:]
         var inputs: [Int32: Int] = [:]
         for record in decoded where states.isServed(record.record.partition) {
-            named[record.record.partition, default: []] += processor.devices(namedBy: record, topics: states.topics)
-            inputs[record.record.partition, default: 0] += 1
+            let partition = record.record.partition
+            named[partition, default: []] += processor.devices(namedBy: record, topics: states.topics)
+            processor.members(namedBy: record, topics: states.topics, into: &members[partition, default: MemberReads()])
+            inputs[partition, default: 0] += 1
         }
         for (partition, count) in inputs {
             named[partition, default: []] += states.sweepCandidatesToRead(in: partition, inputs: count)
         }
         try await read(named, into: &states, rows: rows)
+        try await read(members, into: &states, rows: rows)
         return decoded
+    }
+
+    /// Reads into `states` what the batch's records name of served partitions' topics' members
+    /// (``TopicStates/membersToRead(_:in:)``), in one read per partition on NIO's thread pool.
+    /// Throws when rows do not read.
+    func read(_ named: [Int32: MemberReads], into states: inout DeviceStates, rows: [Int32: DeviceRows])
+        async throws(StateDirectoryError)
+    {
+        let reads = named.compactMap { partition, reads in
+            states.topics.membersToRead(reads, in: partition).map { (partition: partition, toRead: $0) }
+        }
+        let found = try await run(on: rows, reads.map(\.partition)) { partitionRows, index throws(DeviceStoreError) in
+            let toRead = reads[index].toRead
+            let areMembers = try partitionRows.memberships(toRead.memberships)
+            var walked: [(tokens: [String], toEnd: Bool)] = []
+            for walk in toRead.walks {
+                walked.append(try partitionRows.members(of: walk.topic, from: walk.cursor, limit: walk.rows))
+            }
+            return (areMembers, walked)
+        }
+        for (read, (areMembers, walked)) in zip(reads, found) {
+            states.admit(read.toRead, areMembers: areMembers, walked: walked, in: read.partition)
+        }
     }
 
     /// Reads into `states` the devices `named` by served partition that must be read

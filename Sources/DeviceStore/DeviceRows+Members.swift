@@ -57,3 +57,44 @@ extension DeviceRows {
         try inDoubt(scanned, operation: "scan")
     }
 }
+
+extension DeviceRows {
+    /// Whether each of `pairs`' tokens is a member of its topic, in the order of `pairs`: one
+    /// batched read, mostly answered by the bloom filters for members that are not.
+    public func memberships(_ pairs: [(topic: String, token: String)]) throws(DeviceStoreError) -> [Bool] {
+        var found = [Bool](repeating: false, count: pairs.count)
+        let keys = pairs.map { Self.memberKey(topic: $0.topic, token: $0.token) }
+        try database.withValues(of: keys) { index, value in found[index] = value != nil }.get()
+        return found
+    }
+
+    /// Up to `limit` members of `topic` from `cursor` on, in walk order, and whether they are
+    /// all there are from it (a walk's chunk is read from these: ``TopicMembers/chunk(from:before:limit:maxBytes:)``).
+    /// Throws for a key that names no member.
+    public func members(of topic: String, from cursor: TopicMembers.Cursor, limit: Int) throws(DeviceStoreError)
+        -> (tokens: [String], toEnd: Bool)
+    {
+        let prefix = Self.memberTopicPrefix(topic)
+        var start = prefix
+        withUnsafeBytes(of: cursor.bucket.bigEndian) { start.append(contentsOf: $0) }
+        let after = cursor.after.map { start + Array($0.utf8) }
+        start = after ?? start
+        var tokens: [String] = []
+        var toEnd = true
+        let scanned = try database.scan(from: start) { key, _ throws(MalformedRecord) in
+            guard key.starts(with: prefix) else { return false }
+            guard key.count >= prefix.count + 2 else {
+                throw MalformedRecord(description: "member row of topic \(topic) has a key that names no member")
+            }
+            if let after, key.elementsEqual(after) { return true }
+            guard tokens.count < limit else {
+                toEnd = false
+                return false
+            }
+            tokens.append(String(decoding: key.dropFirst(prefix.count + 2), as: UTF8.self))
+            return true
+        }
+        try inDoubt(scanned, operation: "scan")
+        return (tokens, toEnd)
+    }
+}

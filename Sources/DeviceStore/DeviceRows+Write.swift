@@ -9,14 +9,17 @@ extension DeviceRows {
         try write(Self.whole(devices), checkpoint: checkpoint)
     }
 
-    /// Writes each update, the member rows `members` make, `checkpoint` and `counts` (nil:
-    /// unknown, removed) as one batch: all of them or none.
+    /// Writes each update, the member rows `members` make with the member counts of the topics
+    /// they change (`memberCounts`), `checkpoint` and `counts` (nil: unknown, removed) as one
+    /// batch: all of them or none.
     public func write(
-        _ updates: [DeviceRowUpdate], members: [MemberRowChange] = [], checkpoint: Int64, counts: DeviceCounts? = nil
+        _ updates: [DeviceRowUpdate], members: [MemberRowChange] = [], memberCounts: [String: Int] = [:],
+        checkpoint: Int64, counts: DeviceCounts? = nil
     ) throws(DeviceStoreError) {
         let rows = try rows(of: updates)
         let batch = RocksBatch()
         Self.add(members, to: batch)
+        Self.add(memberCounts, to: batch)
         var value = ByteWriter(capacity: 1_024)
         for (key, row) in rows {
             if row.write(to: &value) {
@@ -98,8 +101,9 @@ extension DeviceRows {
         return rows
     }
 
-    /// Writes `rows`, then the member rows of `members` (each topic's members in walk order, which
-    /// is their keys' order), into one table file and adds it to the rows whole; with
+    /// Writes `rows`, then each topic's member count and the member rows of `members` (each
+    /// topic's members in walk order, which is their keys' order), into one table file and adds
+    /// it to the rows whole; with
     /// `checkpoint`, the checkpoint and its counts (nil: removed) too. Adds nothing when there is
     /// nothing to write.
     private func load(
@@ -112,6 +116,8 @@ extension DeviceRows {
         rows.withUnsafeBufferPointer { rows in order.sort { rows[$0].key.lexicographicallyPrecedes(rows[$1].key) } }
         let topics = members.keys.map { (prefix: Self.memberTopicPrefix($0), topic: $0) }
             .sorted { $0.prefix.lexicographicallyPrecedes($1.prefix) }
+        let counts = members.compactMap { topic, held in Self.encoded(memberCount: held.count).map { (topic, $0) } }
+            .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
         let file = "\(path)/\(Self.loadFilePrefix)\(UInt64.random(in: 0...UInt64.max)).sst"
         try database.ingest(through: file) { (put) throws(DeviceStoreError) in
             var value = ByteWriter(capacity: 1_024)
@@ -135,7 +141,14 @@ extension DeviceRows {
                 }
                 try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in try put(key, bytes) }
             }
-            // Member keys start with `t`, after every device's `d`.
+            // Member counts' keys start with `n`, after every device's `d`; members' with `t`.
+            for (topic, count) in counts {
+                value.truncate(to: 0)
+                count.withUnsafeBytes { value.append($0) }
+                try value.withUnsafeBytes { (bytes) throws(DeviceStoreError) in
+                    try put(Self.memberCountKey(topic), bytes)
+                }
+            }
             for (prefix, topic) in topics {
                 try members[topic]?.forEachToken { (token) throws(DeviceStoreError) in
                     try put(Self.memberKey(prefix: prefix, token: token), UnsafeRawBufferPointer(start: nil, count: 0))
@@ -145,8 +158,9 @@ extension DeviceRows {
     }
 
     /// Replaces the rows with `devices`, each token once, and the member rows with `members`'
-    /// (by topic), then applies the joins and leaves `later`, and moves the checkpoint to
-    /// `checkpoint`, with the counts those devices make: for rows rebuilt whole from the state in
+    /// (by topic, counted), then applies the joins and leaves `later` with the member counts
+    /// they leave (`laterCounts`), and moves the checkpoint to `checkpoint`, with the counts
+    /// those devices make: for rows rebuilt whole from the state in
     /// memory, and the batches held after it. In three steps, each whole or not at all: every
     /// row, the checkpoint and the counts removed; the new rows loaded in one table file, each
     /// topic's members streamed into it as they are held; `later`, the checkpoint and the counts
@@ -154,18 +168,21 @@ extension DeviceRows {
     /// so does a step that throws (a token given twice, a full disk).
     public func replaceAll(
         with devices: [(token: String, device: DeviceQueue)], members: [String: TopicMembers] = [:],
-        then later: [MemberRowChange] = [], checkpoint: Int64
+        then later: [MemberRowChange] = [], laterCounts: [String: Int] = [:], checkpoint: Int64
     ) throws(DeviceStoreError) {
         let removal = RocksBatch()
         removal.delete(Self.checkpointKey)
         removal.delete(Self.countsKey)
-        for prefix in [Self.devicePrefix, Self.memberPrefix] { removal.deleteRange(from: [prefix], to: [prefix + 1]) }
+        for prefix in [Self.devicePrefix, Self.memberCountPrefix, Self.memberPrefix] {
+            removal.deleteRange(from: [prefix], to: [prefix + 1])
+        }
         try database.write(removal)
         var rows: [(key: [UInt8], row: Row)] = []
         for (token, device) in devices { try self.rows(of: device, token: token, .everyWaiting, into: &rows) }
         try load(rows, members: members, checkpoint: nil)
         let final = RocksBatch()
         Self.add(later, to: final)
+        Self.add(laterCounts, to: final)
         withUnsafeBytes(of: checkpoint.littleEndian) { final.put(Self.checkpointKey, $0) }
         if let counts = Self.encoded(DeviceCounts(of: devices.lazy.map(\.device))) {
             counts.withUnsafeBytes { final.put(Self.countsKey, $0) }

@@ -27,7 +27,7 @@ public struct DeviceRows: Sendable {
     static let checkpointKey = Array("checkpoint".utf8)
     /// The key of the rows' layout, written when they are created: rows of another are refused.
     private static let layoutKey = Array("layout".utf8)
-    private static let layout: [UInt8] = [3]
+    private static let layout: [UInt8] = [4]
     static let devicePrefix = UInt8(ascii: "d")
     static let messageMark = UInt8(ascii: "m")
 

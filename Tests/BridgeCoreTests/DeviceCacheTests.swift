@@ -206,8 +206,9 @@ struct DeviceCacheTests {
     func restoredOntoTheStore() {
         var states = DeviceStates()
         states.adopt(0)
-        states.serve(0, storeHolding: DeviceCounts(devices: 5, waitingMessages: 7))
+        states.serve(0, storeHolding: DeviceCounts(devices: 5, waitingMessages: 7), memberCounts: ["news": 3])
         #expect(states.devicesInMemory == 0 && states.deviceCount == 5 && states.waitingMessageCount == 7)
+        #expect(states.topics.membershipCount == 3 && states.topics.membershipsInMemory == 0)
         #expect(states.devicesToRead(["a", "b", "c"], in: 0) == ["a", "b", "c"])
         var a: DeviceQueue? = nil
         for change in [StateChange.device(DeviceQueue(firstSeenAt: 1).status), Self.enqueued("1"), Self.enqueued("2")] {

@@ -13,18 +13,45 @@ import Testing
 struct ServedFromStoreTests {
     typealias Network = FanOutFlowTests.Network
 
-    /// Devices by partition, as a store of rows holds them, and the batches' changes it does not
-    /// hold yet, oldest first: each changed device as the batch's seal left it (nil: removed).
+    /// Devices and topics' members by partition, as a store of rows holds them, and the batches'
+    /// changes it does not hold yet, oldest first: each changed device as the batch's seal left
+    /// it (nil: removed), and the joins and leaves in order.
     struct Store {
+        typealias Batch = (
+            batch: UInt64, changes: [(partition: Int32, key: DeviceKey, device: DeviceQueue?)],
+            members: [(partition: Int32, change: MemberChange)]
+        )
+        typealias MemberChange = (topic: String, token: String, isMember: Bool)
+
         var devices: [Int32: [DeviceKey: DeviceQueue]] = [:]
-        var unwritten: [(batch: UInt64, changes: [(partition: Int32, key: DeviceKey, device: DeviceQueue?)])] = []
+        var members: [Int32: [String: TopicMembers]] = [:]
+        var unwritten: [Batch] = []
 
         /// Writes the oldest batch not written; returns its number.
         mutating func writeOldest() -> UInt64? {
             guard !unwritten.isEmpty else { return nil }
-            let (batch, changes) = unwritten.removeFirst()
+            let (batch, changes, joins) = unwritten.removeFirst()
             for (partition, key, device) in changes { devices[partition, default: [:]][key] = device }
+            for (partition, change) in joins {
+                if change.isMember {
+                    members[partition, default: [:]][change.topic, default: TopicMembers()].insert(change.token)
+                } else {
+                    members[partition]?[change.topic]?.remove(change.token)
+                    if members[partition]?[change.topic]?.count == 0 { members[partition]?[change.topic] = nil }
+                }
+            }
             return batch
+        }
+
+        /// Reads what `toRead` asks of `partition`'s member rows, as the rows answer.
+        func read(_ toRead: MemberRowsToRead, in partition: Int32) -> ([Bool], [(tokens: [String], toEnd: Bool)]) {
+            let topics = members[partition] ?? [:]
+            let areMembers = toRead.memberships.map { topics[$0.topic]?.contains($0.token) == true }
+            let walked = toRead.walks.map { walk in
+                let chunk = topics[walk.topic]?.chunk(from: walk.cursor, limit: walk.rows) ?? (members: [], next: nil)
+                return (tokens: chunk.members, toEnd: chunk.next == nil)
+            }
+            return (areMembers, walked)
         }
     }
 
@@ -78,7 +105,7 @@ struct ServedFromStoreTests {
             for partition in 0..<SubscriptionFlowTests.partitions {
                 #expect(store.devices[partition] ?? [:] == held.worker.states.devices(in: partition), "\(partition)")
             }
-            #expect(served.worker.states.topics == held.worker.states.topics)
+            Self.expectTopics(of: served.worker.states, in: store, like: held.worker.states)
             #expect(served.worker.states.deviceCount == held.worker.states.deviceCount)
             #expect(served.worker.states.waitingMessageCount == held.worker.states.waitingMessageCount)
         }
@@ -135,6 +162,19 @@ struct ServedFromStoreTests {
         #expect(store.devices[partition] == held.worker.states.devices(in: partition))
     }
 
+    /// Expects the topic state of `served`, with the members `store` holds, to be `held`'s.
+    static func expectTopics(of served: DeviceStates, in store: Store, like held: DeviceStates) {
+        var topics = served.topics
+        for partition in 0..<SubscriptionFlowTests.partitions {
+            #expect(topics.partitions[partition]?.served?.holdsMembers == false, "\(partition)")
+            #expect(topics.partitions[partition]?.members.isEmpty == true, "\(partition)")
+            topics.partitions[partition]?.members = store.members[partition] ?? [:]
+            topics.partitions[partition]?.served = nil
+        }
+        #expect(served.topics.membershipCount == held.topics.membershipCount)
+        #expect(topics == held.topics)
+    }
+
     /// Processes `served`'s records to their end in batches of `records` (``step(_:records:store:lag:limit:)``),
     /// and `held`'s one by one beside them; expects each input to write the same records in both.
     static func run(
@@ -181,11 +221,21 @@ struct ServedFromStoreTests {
         let batch = Array(network.pending.prefix(records))
         let processor = network.worker.processor
         var named: [Int32: [String]] = [:]
+        var members: [Int32: MemberReads] = [:]
         var inputs: [Int32: Int] = [:]
         for input in batch {
+            let decoded = processor.decode(input)
             named[input.partition, default: []] += processor.devices(
-                namedBy: processor.decode(input), topics: network.worker.states.topics)
+                namedBy: decoded, topics: network.worker.states.topics)
+            processor.members(
+                namedBy: decoded, topics: network.worker.states.topics,
+                into: &members[input.partition, default: .init()])
             inputs[input.partition, default: 0] += 1
+        }
+        for (partition, reads) in members {
+            guard let toRead = network.worker.states.topics.membersToRead(reads, in: partition) else { continue }
+            let (areMembers, walked) = store.read(toRead, in: partition)
+            network.worker.states.admit(toRead, areMembers: areMembers, walked: walked, in: partition)
         }
         for (partition, count) in inputs {
             named[partition, default: []] += network.worker.states.sweepCandidatesToRead(in: partition, inputs: count)
@@ -198,12 +248,18 @@ struct ServedFromStoreTests {
         }
         var processed: [(input: InMemoryRecord, outputs: [OutputRecords.Copy])] = []
         var changed: [(partition: Int32, key: DeviceKey, device: DeviceQueue?)] = []
+        var joins: [(partition: Int32, change: Store.MemberChange)] = []
         for input in batch {
             let start = network.written.count
             _ = network.step()
             let outputs = Array(network.written[start...])
             processed.append((input, outputs))
             for copy in outputs where copy.topic == .changelog {
+                if let partition = copy.partition,
+                    let (topic, token) = copy.key?.withUnsafeBytes({ ChangelogCodec.member(ofKey: $0) })
+                {
+                    joins.append((partition, (topic, token, copy.value != nil)))
+                }
                 guard let partition = copy.partition,
                     let (token, _) = copy.key?.withUnsafeBytes({ ChangelogCodec.deviceRow(ofKey: $0) })
                 else { continue }
@@ -214,7 +270,7 @@ struct ServedFromStoreTests {
         for index in changed.indices {
             changed[index].device = network.worker.states.devices(in: changed[index].partition)?[changed[index].key]
         }
-        store.unwritten.append((network.worker.states.seal(), changed))
+        store.unwritten.append((network.worker.states.seal(), changed, joins))
         // The store's idle devices, for the sweeps that scanned the devices held.
         for (partition, time) in network.worker.states.takeStoreScans() {
             let idle = (store.devices[partition] ?? [:]).filter { $0.value.isIdle(at: time, rules: QueueRules()) }

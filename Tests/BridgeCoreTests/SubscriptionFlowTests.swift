@@ -129,7 +129,7 @@ struct SubscriptionFlowTests {
             #expect(changelog.contains { $0.key == Array("s news \(token)".utf8) && $0.partition == devicePartition })
             #expect(changelog.contains { $0.key == Array("t news \(token)".utf8) && $0.partition == topicPartition })
         }
-        #expect(worker.states.topics.members(of: "news", in: topicPartition)?.count == 3)
+        #expect(worker.states.topics.members(in: topicPartition)["news"]?.count == 3)
     }
 
     @Test("a request processed again changes no state and says subscribed again")
@@ -200,8 +200,8 @@ struct SubscriptionFlowTests {
         #expect(sweep.contains { $0.topic == .changelog && $0.key == Array("t news idle".utf8) && $0.value == nil })
         #expect(worker.states.topics.topics(of: "idle", in: partition).isEmpty)
         let sport = worker.processor.statePartition(ofTopic: "sport")
-        #expect(worker.states.topics.members(of: "sport", in: sport)?.contains("idle") == false)
-        #expect(worker.states.topics.members(of: "sport", in: sport)?.contains(busy) == true)
+        #expect(worker.states.topics.members(in: sport)["sport"]?.contains("idle") == false)
+        #expect(worker.states.topics.members(in: sport)["sport"]?.contains(busy) == true)
         #expect(
             worker.written.contains { $0.topic == .changelog && $0.key == Array("s news idle".utf8) && $0.value == nil }
         )
@@ -224,8 +224,8 @@ struct SubscriptionFlowTests {
         }
         for partition in 0..<Self.partitions {
             for topic in ["a", "b", "c", "d", "e"] {
-                let live = worker.states.topics.members(of: topic, in: partition)
-                let restored = replayed.topics.members(of: topic, in: partition)
+                let live = worker.states.topics.members(in: partition)[topic]
+                let restored = replayed.topics.members(in: partition)[topic]
                 #expect(
                     Set(TopicMembersTests.walk(live ?? TopicMembers(), limit: 100).members)
                         == Set(TopicMembersTests.walk(restored ?? TopicMembers(), limit: 100).members))

@@ -44,9 +44,9 @@ extension BridgeFixture {
             var held: [DeviceKey: DeviceQueue] = [:]
             try rows.forEachDevice { held[DeviceKey(token: $0)] = $1 }
             #expect(held == replayed.devices(in: partition), "partition \(partition) at \(checkpoint)")
-            #expect(
-                try rows.members() == replayed.topics.membersByTopic(in: partition),
-                "partition \(partition) at \(checkpoint)")
+            let members = replayed.topics.membersByTopic(in: partition)
+            #expect(try rows.members() == members, "partition \(partition) at \(checkpoint)")
+            #expect(try rows.memberCounts() == members.mapValues(\.count), "partition \(partition) at \(checkpoint)")
             compared.partitions += 1
             compared.devices += held.count
             guard let counts = try rows.counts() else { continue }

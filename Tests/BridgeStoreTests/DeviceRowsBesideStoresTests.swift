@@ -101,7 +101,7 @@ struct DeviceRowsBesideStoresTests {
         #expect(try Self.held(directory.rows[0]) == ["c": Self.device(3)])
 
         // Behind their store: replaced at the store's checkpoint, every other row gone; a batch
-        // held after the replacement goes on from it: a member it holds leaves, another joins.
+        // held after the replacement goes on from it: a member it holds leaves, two join.
         directory.hold(StoreBatch([("d c", "1")], checkpoint: 8))
         try directory.takeUnwritten()?.run()
         directory.holdRows(
@@ -111,12 +111,14 @@ struct DeviceRowsBesideStoresTests {
             [
                 MemberRowChange(topic: "news", token: "a", isMember: false),
                 MemberRowChange(topic: "news", token: "c", isMember: true),
-            ], to: 0)
+                MemberRowChange(topic: "news", token: "d", isMember: true),
+            ], counts: ["news": 3], to: 0)
         directory.hold(joins)
         try directory.takeUnwritten()?.run()
         #expect(try directory.rows[0]?.checkpoint() == 8)
         #expect(try Self.held(directory.rows[0]) == ["f": Self.device(5)])
-        #expect(try directory.rows[0]?.members() == ["news": TopicMembers.of(["b", "c"]).tokens])
+        #expect(try directory.rows[0]?.members() == ["news": TopicMembers.of(["b", "c", "d"]).tokens])
+        #expect(try directory.rows[0]?.memberCounts() == ["news": 3])
 
         // A replacement dropped at a release replaces nothing once the partition is back.
         directory.hold(StoreBatch([("d g", "1")], checkpoint: 9))

@@ -36,14 +36,19 @@ struct StoreReplayInPartsTests {
     }
 
     @Test(
-        "a store's topic state, found through its index of keys or read in parts in its order past the devices' records, is the whole changelog's",
-        arguments: [DeviceCounts(devices: 1 << 40, waitingMessages: 0), DeviceCounts(devices: 0, waitingMessages: 0)])
-    func topicStateEitherWay(devices counts: DeviceCounts) async throws {
+        "a store's topic state but its members, found through its index of keys or read in parts in its order past the rows' records, is the whole changelog's",
+        arguments: [
+            RowCounts(devices: DeviceCounts(devices: 1 << 40, waitingMessages: 0), members: [:]),
+            RowCounts(devices: DeviceCounts(devices: 0, waitingMessages: 0), members: ["news": 1 << 40]),
+            RowCounts(devices: DeviceCounts(devices: 0, waitingMessages: 0), members: [:]),
+        ])
+    func topicStateEitherWay(rows counts: RowCounts) async throws {
         let records = try FixtureRecord.upgradeChangelog()
         let partitions = Set(records.map(\.partition)).sorted()
         let topicRecords = records.filter { record in
-            record.key?.first.map { !ChangelogCodec.deviceKeyKinds.contains($0) } ?? true
+            record.key?.first.map { !ChangelogCodec.rowKeyKinds.contains($0) } ?? true
         }
+        try #require(records.contains { $0.key?.first == UInt8(ascii: "t") }, "the fixture has members")
         try #require(topicRecords.count > 13 && topicRecords.count < records.count)
         let topics = try Self.replayed(topicRecords, partitions: partitions)
         let files = TemporaryDirectory()
@@ -54,25 +59,29 @@ struct StoreReplayInPartsTests {
         for partition in partitions {
             restored.adopt(partition)
             let store = try #require(directory[partition])
-            let stored = try store.recordCount(excludingKeysStartingWith: ChangelogCodec.deviceKeyKinds, upTo: .max)
-            #expect(try await restorer.replayTopics(of: store, besideDevices: counts, into: &restored) == stored)
+            let stored = try store.recordCount(excludingKeysStartingWith: ChangelogCodec.rowKeyKinds, upTo: .max)
+            #expect(try await restorer.replayTopics(of: store, besideRows: counts, into: &restored) == stored)
         }
         let same = restored == topics
         #expect(same, "the topic state of the whole changelog, with \(counts)")
     }
 
     @Test(
-        "topic records are read in parts when they outnumber the devices' records (a device's and a message's each), through the index otherwise",
+        "topic records are read in parts when they outnumber the rows' records (a device's, a message's and a member's each), through the index otherwise",
         arguments: [
-            (0, DeviceCounts(devices: 0, waitingMessages: 0), false),
-            (1, DeviceCounts(devices: 0, waitingMessages: 0), true),
-            (10, DeviceCounts(devices: 4, waitingMessages: 6), false),
-            (11, DeviceCounts(devices: 4, waitingMessages: 6), true),
-            (9, DeviceCounts(devices: 4, waitingMessages: 6), false),
-            (1 << 49, DeviceCounts(devices: 1 << 48, waitingMessages: 1 << 48), false),
+            (0, DeviceCounts(devices: 0, waitingMessages: 0), [:], false),
+            (1, DeviceCounts(devices: 0, waitingMessages: 0), [:], true),
+            (10, DeviceCounts(devices: 4, waitingMessages: 6), [:], false),
+            (11, DeviceCounts(devices: 4, waitingMessages: 6), [:], true),
+            (9, DeviceCounts(devices: 4, waitingMessages: 6), [:], false),
+            (13, DeviceCounts(devices: 4, waitingMessages: 6), ["a": 1, "b": 2], false),
+            (14, DeviceCounts(devices: 4, waitingMessages: 6), ["a": 1, "b": 2], true),
+            (1 << 49, DeviceCounts(devices: 1 << 48, waitingMessages: 1 << 48), [:], false),
+            (Int.max, DeviceCounts(devices: 1 << 48, waitingMessages: 0), ["a": Int.max, "b": Int.max], false),
         ])
-    func readInParts(topicRecords: Int, counts: DeviceCounts, inParts: Bool) {
-        #expect(ChangelogRestorer.readsTopicsInParts(topicRecords: topicRecords, besideDevices: counts) == inParts)
+    func readInParts(topicRecords: Int, counts: DeviceCounts, members: [String: Int], inParts: Bool) {
+        let rows = RowCounts(devices: counts, members: members)
+        #expect(ChangelogRestorer.readsTopicsInParts(topicRecords: topicRecords, besideRows: rows) == inParts)
     }
 
     @Test(

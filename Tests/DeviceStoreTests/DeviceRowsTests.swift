@@ -240,10 +240,11 @@ struct DeviceRowsTests {
             "\(error)".contains(directory.path) && "\(error)".contains("an earlier layout")
         }
         let empty = TemporaryDirectory()
-        try Self.put(Array("layout".utf8), [3], checkpoint: nil, in: empty.path)
+        try Self.put(Array("layout".utf8), [4], checkpoint: nil, in: empty.path)
         _ = try DeviceRows(at: empty.path, cacheBytes: 0)
-        // The second layout held no member rows; the fourth is a later version's.
-        for layout: UInt8 in [2, 4] {
+        // The second layout held no member rows, the third no member counts; the fifth is a
+        // later version's.
+        for layout: UInt8 in [2, 3, 5] {
             try Self.put(Array("layout".utf8), [layout], checkpoint: nil, in: empty.path)
             #expect {
                 _ = try DeviceRows(at: empty.path, cacheBytes: 0)

@@ -28,7 +28,6 @@ struct MemberRowsTests {
                 let changes = choices.map(Self.change)
                 for (number, start) in stride(from: 0, to: changes.count, by: batchSize).enumerated() {
                     let batch = Array(changes[start..<min(start + batchSize, changes.count)])
-                    try rows.write([], members: batch, checkpoint: Int64(number))
                     for change in batch {
                         if change.isMember {
                             expected[change.topic, default: TopicMembers()].insert(change.token)
@@ -36,8 +35,51 @@ struct MemberRowsTests {
                             expected[change.topic]?.remove(change.token)
                         }
                     }
+                    let counts = Dictionary(batch.map { ($0.topic, expected[$0.topic]?.count ?? 0) }) { $1 }
+                    try rows.write([], members: batch, memberCounts: counts, checkpoint: Int64(number))
                 }
                 #expect(try rows.members() == expected.mapValues(\.tokens).filter { !$0.value.isEmpty })
+                #expect(try rows.memberCounts() == expected.mapValues(\.count).filter { $0.value > 0 })
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+    }
+
+    @Test("members read from any cursor, and whether each token is a member, are what the joins and leaves left")
+    func read() async {
+        await propertyCheck(
+            count: 50, input: Gen.int(in: 0...999).array(of: 0...60), Gen.int(in: 0...999).array(of: 1...6),
+            Gen.int(in: 1...5)
+        ) { choices, cursorChoices, limit in
+            let directory = TemporaryDirectory()
+            do {
+                let rows = try DeviceRows(at: directory.path, cacheBytes: 1 << 20)
+                let changes = choices.map(Self.change)
+                try rows.write([], members: changes, checkpoint: 1)
+                var expected: [String: TopicMembers] = [:]
+                for change in changes {
+                    if change.isMember {
+                        expected[change.topic, default: TopicMembers()].insert(change.token)
+                    } else {
+                        expected[change.topic]?.remove(change.token)
+                    }
+                }
+                let pairs = Self.topics.flatMap { topic in Self.tokens.map { (topic: topic, token: $0) } }
+                #expect(
+                    try rows.memberships(pairs) == pairs.map { expected[$0.topic]?.contains($0.token) == true })
+                for choice in cursorChoices {
+                    let topic = Self.topics[choice % Self.topics.count]
+                    let token = Self.tokens[choice / Self.topics.count % Self.tokens.count]
+                    let bucket = TopicMembers.bucket(of: token)
+                    let cursor =
+                        choice % 3 == 0
+                        ? .start : TopicMembers.Cursor(bucket: bucket, after: choice % 3 == 1 ? token : nil)
+                    let chunk = (expected[topic] ?? TopicMembers()).chunk(from: cursor, limit: limit)
+                    let read = try rows.members(of: topic, from: cursor, limit: limit)
+                    #expect(read.tokens == chunk.members)
+                    #expect(read.toEnd == (chunk.next == nil))
+                }
             } catch {
                 Issue.record("\(error)")
             }
@@ -55,8 +97,10 @@ struct MemberRowsTests {
             then: [
                 MemberRowChange(topic: "ab", token: "old", isMember: false),
                 MemberRowChange(topic: "news", token: "later", isMember: true),
-            ], checkpoint: 2)
+            ], laterCounts: ["news": 1], checkpoint: 2)
         #expect(try rows.members() == ["ab": ["new"], "news": ["later"]])
+        // Counted as loaded, and as the joins and leaves after said: "ab" was not said.
+        #expect(try rows.memberCounts() == ["ab": 2, "news": 1])
         #expect(try rows.checkpoint() == 2)
     }
 }

@@ -104,7 +104,7 @@ extension RecordProcessor {
             // acknowledged once.
             walk = started
         } else {
-            let memberCount = states.topics.members(of: topics[index], in: partition)?.count ?? 0
+            let memberCount = states.topics.memberCount(of: topics[index], in: partition)
             walk = FanOutWalk(
                 message: message, topicIndex: index, memberCount: memberCount, partitions: Int(statePartitions))
             applyAndRecord(.walk(key, walk), in: partition, states: &states, outputs: &outputs)
@@ -131,7 +131,7 @@ extension RecordProcessor {
         // token is checked when the send is admitted; a walk record from elsewhere without it
         // reaches nobody rather than make records the producer refuses.
         let room = limits.room(beside: walk.message.apns.count + walk.message.target.text.utf8.count)
-        var members = states.topics.members(of: topics[walk.topicIndex], in: partition)
+        var members = states.topics.members(of: topics[walk.topicIndex], from: step.cursor, in: partition)
         if room < RequestDecoder.maximumTokenBytes {
             logger.error(
                 "a fan-out's message does not fit its records; it reaches nobody",

@@ -93,6 +93,10 @@ public struct ChangelogCodec: Sendable {
     public static let deviceKeyKinds: [UInt8] = ChangelogKind.allCases.filter { !$0.isTopicState }.map(\.rawValue)
         .sorted()
 
+    /// The first bytes of the keys of records whose state a partition's device rows hold, ascending:
+    /// the devices' and the topics' members'. A restart served from the rows replays the others.
+    public static let rowKeyKinds: [UInt8] = (deviceKeyKinds + [ChangelogKind.member.rawValue]).sorted()
+
     /// The token of the device whose queue a changelog record of key `key` changes and, for a
     /// waiting message's record, the message's id; nil for topic state and for a key that is not
     /// of the form ``decode(_:header:)`` reads. Reads the key only: for the devices and messages

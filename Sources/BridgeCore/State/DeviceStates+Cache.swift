@@ -25,15 +25,18 @@ extension DeviceStates {
         for (key, device) in held { cache.hold(key, waiting: device.waiting.count) }
         if !written { cache.replaced(in: batch) }
         caches[partition] = cache
+        topics.serveMembers(partition, heldUntil: written ? nil : batch)
     }
 
-    /// Serves `partition`, adopted, from a store that holds every device of the partition's
-    /// changelog up to where its replay starts, `counts` among them: no device is held until read
-    /// (a restart, which replays the changelog after the store's checkpoint onto the devices it
-    /// names, read first). A partition served already is left as it is.
-    public mutating func serve(_ partition: Int32, storeHolding counts: DeviceCounts) {
+    /// Serves `partition`, adopted, from a store that holds every device and topic member of the
+    /// partition's changelog up to where its replay starts, `counts` and `memberCounts` (by
+    /// topic) among them: no device or member is held until read (a restart, which replays the
+    /// changelog after the store's checkpoint onto the devices and members it names, read
+    /// first). A partition served already is left as it is.
+    public mutating func serve(_ partition: Int32, storeHolding counts: DeviceCounts, memberCounts: [String: Int]) {
         guard partitions[partition] != nil, caches[partition] == nil else { return }
         caches[partition] = DeviceCache(counts: counts)
+        topics.serveMembers(partition, rowsHolding: memberCounts)
     }
 
     /// The devices and waiting messages of `partition` when it is served from a store, counted
@@ -87,9 +90,19 @@ extension DeviceStates {
         }
     }
 
+    /// Holds what was read of served `partition`'s member rows for `toRead`
+    /// (``TopicStates/membersToRead(_:in:)``), in its order: whether each token is a member, and
+    /// each topic's members from each cursor.
+    public mutating func admit(
+        _ toRead: MemberRowsToRead, areMembers: [Bool], walked: [(tokens: [String], toEnd: Bool)], in partition: Int32
+    ) {
+        topics.admit(toRead, areMembers: areMembers, walked: walked, in: partition)
+    }
+
     /// Ends the open batch; returns its number, by which ``written(through:)`` names it.
     public mutating func seal() -> UInt64 {
         for partition in caches.keys { caches[partition]?.seal() }
+        topics.seal(batch)
         defer { batch &+= 1 }
         return batch
     }
@@ -100,6 +113,7 @@ extension DeviceStates {
         guard self.batch > 0 else { return }
         let sealed = min(batch, self.batch - 1)
         for partition in caches.keys { caches[partition]?.written(through: sealed) }
+        topics.written(through: sealed)
     }
 
     /// Lets go of held devices of `partition` whose changes the store holds and that the open

@@ -70,6 +70,7 @@ public struct DeviceStates: Sendable, Equatable {
         let batch = self.batch
         self = DeviceStates()
         self.batch = batch
+        topics.openBatch = batch
     }
 
     /// Counts an input to `partition` at `time` and forgets idle devices when a sweep has some

@@ -6,8 +6,12 @@
 /// A device's own topics are ids of the worker's ``TopicNames``, sorted, so that a topic in a
 /// device's set costs a few bytes, not a copy of its name.
 public struct TopicStates: Sendable, Equatable {
-    fileprivate struct Partition: Sendable, Equatable {
+    struct Partition: Sendable, Equatable {
+        /// Each topic's members; none of a partition served from its rows once the rows hold
+        /// them all (``served``).
         var members: [String: TopicMembers] = [:]
+        /// What a partition served from its rows knows of its topics' members.
+        var served: ServedMembers?
         var deviceTopics: [DeviceKey: [UInt32]] = [:]
         /// Fan-outs walking this partition's topics.
         var walks: [FanOutWalk.Key: FanOutWalk] = [:]
@@ -17,14 +21,25 @@ public struct TopicStates: Sendable, Equatable {
         var conditionCopies: [DeviceKey: ConditionCopies] = [:]
     }
 
-    private var partitions: [Int32: Partition] = [:]
+    var partitions: [Int32: Partition] = [:]
     private var names = TopicNames()
+    /// The number of the open batch (``DeviceStates/seal()``), which joins and leaves of a
+    /// partition served from its rows are noted in.
+    var openBatch: UInt64 = 0
 
     /// No partitions held.
     public init() {}
 
     /// Memberships held, over every topic of every partition.
     public var membershipCount: Int {
+        partitions.values.reduce(0) { sum, partition in
+            sum + (partition.served?.membershipCount ?? partition.members.values.reduce(0) { $0 + $1.count })
+        }
+    }
+
+    /// Memberships held in memory: ``membershipCount`` but in partitions served from their rows,
+    /// once the rows hold them.
+    public var membershipsInMemory: Int {
         partitions.values.reduce(0) { sum, partition in partition.members.values.reduce(sum) { $0 + $1.count } }
     }
 
@@ -56,9 +71,14 @@ public struct TopicStates: Sendable, Equatable {
         partitions[partition]?.deviceTopics[DeviceKey(token: token)]?.count ?? 0
     }
 
-    /// Whether `token` is a member of `topic`, whose partition `partition` is.
+    /// Whether `token` is a member of `topic`, whose partition `partition` is. Served from its
+    /// rows, the partition answers from what the open batch read of them
+    /// (``membersToRead(_:in:)``): a member not read is taken for none.
     func isMember(_ token: String, of topic: String, in partition: Int32) -> Bool {
-        partitions[partition]?.members[topic]?.contains(token) == true
+        guard let served = partitions[partition]?.served, !served.holdsMembers else {
+            return partitions[partition]?.members[topic]?.contains(token) == true
+        }
+        return served.isMember(token, of: topic) ?? false
     }
 
     /// The topics in the device's own set, sorted.
@@ -97,9 +117,29 @@ public struct TopicStates: Sendable, Equatable {
     /// The tally of send `sendID`, coordinated in `partition`, if it is in progress.
     func tally(_ sendID: String, in partition: Int32) -> FanOutTally? { partitions[partition]?.tallies[sendID] }
 
-    /// The members of `topic`, whose partition `partition` is.
-    func members(of topic: String, in partition: Int32) -> TopicMembers? {
-        partitions[partition]?.members[topic]
+    /// How many members `topic`, whose partition `partition` is, has.
+    public func memberCount(of topic: String, in partition: Int32) -> Int {
+        guard let served = partitions[partition]?.served else {
+            return partitions[partition]?.members[topic]?.count ?? 0
+        }
+        return served.counts[topic] ?? 0
+    }
+
+    /// The member count of each of `topics`, of `partition`'s.
+    public func memberCounts(of topics: some Sequence<String>, in partition: Int32) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for topic in topics where counts[topic] == nil { counts[topic] = memberCount(of: topic, in: partition) }
+        return counts
+    }
+
+    /// The members of `topic`, whose partition `partition` is, that a walk's chunk from `cursor`
+    /// reads: every member, or, served from its rows, those the open batch read from `cursor`
+    /// on (``membersToRead(_:in:)``; none when it did not).
+    func members(of topic: String, from cursor: TopicMembers.Cursor, in partition: Int32) -> TopicMembers? {
+        guard let served = partitions[partition]?.served, !served.holdsMembers else {
+            return partitions[partition]?.members[topic]
+        }
+        return served.members(of: topic, from: cursor)
     }
 
     /// The members of each topic of `partition`.
@@ -109,13 +149,15 @@ public struct TopicStates: Sendable, Equatable {
     /// (``RecordProcessor`` records each change it applies) and when restoring the changelog.
     public mutating func apply(_ change: TopicChange, in partition: Int32) {
         switch change {
-        case .member(let topic, let token, true):
-            partitions[partition, default: Partition()].members[topic, default: TopicMembers()].insert(token)
-        case .member(let topic, let token, false):
-            guard partitions[partition]?.members[topic]?.contains(token) == true else { return }
-            partitions[partition, default: Partition()].members[topic, default: TopicMembers()].remove(token)
-            if partitions[partition, default: Partition()].members[topic, default: TopicMembers()].count == 0 {
-                partitions[partition, default: Partition()].members[topic] = nil
+        case .member(let topic, let token, let isMember):
+            if partitions[partition]?.served != nil {
+                guard noteServed(isMember, token: token, topic: topic, in: partition) else { return }
+            }
+            if isMember {
+                partitions[partition, default: Partition()].members[topic, default: TopicMembers()].insert(token)
+            } else {
+                guard partitions[partition]?.members[topic]?.remove(token) == true else { return }
+                if partitions[partition]?.members[topic]?.count == 0 { partitions[partition]?.members[topic] = nil }
             }
         case .deviceTopic(let token, let topic, true):
             join(token, to: topic, in: partition)
@@ -167,7 +209,8 @@ public struct TopicStates: Sendable, Equatable {
         guard lhs.partitions.count == rhs.partitions.count else { return false }
         return lhs.partitions.allSatisfy { number, left in
             guard let right = rhs.partitions[number] else { return false }
-            return left.members == right.members && left.walks == right.walks && left.tallies == right.tallies
+            return left.members == right.members && left.served == right.served && left.walks == right.walks
+                && left.tallies == right.tallies
                 && left.conditionCopies == right.conditionCopies
                 && left.deviceTopics.mapValues { $0.map(lhs.names.name(of:)).sorted() }
                     == right.deviceTopics.mapValues { $0.map(rhs.names.name(of:)).sorted() }
@@ -198,6 +241,8 @@ extension TopicStates {
     mutating func resume(_ suspended: Suspended, as partition: Int32) {
         drop(partition)
         partitions[partition] = suspended.partition
+        // Served from its rows, which hold every change now.
+        if partitions[partition]?.served?.resume() == true { partitions[partition]?.members = [:] }
     }
 
     /// Lets go of topic state set aside: the names its devices held are released.

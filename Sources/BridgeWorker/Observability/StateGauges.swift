@@ -21,6 +21,7 @@ struct StateGauges {
         metrics.devicesInMemory.record(states.devicesInMemory)
         metrics.waitingMessages.record(states.waitingMessageCount)
         metrics.topicMemberships.record(states.topics.membershipCount)
+        metrics.topicMembershipsInMemory.record(states.topics.membershipsInMemory)
         let fanOuts = states.topics.fanOutsInProgress
         metrics.fanOutsInProgress.record(fanOuts.tallies)
         metrics.fanOutWalks.record(fanOuts.walks)

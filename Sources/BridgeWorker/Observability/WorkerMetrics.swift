@@ -34,6 +34,9 @@ public struct WorkerMetrics: Sendable {
     let waitingMessages: Gauge
     /// Topic memberships (topic, device) of the topics whose state partitions this worker holds.
     let topicMemberships: Gauge
+    /// Topic memberships held in memory: all of them, but in partitions served from their device
+    /// rows once the rows hold them.
+    let topicMembershipsInMemory: Gauge
     /// Fan-outs this worker coordinates (their first topic is its) that have not reached every
     /// member yet.
     let fanOutsInProgress: Gauge
@@ -81,6 +84,7 @@ public struct WorkerMetrics: Sendable {
         deviceReads = Counter(label: "fcm_bridge_device_reads_total", factory: factory)
         waitingMessages = Gauge(label: "fcm_bridge_waiting_messages", factory: factory)
         topicMemberships = Gauge(label: "fcm_bridge_topic_memberships", factory: factory)
+        topicMembershipsInMemory = Gauge(label: "fcm_bridge_topic_memberships_in_memory", factory: factory)
         fanOutsInProgress = Gauge(label: "fcm_bridge_fanouts_in_progress", factory: factory)
         fanOutWalks = Gauge(label: "fcm_bridge_fanout_walks", factory: factory)
         fanOutCopies = Counter(label: "fcm_bridge_fanout_copies_total", factory: factory)
