@@ -13,12 +13,15 @@ import DeviceQueues
 /// the idle sweep is to forget (``sweepCandidatesToRead(in:inputs:)``). The sweep scans the devices
 /// held and asks for the store's idle devices (``takeStoreScans()``, ``addIdle(_:in:)``); a device
 /// it is to forget and that is still to be read waits for the next batch. The devices and
-/// waiting messages are counted as changes make and forget them, not walked.
+/// waiting messages are counted as changes make and forget them, not walked. Topics' members are
+/// served from the store the same way (``TopicStates/membersToRead(_:in:chunkMembers:)``,
+/// ``admit(_:areMembers:walked:in:)``).
 extension DeviceStates {
-    /// Serves `partition`, adopted and restored, from a store that holds exactly the devices it
-    /// holds now, as they are: every change written, or, when not `written`, once the open
-    /// batch's changes are (a store the caller replaces whole before the batch's writes: until
-    /// then no device is read, and none leaves). A partition served already is left as it is.
+    /// Serves `partition`, adopted and restored, from a store that holds exactly the devices and
+    /// topics' members it holds now, as they are: every change written, or, when not `written`,
+    /// once the open batch's changes are (a store the caller replaces whole before the batch's
+    /// writes: until then no device or member is read, and none leaves). A partition served
+    /// already is left as it is.
     public mutating func serve(_ partition: Int32, written: Bool = true) {
         guard let held = partitions[partition], caches[partition] == nil else { return }
         var cache = DeviceCache()
