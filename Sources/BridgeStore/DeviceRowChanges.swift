@@ -104,7 +104,7 @@ public struct DeviceRowChanges: Sendable {
     }
 
     /// Writes the devices and members of `partition` to `rows` with `checkpoint`: all or nothing,
-    /// in one batch; or, replaced whole, in ``DeviceRows/replaceAll(with:members:then:checkpoint:)``'s
+    /// in one batch; or, replaced whole, in ``DeviceRows/replaceAll(with:members:then:laterCounts:checkpoint:)``'s
     /// three steps, which leave the rows without a checkpoint when cut short.
     func write(_ partition: Int32, to rows: DeviceRows, checkpoint: Int64) throws(DeviceStoreError) {
         var changed: [DeviceKey: Change] = [:]

@@ -41,11 +41,7 @@ struct ChangedRows: Sendable {
         for (partition, keys) in keys {
             guard let devices = states.devices(in: partition) else { continue }
             rows.touch(partition, counts: states.counts(in: partition))
-            if let members = members[partition] {
-                rows.add(
-                    members, counts: states.topics.memberCounts(of: members.lazy.map(\.topic), in: partition),
-                    to: partition)
-            }
+            if let members = members[partition] { rows.add(members, of: partition, countedIn: states) }
             guard !keys.isEmpty else { continue }
             var changes: [DeviceKey: DeviceRowChanges.Change] = [:]
             changes.reserveCapacity(keys.count)
@@ -55,5 +51,13 @@ struct ChangedRows: Sendable {
             rows.add(changes, to: partition)
         }
         return rows
+    }
+}
+
+extension DeviceRowChanges {
+    /// Notes `members`, the joins and leaves of one batch of `partition`'s topics, with each
+    /// changed topic's member count as `states` holds it now.
+    mutating func add(_ members: [MemberRowChange], of partition: Int32, countedIn states: DeviceStates) {
+        add(members, counts: states.topics.memberCounts(of: members.lazy.map(\.topic), in: partition), to: partition)
     }
 }

@@ -46,11 +46,7 @@ struct ServedDevices: Sendable {
             // Rebuilt, or served from its rows already; either way its rows get its counts.
             if !states.isServed(partition) { states.serve(partition, written: false) }
             batch.rows.touch(partition, counts: states.counts(in: partition))
-            if let members = members[partition] {
-                batch.rows.add(
-                    members, counts: states.topics.memberCounts(of: members.lazy.map(\.topic), in: partition),
-                    to: partition)
-            }
+            if let members = members[partition] { batch.rows.add(members, of: partition, countedIn: states) }
             let changed = states.unwrittenDevices(in: partition)
             guard !changed.isEmpty else { continue }
             batch.rows.add(changed.mapValues { DeviceRowChanges.Change(device: $0, messages: .all) }, to: partition)
@@ -94,7 +90,7 @@ struct ServedDevices: Sendable {
     }
 
     /// Reads into `states` what the batch's records name of served partitions' topics' members
-    /// (``TopicStates/membersToRead(_:in:)``), in one read per partition on NIO's thread pool.
+    /// (``TopicStates/membersToRead(_:in:chunkMembers:)``), in one read per partition on NIO's thread pool.
     /// Throws when rows do not read.
     func read(_ named: [Int32: MemberReads], into states: inout DeviceStates, rows: [Int32: DeviceRows])
         async throws(StateDirectoryError)

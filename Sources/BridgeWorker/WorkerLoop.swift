@@ -245,6 +245,9 @@ struct WorkerLoop: ~Copyable {
                 }
                 if committer.isFull(batch) {
                     try await commit()
+                    // The seal let go of what the batch read of topics' members: the rest of
+                    // the poll is prepared again.
+                    records.removeAll()
                 }
             case .partitionsAssigned(let partitions):
                 try await restore(assigned: partitions)

@@ -37,9 +37,12 @@ extension DeviceRows {
         var counts: [String: Int] = [:]
         let scanned = try database.scan(from: [Self.memberCountPrefix]) { key, value throws(MalformedRecord) in
             guard key.first == Self.memberCountPrefix else { return false }
-            let count = value.count == 8 ? Int64(littleEndian: value.loadUnaligned(as: Int64.self)) : 0
+            guard value.count == 8 else {
+                throw MalformedRecord(description: "a topic's member count is not 8 bytes")
+            }
+            let count = Int64(littleEndian: value.loadUnaligned(as: Int64.self))
             guard Self.memberCountsKept.contains(count) else {
-                throw MalformedRecord(description: "a topic's member count is not a count of 8 bytes")
+                throw MalformedRecord(description: "a topic's member count is \(count), not one the rows keep")
             }
             counts[String(decoding: key.dropFirst(), as: UTF8.self)] = Int(count)
             return true

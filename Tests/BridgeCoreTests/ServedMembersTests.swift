@@ -110,6 +110,7 @@ struct ServedMembersTests {
         let all = (changes + changesToCome).map(change)
         var reads = MemberReads()
         reads.memberships[topic] = all.map(\.token)
+        reads.leaves[topic] = all.count { !$0.isMember }
         if let cursor { reads.walks[topic] = [cursor] }
         if let toRead = states.membersToRead(reads, in: partition, chunkMembers: limit) {
             let areMembers = toRead.memberships.map { rows.contains($0.token) }

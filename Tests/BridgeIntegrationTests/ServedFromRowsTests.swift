@@ -61,7 +61,7 @@ struct ServedFromRowsTests {
         try await Self.expectFewHeld(at: restarted, reads: 0, atMost: 0)
         try await faults.expectEverythingDelivered(expected, fixture: fixture, exactlyOnce: true)
         try await Self.expectTopicSendFromRows(
-            to: Array(tokens.prefix(Self.devices - 5)), at: restarted, fixture: fixture)
+            to: Array(tokens.prefix(Self.devices - 5)), of: "served-news", besides: 5, at: restarted, fixture: fixture)
 
         for token in tokens { try await fixture.presence(token, "disconnect", at: testEpoch + day) }
         try await Task.sleep(for: .seconds(1))
@@ -147,25 +147,25 @@ struct ServedFromRowsTests {
         }
     }
 
-    /// Subscribes one more device to `served-news`, whose members are `members`, and expects the
-    /// worker at `address` to hold none of the topic's members in memory once its rows hold them
-    /// (which the restore's first write makes so, and the next batch sees), and a send to the
-    /// topic to reach each member once, counted.
-    static func expectTopicSendFromRows(to members: [String], at address: String, fixture: BridgeFixture)
-        async throws
-    {
+    /// Subscribes one more device to `topic`, whose members are `members` (beside `others`
+    /// memberships of other topics), and expects the worker at `address` to hold no member in
+    /// memory once its rows hold them (a restore that rebuilt them holds them until the batch
+    /// after their write), and a send to the topic to reach each member once, counted.
+    static func expectTopicSendFromRows(
+        to members: [String], of topic: String, besides others: Int, at address: String, fixture: BridgeFixture
+    ) async throws {
         let reader = try await fixture.outputs()
         let late = uniqueToken("served-late")
         var metrics = ""
         let notHeld = await eventually(timeout: .seconds(30), every: .seconds(1)) {
             // Each subscription makes batches: the first after the rows' write lets the members go.
-            try? await fixture.subscription("subscribe", topic: "served-news", tokens: [late], at: testEpoch)
+            try? await fixture.subscription("subscribe", topic: topic, tokens: [late], at: testEpoch)
             metrics = (try? await httpGet(address, "/metrics").body) ?? ""
             return sample("fcm_bridge_topic_memberships_in_memory", in: metrics) == 0
-                && sample("fcm_bridge_topic_memberships", in: metrics) == Double(members.count + 6)
+                && sample("fcm_bridge_topic_memberships", in: metrics) == Double(members.count + 1 + others)
         }
         #expect(notHeld, "\(metrics.split(separator: "\n").filter { $0.contains("fcm_bridge_topic") })")
-        let send = #"{"message":{"topic":"served-news","notification":{"title":"From the rows"}}}"#
+        let send = #"{"message":{"topic":"\#(topic)","notification":{"title":"From the rows"}}}"#
         try await fixture.send([send], key: nil, at: testEpoch + 2 * day)
         try await reader.waitUntil("fanned_out") { reader in
             reader.statuses.contains { $0.json["type"] == .string("fanned_out") }

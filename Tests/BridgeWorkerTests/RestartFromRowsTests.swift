@@ -127,7 +127,8 @@ struct RestartFromRowsTests {
 
     /// Writes to `changelog` changes to three devices of each partition of `devices`: a message
     /// joins one, another is forgotten, a third changes its status; and to the first topic of
-    /// each partition of `members`: its first member leaves, and a new one joins.
+    /// each partition of `members`: its first member leaves, and two new ones join (its count
+    /// moves).
     static func changeDevices(
         of devices: [Int32: [DeviceKey: DeviceQueue]], members: [Int32: [String: TopicMembers]],
         in changelog: String
@@ -142,6 +143,7 @@ struct RestartFromRowsTests {
             for change in [
                 TopicChange.member(topic: topic, token: first, isMember: false),
                 .member(topic: topic, token: "tail-member", isMember: true),
+                .member(topic: topic, token: "tail-member-2", isMember: true),
             ] {
                 codec.record(change, partition: partition, to: &outputs)
             }

@@ -132,6 +132,11 @@ extension RecordProcessor {
         // reaches nobody rather than make records the producer refuses.
         let room = limits.room(beside: walk.message.apns.count + walk.message.target.text.utf8.count)
         var members = states.topics.members(of: topics[walk.topicIndex], from: step.cursor, in: partition)
+        if members == nil {
+            logger.error(
+                "a fan-out's chunk was not read from the device rows before its batch; its segment ends",
+                metadata: ["send": "\(walk.message.sendID)", "partition": "\(partition)"])
+        }
         if room < RequestDecoder.maximumTokenBytes {
             logger.error(
                 "a fan-out's message does not fit its records; it reaches nobody",

@@ -95,7 +95,13 @@ extension RecordProcessor {
     ) {
         let isMember = change.action == .subscribe
         for token in change.tokens {
-            if states.topics.isMember(token, of: change.topic, in: partition) != isMember {
+            let wasMember = states.topics.isMember(token, of: change.topic, in: partition)
+            if wasMember == nil {
+                logger.error(
+                    "a topic's member was not read from the device rows before its batch; taken for none",
+                    metadata: ["topic": "\(change.topic)", "partition": "\(partition)"])
+            }
+            if wasMember ?? false != isMember {
                 applyAndRecord(
                     .member(topic: change.topic, token: token, isMember: isMember), in: partition, states: &states,
                     outputs: &outputs)

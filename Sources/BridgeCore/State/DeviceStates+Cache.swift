@@ -94,7 +94,7 @@ extension DeviceStates {
     }
 
     /// Holds what was read of served `partition`'s member rows for `toRead`
-    /// (``TopicStates/membersToRead(_:in:)``), in its order: whether each token is a member, and
+    /// (``TopicStates/membersToRead(_:in:chunkMembers:)``), in its order: whether each token is a member, and
     /// each topic's members from each cursor.
     public mutating func admit(
         _ toRead: MemberRowsToRead, areMembers: [Bool], walked: [(tokens: [String], toEnd: Bool)], in partition: Int32

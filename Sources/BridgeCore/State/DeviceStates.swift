@@ -51,7 +51,7 @@ public struct DeviceStates: Sendable, Equatable {
         partitions[partition] = [:]
         sweeps[partition] = IdleSweep()
         topics.adopt(partition)
-        // Restored before it is served again (``serve(_:written:)``, ``serve(_:storeHolding:)``).
+        // Restored before it is served again (``serve(_:written:)``, ``serve(_:storeHolding:memberCounts:)``).
         caches[partition] = nil
     }
 

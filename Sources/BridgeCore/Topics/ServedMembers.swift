@@ -4,11 +4,12 @@
 /// numbered by ``DeviceStates/seal()``.
 ///
 /// Before a batch is processed its caller reads from the rows what it names
-/// (``TopicStates/membersToRead(_:in:)``): whether each member a topic's hop joins or leaves is
+/// (``TopicStates/membersToRead(_:in:chunkMembers:)``): whether each member a topic's hop joins or leaves is
 /// one, and each walk's chunk from its cursor, enough rows that the leaves not written yet and
 /// those the batch may make cannot shorten the chunk; processing then lays the joins and leaves
 /// not written over what was read. Until the rows hold every member the partition held when it
-/// began to be served, the members stay held in memory too, and answer instead.
+/// began to be served, the members stay held in memory too, and answer instead. A seal lets go of
+/// what the open batch read: records read for before it are read for again after it.
 struct ServedMembers: Sendable, Equatable {
     /// A join or leave the rows do not hold yet.
     struct Unwritten: Sendable, Equatable {
@@ -76,12 +77,12 @@ struct ServedMembers: Sendable, Equatable {
     }
 
     /// The rows to read of `topic` from a cursor for a chunk of at most `limit` members, when
-    /// up to `changes` joins and leaves of the topic are to come before it is taken: enough that
-    /// the chunk and the member after it are among them, whatever left.
-    func rowsToRead(of topic: String, limit: Int, changes: Int) -> Int {
+    /// up to `leaving` members may leave the topic before it is taken: enough that the chunk and
+    /// the member after it are among them, whatever left (joins only add to them).
+    func rowsToRead(of topic: String, limit: Int, leaving: Int) -> Int {
         let leaves = unwritten[topic]?.values.count { !$0.isMember } ?? 0
         let (rows, overflow) = limit.addingReportingOverflow(1 + leaves)
-        return overflow ? .max : rows.addingReportingOverflow(changes).overflow ? .max : rows + changes
+        return overflow ? .max : rows.addingReportingOverflow(leaving).overflow ? .max : rows + leaving
     }
 
     /// Holds what the open batch read: whether `token` is a member of `topic`.

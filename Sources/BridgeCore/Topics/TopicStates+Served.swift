@@ -45,13 +45,13 @@ extension TopicStates {
             }
         }
         for (topic, cursors) in reads.walks.sorted(by: { $0.key < $1.key }) {
-            let rows = served.rowsToRead(of: topic, limit: chunkMembers, changes: reads.memberships[topic]?.count ?? 0)
+            let rows = served.rowsToRead(of: topic, limit: chunkMembers, leaving: reads.leaves[topic] ?? 0)
             for cursor in cursors { toRead.walks.append((topic, cursor, rows)) }
         }
         return toRead.isEmpty ? nil : toRead
     }
 
-    /// Holds what was read for `toRead` (``membersToRead(_:in:)``) of `partition`'s rows, in its
+    /// Holds what was read for `toRead` (``membersToRead(_:in:chunkMembers:)``) of `partition`'s rows, in its
     /// order: whether each token is a member, and each topic's members from each cursor.
     mutating func admit(
         _ toRead: MemberRowsToRead, areMembers: [Bool], walked: [(tokens: [String], toEnd: Bool)], in partition: Int32
@@ -85,10 +85,12 @@ extension TopicStates {
 }
 
 /// What a batch's records name of one partition's topics' members, to read from its rows before
-/// they are processed (``TopicStates/membersToRead(_:in:)``).
+/// they are processed (``TopicStates/membersToRead(_:in:chunkMembers:)``).
 public struct MemberReads: Sendable, Equatable {
     /// By topic, the tokens its hops join or leave.
     public var memberships: [String: [String]] = [:]
+    /// By topic, how many of its hops' tokens leave it.
+    public var leaves: [String: Int] = [:]
     /// By topic, the cursors its walks go on from.
     public var walks: [String: Set<TopicMembers.Cursor>] = [:]
     /// The topic of each walk the records named begin, for the steps that may follow them.
@@ -100,7 +102,7 @@ public struct MemberReads: Sendable, Equatable {
     public var isEmpty: Bool { memberships.isEmpty && walks.isEmpty }
 }
 
-/// What to read of one partition's member rows before a batch (``TopicStates/membersToRead(_:in:)``).
+/// What to read of one partition's member rows before a batch (``TopicStates/membersToRead(_:in:chunkMembers:)``).
 public struct MemberRowsToRead: Sendable {
     /// Whether each token is a member of each topic.
     public var memberships: [(topic: String, token: String)] = []

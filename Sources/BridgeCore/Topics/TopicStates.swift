@@ -73,12 +73,12 @@ public struct TopicStates: Sendable, Equatable {
 
     /// Whether `token` is a member of `topic`, whose partition `partition` is. Served from its
     /// rows, the partition answers from what the open batch read of them
-    /// (``membersToRead(_:in:)``): a member not read is taken for none.
-    func isMember(_ token: String, of topic: String, in partition: Int32) -> Bool {
+    /// (``membersToRead(_:in:chunkMembers:)``): nil for a member not read.
+    func isMember(_ token: String, of topic: String, in partition: Int32) -> Bool? {
         guard let served = partitions[partition]?.served, !served.holdsMembers else {
             return partitions[partition]?.members[topic]?.contains(token) == true
         }
-        return served.isMember(token, of: topic) ?? false
+        return served.isMember(token, of: topic)
     }
 
     /// The topics in the device's own set, sorted.
@@ -134,10 +134,10 @@ public struct TopicStates: Sendable, Equatable {
 
     /// The members of `topic`, whose partition `partition` is, that a walk's chunk from `cursor`
     /// reads: every member, or, served from its rows, those the open batch read from `cursor`
-    /// on (``membersToRead(_:in:)``; none when it did not).
+    /// on (``membersToRead(_:in:chunkMembers:)``); nil when it did not read them.
     func members(of topic: String, from cursor: TopicMembers.Cursor, in partition: Int32) -> TopicMembers? {
         guard let served = partitions[partition]?.served, !served.holdsMembers else {
-            return partitions[partition]?.members[topic]
+            return partitions[partition]?.members[topic] ?? TopicMembers()
         }
         return served.members(of: topic, from: cursor)
     }
