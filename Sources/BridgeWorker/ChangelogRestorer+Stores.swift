@@ -9,9 +9,10 @@ extension ChangelogRestorer {
     /// (``DeviceStates/resume(_:coveredTo:servedStoreCoveredTo:)``), and returns where each
     /// partition's changelog is to be read from. With ``served``, a partition whose device rows
     /// are at the store's checkpoint and keep their counts replays the store's topic state but its
-    /// members only, and is served from its rows (``DeviceStates/serve(_:storeHolding:memberCounts:)``):
-    /// no device or member is read until the changelog names it. A store in doubt (unreadable, damaged, foreign, of another
-    /// format or another incarnation of the changelog) is deleted, its doubt logged in one line,
+    /// members only, and is served from its rows
+    /// (``DeviceStates/serve(_:storeHolding:memberCounts:)``): no device or member is read until
+    /// the changelog names it. A store in doubt (unreadable, damaged, foreign, of another format
+    /// or another incarnation of the changelog) is deleted, its doubt logged in one line,
     /// and its partition read from the beginning into a new one. Without stores, every partition
     /// is read from the beginning.
     func load(_ partitions: [Int32], into states: inout DeviceStates, from stores: inout StateDirectory?) async throws

@@ -37,7 +37,7 @@ struct OpenBatch: ~Copyable {
     var changelog = OutputRecords()
     /// Its changelog records, for the local stores once it commits.
     var storeWrites = StoreWrites()
-    /// The devices its changelog records change, for the device rows.
+    /// The devices and topics' members its changelog records change, for the device rows.
     var changedRows = ChangedRows()
     /// What its outputs are, for the metrics.
     var tally = OutputTally()

@@ -90,8 +90,8 @@ struct ServedDevices: Sendable {
     }
 
     /// Reads into `states` what the batch's records name of served partitions' topics' members
-    /// (``TopicStates/membersToRead(_:in:chunkMembers:)``), in one read per partition on NIO's thread pool.
-    /// Throws when rows do not read.
+    /// (``TopicStates/membersToRead(_:in:chunkMembers:)``), in one read per partition on NIO's
+    /// thread pool. Throws when rows do not read.
     func read(_ named: [Int32: MemberReads], into states: inout DeviceStates, rows: [Int32: DeviceRows])
         async throws(StateDirectoryError)
     {

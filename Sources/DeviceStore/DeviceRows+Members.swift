@@ -63,14 +63,20 @@ extension DeviceRows {
     /// batched read, mostly answered by the bloom filters for members that are not.
     public func memberships(_ pairs: [(topic: String, token: String)]) throws(DeviceStoreError) -> [Bool] {
         var found = [Bool](repeating: false, count: pairs.count)
-        let keys = pairs.map { Self.memberKey(topic: $0.topic, token: $0.token) }
+        // A batch's pairs share a few topics: each topic's prefix is made once.
+        var prefixes: [String: [UInt8]] = [:]
+        let keys = pairs.map { pair in
+            let prefix = prefixes[pair.topic] ?? Self.memberTopicPrefix(pair.topic)
+            prefixes[pair.topic] = prefix
+            return Self.memberKey(prefix: prefix, token: pair.token)
+        }
         try database.withValues(of: keys) { index, value in found[index] = value != nil }.get()
         return found
     }
 
     /// Up to `limit` members of `topic` from `cursor` on, in walk order, and whether they are
-    /// all there are from it (a walk's chunk is read from these: ``TopicMembers/chunk(from:before:limit:maxBytes:)``).
-    /// Throws for a key that names no member.
+    /// all there are from it (a walk's chunk is read from these:
+    /// ``TopicMembers/chunk(from:before:limit:maxBytes:)``). Throws for a key that names no member.
     public func members(of topic: String, from cursor: TopicMembers.Cursor, limit: Int) throws(DeviceStoreError)
         -> (tokens: [String], toEnd: Bool)
     {

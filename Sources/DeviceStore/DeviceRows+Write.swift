@@ -103,9 +103,8 @@ extension DeviceRows {
 
     /// Writes `rows`, then each topic's member count and the member rows of `members` (each
     /// topic's members in walk order, which is their keys' order), into one table file and adds
-    /// it to the rows whole; with
-    /// `checkpoint`, the checkpoint and its counts (nil: removed) too. Adds nothing when there is
-    /// nothing to write.
+    /// it to the rows whole; with `checkpoint`, the checkpoint and its counts (nil: removed) too.
+    /// Adds nothing when there is nothing to write.
     private func load(
         _ rows: [(key: [UInt8], row: Row)], members: [String: TopicMembers] = [:],
         checkpoint: (offset: Int64, counts: DeviceCounts?)?
@@ -160,8 +159,8 @@ extension DeviceRows {
     /// Replaces the rows with `devices`, each token once, and the member rows with `members`'
     /// (by topic, counted), then applies the joins and leaves `later` with the member counts
     /// they leave (`laterCounts`), and moves the checkpoint to `checkpoint`, with the counts
-    /// those devices make: for rows rebuilt whole from the state in
-    /// memory, and the batches held after it. In three steps, each whole or not at all: every
+    /// those devices make: for rows rebuilt whole from the state in memory, and the batches held
+    /// after it. In three steps, each whole or not at all: every
     /// row, the checkpoint and the counts removed; the new rows loaded in one table file, each
     /// topic's members streamed into it as they are held; `later`, the checkpoint and the counts
     /// written. A crash between them leaves rows without a checkpoint, which a restore rebuilds;

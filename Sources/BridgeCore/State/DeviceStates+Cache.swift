@@ -94,8 +94,8 @@ extension DeviceStates {
     }
 
     /// Holds what was read of served `partition`'s member rows for `toRead`
-    /// (``TopicStates/membersToRead(_:in:chunkMembers:)``), in its order: whether each token is a member, and
-    /// each topic's members from each cursor.
+    /// (``TopicStates/membersToRead(_:in:chunkMembers:)``), in its order: whether each token is a
+    /// member, and each topic's members from each cursor.
     public mutating func admit(
         _ toRead: MemberRowsToRead, areMembers: [Bool], walked: [(tokens: [String], toEnd: Bool)], in partition: Int32
     ) {

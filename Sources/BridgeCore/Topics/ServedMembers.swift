@@ -4,10 +4,10 @@
 /// numbered by ``DeviceStates/seal()``.
 ///
 /// Before a batch is processed its caller reads from the rows what it names
-/// (``TopicStates/membersToRead(_:in:chunkMembers:)``): whether each member a topic's hop joins or leaves is
-/// one, and each walk's chunk from its cursor, enough rows that the leaves not written yet and
-/// those the batch may make cannot shorten the chunk; processing then lays the joins and leaves
-/// not written over what was read. Until the rows hold every member the partition held when it
+/// (``TopicStates/membersToRead(_:in:chunkMembers:)``): whether each member a topic's hop joins
+/// or leaves is one, and each walk's chunk from its cursor, enough rows that the leaves not
+/// written yet and those the batch may make cannot shorten the chunk; processing then lays the
+/// joins and leaves not written over what was read. Until the rows hold every member the partition held when it
 /// began to be served, the members stay held in memory too, and answer instead. A seal lets go of
 /// what the open batch read: records read for before it are read for again after it.
 struct ServedMembers: Sendable, Equatable {

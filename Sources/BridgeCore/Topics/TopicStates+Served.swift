@@ -19,12 +19,9 @@ extension TopicStates {
     /// Notes in a partition served from its rows that `token` joins `topic` (`isMember`) or
     /// leaves it; returns whether the members are held in memory too, and change as well.
     mutating func noteServed(_ isMember: Bool, token: String, topic: String, in partition: Int32) -> Bool {
+        let wasMember = self.isMember(token, of: topic, in: partition) ?? false
         guard var served = partitions[partition]?.served else { return true }
         partitions[partition]?.served = nil  // not shared while it changes
-        let wasMember =
-            served.holdsMembers
-            ? partitions[partition]?.members[topic]?.contains(token) == true
-            : served.isMember(token, of: topic) ?? false
         served.note(token, of: topic, isMember: isMember, wasMember: wasMember, in: openBatch)
         partitions[partition]?.served = served
         return served.holdsMembers
@@ -51,8 +48,9 @@ extension TopicStates {
         return toRead.isEmpty ? nil : toRead
     }
 
-    /// Holds what was read for `toRead` (``membersToRead(_:in:chunkMembers:)``) of `partition`'s rows, in its
-    /// order: whether each token is a member, and each topic's members from each cursor.
+    /// Holds what was read for `toRead` (``membersToRead(_:in:chunkMembers:)``) of `partition`'s
+    /// rows, in its order: whether each token is a member, and each topic's members from each
+    /// cursor.
     mutating func admit(
         _ toRead: MemberRowsToRead, areMembers: [Bool], walked: [(tokens: [String], toEnd: Bool)], in partition: Int32
     ) {
@@ -102,7 +100,8 @@ public struct MemberReads: Sendable, Equatable {
     public var isEmpty: Bool { memberships.isEmpty && walks.isEmpty }
 }
 
-/// What to read of one partition's member rows before a batch (``TopicStates/membersToRead(_:in:chunkMembers:)``).
+/// What to read of one partition's member rows before a batch
+/// (``TopicStates/membersToRead(_:in:chunkMembers:)``).
 public struct MemberRowsToRead: Sendable {
     /// Whether each token is a member of each topic.
     public var memberships: [(topic: String, token: String)] = []
