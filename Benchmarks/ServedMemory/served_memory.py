@@ -206,15 +206,21 @@ def main():
     arguments = parser.parse_args()
 
     run = f"served-{uuid.uuid4().hex[:8]}"
+    # The state directories hold gigabytes at the larger sizes: removed however the run ends.
     run_dir = tempfile.mkdtemp(prefix=f"{run}-")
-    inputs = {key: value for key, value in create_topics(arguments.bootstrap, run, arguments.partitions).items()
-              if key in ("send", "subscriptions")}
-    log(f"sending to {arguments.devices} offline devices, a message each, in {arguments.topics_per_device} topics each")
-    preload(arguments.bootstrap, inputs["send"], arguments.devices)
-    preload_subscriptions(arguments.bootstrap, inputs["subscriptions"], arguments.devices, arguments.topics_per_device)
-    held = {} if arguments.served_only else measure("held", arguments, inputs, run_dir, {})
-    served = measure(
-        "served", arguments, inputs, run_dir, {"FCM_BRIDGE_STATE_DEVICES_HELD": str(arguments.limit)})
+    try:
+        inputs = {key: value for key, value in create_topics(arguments.bootstrap, run, arguments.partitions).items()
+                  if key in ("send", "subscriptions")}
+        log(f"sending to {arguments.devices} offline devices, a message each, "
+            f"in {arguments.topics_per_device} topics each")
+        preload(arguments.bootstrap, inputs["send"], arguments.devices)
+        preload_subscriptions(
+            arguments.bootstrap, inputs["subscriptions"], arguments.devices, arguments.topics_per_device)
+        held = {} if arguments.served_only else measure("held", arguments, inputs, run_dir, {})
+        served = measure(
+            "served", arguments, inputs, run_dir, {"FCM_BRIDGE_STATE_DEVICES_HELD": str(arguments.limit)})
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
     print(f"\n{arguments.devices:,} offline devices with a message each, in {arguments.topics_per_device} topics "
           f"each, {arguments.partitions} partitions; served: state.devices_held {arguments.limit:,}\n")
     print("| | held (baseline) | served | served / held |")

@@ -13,9 +13,10 @@ public struct SmallFileSystem: ~Copyable {
         }
     }
 
-    /// Unmounts the file system and deletes its directory.
+    /// Unmounts the file system and deletes its directory. The unmount is lazy: a store the test
+    /// has not closed yet, or a worker still exiting, would otherwise keep it mounted for good.
     public func unmount() {
-        _ = Self.run(["umount", path])
+        _ = Self.run(["umount", "--lazy", path])
         try? FileManager.default.removeItem(atPath: path)
     }
 
