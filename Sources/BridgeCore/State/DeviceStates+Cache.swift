@@ -80,10 +80,14 @@ extension DeviceStates {
     /// `partition`; a token not found has no device until the open batch ends. A device held
     /// meanwhile, or known to be nowhere, stays so: the store's is the older.
     public mutating func admit(_ found: [String: DeviceQueue], read tokens: [String], in partition: Int32) {
-        guard let cache = caches[partition], partitions[partition] != nil else { return }
+        guard caches[partition] != nil, partitions[partition] != nil else { return }
         for token in tokens {
             let key = DeviceKey(token: token)
-            guard partitions[partition]?[key] == nil, cache.mustRead(key) else { continue }
+            // Asked in place: a copy of the cache kept across the loop would make its first use
+            // below copy every device's entry.
+            guard partitions[partition]?.index(forKey: key) == nil, caches[partition]?.mustRead(key) == true else {
+                continue
+            }
             if let device = found[token] {
                 partitions[partition]?[key] = device
                 caches[partition]?.use(key, in: batch, changed: false)
