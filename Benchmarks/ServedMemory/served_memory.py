@@ -206,7 +206,8 @@ def main():
     arguments = parser.parse_args()
 
     run = f"served-{uuid.uuid4().hex[:8]}"
-    # The state directories hold gigabytes at the larger sizes: removed however the run ends.
+    # The state directories hold gigabytes at the larger sizes: removed however the run ends. The
+    # workers' logs stay, for a run that fails.
     run_dir = tempfile.mkdtemp(prefix=f"{run}-")
     try:
         inputs = {key: value for key, value in create_topics(arguments.bootstrap, run, arguments.partitions).items()
@@ -220,7 +221,8 @@ def main():
         served = measure(
             "served", arguments, inputs, run_dir, {"FCM_BRIDGE_STATE_DEVICES_HELD": str(arguments.limit)})
     finally:
-        shutil.rmtree(run_dir, ignore_errors=True)
+        for name in ("held", "served"):
+            shutil.rmtree(os.path.join(run_dir, f"state-{name}"), ignore_errors=True)
     print(f"\n{arguments.devices:,} offline devices with a message each, in {arguments.topics_per_device} topics "
           f"each, {arguments.partitions} partitions; served: state.devices_held {arguments.limit:,}\n")
     print("| | held (baseline) | served | served / held |")
