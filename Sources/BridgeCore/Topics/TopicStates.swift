@@ -19,6 +19,24 @@ public struct TopicStates: Sendable, Equatable {
         var tallies: [String: FanOutTally] = [:]
         /// The condition sends each device took its copy of.
         var conditionCopies: [DeviceKey: ConditionCopies] = [:]
+
+        /// Puts topic `id` in the own set of `key`'s device; returns whether it was not there.
+        mutating func insert(_ id: UInt32, intoTopicsOf key: DeviceKey) -> Bool {
+            TopicStates.insert(id, into: &deviceTopics[key, default: []])
+        }
+
+        /// Takes topic `id` out of the own set of `key`'s device; returns whether it was there.
+        mutating func remove(_ id: UInt32, fromTopicsOf key: DeviceKey) -> Bool {
+            guard let device = deviceTopics.index(forKey: key) else { return false }
+            let (place, found) = TopicStates.place(of: id, in: deviceTopics.values[device])
+            guard found else { return false }
+            if deviceTopics.values[device].count == 1 {
+                deviceTopics.remove(at: device)
+            } else {
+                deviceTopics.values[device].remove(at: place)
+            }
+            return true
+        }
     }
 
     var partitions: [Int32: Partition] = [:]
@@ -179,27 +197,19 @@ public struct TopicStates: Sendable, Equatable {
         }
     }
 
-    /// Puts `topic` in the device's own set.
+    /// Puts `topic` in the device's own set. A restore replays millions of these: the device's
+    /// set is looked up once and changed in place.
     private mutating func join(_ token: String, to topic: String, in partition: Int32) {
-        let key = DeviceKey(token: token)
-        let topics = partitions[partition]?.deviceTopics[key] ?? []
-        if let id = names.id(of: topic), Self.place(of: id, in: topics).found { return }
         let id = names.hold(topic)
-        let place = Self.place(of: id, in: topics).index
-        partitions[partition, default: Partition()].deviceTopics[key, default: []].insert(id, at: place)
+        let joined = partitions[partition, default: Partition()].insert(id, intoTopicsOf: DeviceKey(token: token))
+        if !joined { names.release(id) }
     }
 
     /// Takes `topic` out of the device's own set.
     private mutating func leave(_ token: String, from topic: String, in partition: Int32) {
-        let key = DeviceKey(token: token)
-        guard let id = names.id(of: topic), let topics = partitions[partition]?.deviceTopics[key] else { return }
-        let (index, found) = Self.place(of: id, in: topics)
-        guard found else { return }
-        if topics.count == 1 {
-            partitions[partition, default: Partition()].deviceTopics[key] = nil
-        } else {
-            partitions[partition, default: Partition()].deviceTopics[key, default: []].remove(at: index)
-        }
+        guard let id = names.id(of: topic),
+            partitions[partition]?.remove(id, fromTopicsOf: DeviceKey(token: token)) == true
+        else { return }
         names.release(id)
     }
 
@@ -221,6 +231,14 @@ public struct TopicStates: Sendable, Equatable {
     private static func place(of id: UInt32, in ids: [UInt32]) -> (index: Int, found: Bool) {
         let index = ids.partitionPoint { $0 < id }
         return (index, index < ids.count && ids[index] == id)
+    }
+
+    /// Puts `id` in the sorted `ids`; returns whether it was not there.
+    private static func insert(_ id: UInt32, into ids: inout [UInt32]) -> Bool {
+        let (index, found) = place(of: id, in: ids)
+        guard !found else { return false }
+        ids.insert(id, at: index)
+        return true
     }
 }
 
