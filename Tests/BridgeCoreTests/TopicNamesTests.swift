@@ -36,6 +36,6 @@ struct TopicNamesTests {
         #expect(states.topics(of: "b", in: 1) == ["news"], "another partition's device keeps the name")
         states.apply(.deviceTopic(token: "b", topic: "news", isSubscribed: false), in: 1)
         #expect(states.topics(of: "b", in: 1).isEmpty && states.topicCount(of: "b", in: 1) == 0)
-        #expect(states.topicNameCount == 0, "a repeated join holds its name no longer than one")
+        #expect(states.topicNameCount == 0, "a repeated join leaves no extra hold on its name")
     }
 }

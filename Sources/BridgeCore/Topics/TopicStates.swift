@@ -25,7 +25,8 @@ public struct TopicStates: Sendable, Equatable {
             TopicStates.insert(id, into: &deviceTopics[key, default: []])
         }
 
-        /// Takes topic `id` out of the own set of `key`'s device; returns whether it was there.
+        /// Takes topic `id` out of the own set of `key`'s device; returns whether it was there. A
+        /// set left empty goes: equality and the names' counts see no empty sets.
         mutating func remove(_ id: UInt32, fromTopicsOf key: DeviceKey) -> Bool {
             guard let device = deviceTopics.index(forKey: key) else { return false }
             let (place, found) = TopicStates.place(of: id, in: deviceTopics.values[device])
@@ -198,7 +199,8 @@ public struct TopicStates: Sendable, Equatable {
     }
 
     /// Puts `topic` in the device's own set. A restore replays millions of these: the device's
-    /// set is looked up once and changed in place.
+    /// set is looked up once and changed in place. The name is held first, for its id, and let
+    /// go again when the device had it already.
     private mutating func join(_ token: String, to topic: String, in partition: Int32) {
         let id = names.hold(topic)
         let joined = partitions[partition, default: Partition()].insert(id, intoTopicsOf: DeviceKey(token: token))
