@@ -66,7 +66,8 @@ extension DeviceRows {
         // A batch's pairs share a few topics: each topic's prefix is made once.
         var prefixes: [String: [UInt8]] = [:]
         let keys = pairs.map { pair in
-            let prefix = prefixes[pair.topic] ?? Self.memberTopicPrefix(pair.topic)
+            if let prefix = prefixes[pair.topic] { return Self.memberKey(prefix: prefix, token: pair.token) }
+            let prefix = Self.memberTopicPrefix(pair.topic)
             prefixes[pair.topic] = prefix
             return Self.memberKey(prefix: prefix, token: pair.token)
         }

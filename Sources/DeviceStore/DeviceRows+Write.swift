@@ -160,11 +160,11 @@ extension DeviceRows {
     /// (by topic, counted), then applies the joins and leaves `later` with the member counts
     /// they leave (`laterCounts`), and moves the checkpoint to `checkpoint`, with the counts
     /// those devices make: for rows rebuilt whole from the state in memory, and the batches held
-    /// after it. In three steps, each whole or not at all: every
-    /// row, the checkpoint and the counts removed; the new rows loaded in one table file, each
-    /// topic's members streamed into it as they are held; `later`, the checkpoint and the counts
-    /// written. A crash between them leaves rows without a checkpoint, which a restore rebuilds;
-    /// so does a step that throws (a token given twice, a full disk).
+    /// after it. In three steps, each whole or not at all: every row, the checkpoint and the
+    /// counts removed; the new rows loaded in one table file, each topic's members streamed into
+    /// it as they are held; `later`, the checkpoint and the counts written. A crash between them
+    /// leaves rows without a checkpoint, which a restore rebuilds; so does a step that throws (a
+    /// token given twice, a full disk).
     public func replaceAll(
         with devices: [(token: String, device: DeviceQueue)], members: [String: TopicMembers] = [:],
         then later: [MemberRowChange] = [], laterCounts: [String: Int] = [:], checkpoint: Int64

@@ -94,13 +94,10 @@ extension RecordProcessor {
         _ change: MembershipChange, in partition: Int32, states: inout DeviceStates, outputs: inout OutputRecords
     ) {
         let isMember = change.action == .subscribe
+        var notRead = 0
         for token in change.tokens {
             let wasMember = states.topics.isMember(token, of: change.topic, in: partition)
-            if wasMember == nil {
-                logger.error(
-                    "a topic's member was not read from the device rows before its batch; taken for none",
-                    metadata: ["topic": "\(change.topic)", "partition": "\(partition)"])
-            }
+            if wasMember == nil { notRead += 1 }
             if wasMember ?? false != isMember {
                 applyAndRecord(
                     .member(topic: change.topic, token: token, isMember: isMember), in: partition, states: &states,
@@ -111,6 +108,11 @@ extension RecordProcessor {
                 AddressedStatus(
                     token: token, status: .subscription(change.action, topic: change.topic, at: change.time)),
                 to: &outputs)
+        }
+        if notRead > 0 {
+            logger.error(
+                "a topic's hop was not read from the device rows before its batch; its members not read are taken for none",
+                metadata: ["topic": "\(change.topic)", "partition": "\(partition)", "tokens": "\(notRead)"])
         }
     }
 

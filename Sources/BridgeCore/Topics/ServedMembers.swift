@@ -7,9 +7,10 @@
 /// (``TopicStates/membersToRead(_:in:chunkMembers:)``): whether each member a topic's hop joins
 /// or leaves is one, and each walk's chunk from its cursor, enough rows that the leaves not
 /// written yet and those the batch may make cannot shorten the chunk; processing then lays the
-/// joins and leaves not written over what was read. Until the rows hold every member the partition held when it
-/// began to be served, the members stay held in memory too, and answer instead. A seal lets go of
-/// what the open batch read: records read for before it are read for again after it.
+/// joins and leaves not written over what was read. Until the rows hold every member the
+/// partition held when it began to be served, the members stay held in memory too, and answer
+/// instead. A seal lets go of what the open batch read: records read for before it are read for
+/// again after it.
 struct ServedMembers: Sendable, Equatable {
     /// A join or leave the rows do not hold yet.
     struct Unwritten: Sendable, Equatable {
